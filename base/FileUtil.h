@@ -1,0 +1,65 @@
+// AppendFile: a file opened for appending, written through a 64 KiB buffer.
+//
+// Errors are values, never asserts: a failed write is retried on EINTR and
+// on short writes, then counted; writtenBytes() counts only bytes the kernel
+// took. All writes go through a WriteFunction, the seam through which tests
+// inject ENOSPC, EIO, short writes and slowness without touching a disk.
+// Not thread-safe: one owner (LogFile) calls it, under its own lock.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace muon {
+
+// Same contract as write(2): bytes written, or -1 with errno set.
+using WriteFunction = std::function<ssize_t(int fd, const char* data, size_t len)>;
+
+class AppendFile {
+ public:
+  static constexpr size_t kBufferSize = 64 * 1024;
+
+  // Creates `path` (never opening an existing file: O_EXCL). Returns nullptr
+  // and sets *savedErrno when it cannot.
+  static std::unique_ptr<AppendFile> create(const std::string& path, WriteFunction write,
+                                            int* savedErrno);
+  ~AppendFile();  // flushes, then closes
+  AppendFile(const AppendFile&) = delete;
+  AppendFile& operator=(const AppendFile&) = delete;
+
+  // Buffers [data, data+len); writes the buffer out when it fills.
+  void append(const char* data, size_t len);
+  // Writes out what is buffered. False if any byte could not be written.
+  bool flush();
+
+  const std::string& path() const { return path_; }
+  int fd() const { return fd_; }
+  // Bytes the kernel accepted: the file's size as far as we know.
+  uint64_t writtenBytes() const { return writtenBytes_; }
+  // Bytes given to append() that will never reach the file.
+  uint64_t lostBytes() const { return lostBytes_; }
+  // write(2) calls that failed (after EINTR retries), and the last errno.
+  uint64_t writeErrors() const { return writeErrors_; }
+  int lastError() const { return lastError_; }
+
+ private:
+  AppendFile(std::string path, int fd, WriteFunction write);
+  // Writes all of [data, data+len) or fails; counts what happened.
+  bool writeFully(const char* data, size_t len);
+
+  const std::string path_;
+  const int fd_;
+  WriteFunction write_;
+  std::unique_ptr<char[]> buffer_;
+  size_t buffered_ = 0;
+  uint64_t writtenBytes_ = 0;
+  uint64_t lostBytes_ = 0;
+  uint64_t writeErrors_ = 0;
+  int lastError_ = 0;
+};
+
+}  // namespace muon

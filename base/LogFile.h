@@ -1,0 +1,88 @@
+// LogFile: the files a log is written to, rolled by size and by day.
+//
+// File names are basename.YYYYmmdd-HHMMSS.hostname.pid.log, in the Logger's
+// time zone. A roll in the same second as the previous one appends a
+// sequence number (…pid.log.1, …pid.log.2) rather than reuse a name: no file
+// is ever overwritten. Lines are written through a 64 KiB buffer and flushed
+// every flushInterval seconds (checked every checkEveryN appends).
+//
+// Failures never assert and never stop the caller: a file that cannot be
+// opened or written is reported on stderr (at most once per kReportInterval
+// per kind of error), its bytes counted as lost, and LogFile tries again at
+// the next flush. With threadSafe = true any thread may call append/flush;
+// with false, one thread only (AsyncLogging's backend).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "muon/base/FileUtil.h"
+#include "muon/base/Timestamp.h"
+
+namespace muon {
+
+class LogFile {
+ public:
+  LogFile(const std::string& basename, off_t rollSize, bool threadSafe = true,
+          int flushInterval = 3, int checkEveryN = 1024);
+  ~LogFile();
+  LogFile(const LogFile&) = delete;
+  LogFile& operator=(const LogFile&) = delete;
+
+  void append(const char* logline, size_t len);
+  void flush();
+  // Closes the current file and starts a new one. False if it cannot be created.
+  bool rollFile();
+
+  struct Stats {
+    uint64_t writtenBytes = 0;  // bytes that reached a file
+    uint64_t lostBytes = 0;     // bytes given to append() that never will
+    uint64_t writeErrors = 0;   // failed write(2) or open(2) calls
+    uint64_t filesCreated = 0;
+  };
+  Stats stats() const;
+  // The file being written ("" while none could be opened).
+  std::string currentFileName() const;
+
+  // Seams for tests, to be set before the first append.
+  void setWriteFunction(WriteFunction write);
+  using ClockFunc = Timestamp (*)();
+  void setClock(ClockFunc clock);
+
+  // basename.YYYYmmdd-HHMMSS.hostname.pid.log for `now` in the Logger's zone.
+  static std::string logFileName(const std::string& basename, Timestamp now);
+
+  static constexpr int kReportInterval = 10;  // seconds between two reports of one error
+
+ private:
+  void appendUnlocked(const char* logline, size_t len);
+  void flushUnlocked();
+  bool rollFileUnlocked(Timestamp now);
+  void retire();  // folds the closing file's counters into totals_
+  void reportError(const char* what, const std::string& path, int savedErrno);
+  int64_t localDay(Timestamp t) const;
+
+  const std::string basename_;
+  const off_t rollSize_;
+  const int flushInterval_;
+  const int checkEveryN_;
+
+  std::unique_ptr<std::mutex> mutex_;  // null unless threadSafe
+  WriteFunction write_;
+  ClockFunc clock_;
+  std::unique_ptr<AppendFile> file_;
+  Stats totals_;  // of the files already closed, plus open failures
+  int count_ = 0;
+  int64_t currentDay_ = 0;
+  int64_t lastRollSecond_ = 0;
+  int sameSecondRolls_ = 0;
+  int64_t lastFlushSecond_ = 0;
+  int64_t lastReportSecond_ = 0;
+  int lastReportedErrno_ = 0;
+};
+
+}  // namespace muon

@@ -1,0 +1,115 @@
+#include "muon/base/LogStream.h"
+
+#include <charconv>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+
+namespace muon {
+namespace detail {
+
+namespace {
+// "00" "01" ... "99": two digits per table look-up halves the divisions.
+constexpr char kDigitPairs[201] =
+    "00010203040506070809"
+    "10111213141516171819"
+    "20212223242526272829"
+    "30313233343536373839"
+    "40414243444546474849"
+    "50515253545556575859"
+    "60616263646566676869"
+    "70717273747576777879"
+    "80818283848586878889"
+    "90919293949596979899";
+
+// Writes v backwards ending at `end`; returns the first char written.
+char* writeDigitsBackward(char* end, unsigned long long v) {
+  char* p = end;
+  while (v >= 100) {
+    unsigned idx = static_cast<unsigned>(v % 100) * 2;
+    v /= 100;
+    *--p = kDigitPairs[idx + 1];
+    *--p = kDigitPairs[idx];
+  }
+  if (v >= 10) {
+    unsigned idx = static_cast<unsigned>(v) * 2;
+    *--p = kDigitPairs[idx + 1];
+    *--p = kDigitPairs[idx];
+  } else {
+    *--p = static_cast<char>('0' + v);
+  }
+  return p;
+}
+
+size_t convertUnsignedTo(char* buf, unsigned long long v) {
+  char tmp[24];
+  char* end = tmp + sizeof tmp;
+  char* begin = writeDigitsBackward(end, v);
+  size_t n = static_cast<size_t>(end - begin);
+  std::memcpy(buf, begin, n);
+  return n;
+}
+}  // namespace
+
+size_t convertDecimal(char* buf, unsigned long long v) { return convertUnsignedTo(buf, v); }
+
+size_t convertDecimal(char* buf, long long v) {
+  if (v >= 0) return convertUnsignedTo(buf, static_cast<unsigned long long>(v));
+  // Negate in unsigned arithmetic: exact for LLONG_MIN, whose magnitude
+  // does not fit in a long long.
+  buf[0] = '-';
+  return 1 + convertUnsignedTo(buf + 1, 0ULL - static_cast<unsigned long long>(v));
+}
+
+size_t convertHex(char* buf, unsigned long long v) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  char tmp[16];
+  char* p = tmp + sizeof tmp;
+  do {
+    *--p = kHex[v & 15];
+    v >>= 4;
+  } while (v != 0);
+  size_t n = static_cast<size_t>(tmp + sizeof tmp - p);
+  buf[0] = '0';
+  buf[1] = 'x';
+  std::memcpy(buf + 2, p, n);
+  return n + 2;
+}
+
+}  // namespace detail
+
+namespace {
+template <typename T>
+size_t formatFloating(char* buf, size_t size, T v) {
+  auto result = std::to_chars(buf, buf + size, v);
+  return static_cast<size_t>(result.ptr - buf);
+}
+}  // namespace
+
+LogStream& LogStream::operator<<(float v) {
+  char tmp[kMaxNumericSize];
+  return append(tmp, formatFloating(tmp, sizeof tmp, v));
+}
+
+LogStream& LogStream::operator<<(double v) {
+  char tmp[kMaxNumericSize];
+  return append(tmp, formatFloating(tmp, sizeof tmp, v));
+}
+
+LogStream& LogStream::operator<<(const void* p) {
+  char tmp[kMaxNumericSize];
+  return append(tmp, detail::convertHex(tmp, reinterpret_cast<uintptr_t>(p)));
+}
+
+Fmt::Fmt(const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  int n = std::vsnprintf(buf_, sizeof buf_, fmt, args);
+  va_end(args);
+  // vsnprintf reports the untruncated length; keep what is really in buf_.
+  if (n < 0) n = 0;
+  length_ = static_cast<size_t>(n) < sizeof buf_ ? static_cast<size_t>(n) : sizeof buf_ - 1;
+}
+
+}  // namespace muon

@@ -1,0 +1,156 @@
+// LogStream: the `<<` formatter behind LOG_INFO and friends.
+//
+// A LogStream writes into a fixed buffer that lives inside it (no heap, and
+// the buffer is never cleared with memset: only the written prefix is read).
+// It never overflows: a value that does not fit is cut at the end of the
+// buffer. Not thread-safe; each log statement has its own LogStream.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace muon {
+namespace detail {
+
+// Converts v to decimal at buf, returns the number of chars (no '\0').
+// buf must have room for 20 chars (21 for a negative value).
+size_t convertDecimal(char* buf, long long v);
+size_t convertDecimal(char* buf, unsigned long long v);
+// "0x" + lowercase hex digits; buf needs 18 chars.
+size_t convertHex(char* buf, unsigned long long v);
+
+// A fixed-size character buffer. SIZE counts bytes of text; no terminator is kept.
+template <size_t SIZE>
+class FixedBuffer {
+ public:
+  FixedBuffer() : cur_(data_) {}
+  FixedBuffer(const FixedBuffer&) = delete;
+  FixedBuffer& operator=(const FixedBuffer&) = delete;
+
+  // Appends as much of [buf, buf+len) as fits; returns how many bytes were taken.
+  size_t append(const char* buf, size_t len) {
+    size_t n = len <= avail() ? len : avail();
+    std::memcpy(cur_, buf, n);
+    cur_ += n;
+    return n;
+  }
+
+  const char* data() const { return data_; }
+  size_t length() const { return static_cast<size_t>(cur_ - data_); }
+  static constexpr size_t capacity() { return SIZE; }
+
+  char* current() { return cur_; }
+  size_t avail() const { return static_cast<size_t>(end() - cur_); }
+  void add(size_t len) { cur_ += len; }
+  // Drops the last len bytes (len <= length()).
+  void unwind(size_t len) { cur_ -= len; }
+  void reset() { cur_ = data_; }
+
+  std::string toString() const { return std::string(data_, length()); }
+  std::string_view toStringView() const { return std::string_view(data_, length()); }
+
+ private:
+  const char* end() const { return data_ + SIZE; }
+
+  char* cur_;
+  char data_[SIZE];
+};
+
+}  // namespace detail
+
+// printf-style formatting of a short piece: LOG_INFO << Fmt("%.3f", x);
+// The compiler checks the arguments against the format (-Wformat). The result
+// holds at most kMaxLength chars; longer output is cut there.
+class Fmt {
+ public:
+  static constexpr size_t kMaxLength = 47;
+  Fmt(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+  const char* data() const { return buf_; }
+  size_t length() const { return length_; }
+
+ private:
+  char buf_[48];
+  size_t length_;
+};
+
+class LogStream {
+ public:
+  static constexpr size_t kBufferSize = 4000;
+  using Buffer = detail::FixedBuffer<kBufferSize>;
+
+  LogStream() = default;
+  LogStream(const LogStream&) = delete;
+  LogStream& operator=(const LogStream&) = delete;
+
+  LogStream& operator<<(bool v) { return *this << (v ? '1' : '0'); }
+  LogStream& operator<<(char v) {
+    buffer_.append(&v, 1);
+    return *this;
+  }
+  // int8_t and uint8_t are numbers here, not characters.
+  LogStream& operator<<(signed char v) { return formatSigned(v); }
+  LogStream& operator<<(unsigned char v) { return formatUnsigned(v); }
+  LogStream& operator<<(short v) { return formatSigned(v); }
+  LogStream& operator<<(unsigned short v) { return formatUnsigned(v); }
+  LogStream& operator<<(int v) { return formatSigned(v); }
+  LogStream& operator<<(unsigned int v) { return formatUnsigned(v); }
+  LogStream& operator<<(long v) { return formatSigned(v); }
+  LogStream& operator<<(unsigned long v) { return formatUnsigned(v); }
+  LogStream& operator<<(long long v) { return formatSigned(v); }
+  LogStream& operator<<(unsigned long long v) { return formatUnsigned(v); }
+
+  // Shortest text that reads back as the same value ("0.1", "1e+300", "nan").
+  LogStream& operator<<(float v);
+  LogStream& operator<<(double v);
+
+  // Pointers print as hex: 0x7ffd5c3a1b20 (nullptr: 0x0).
+  LogStream& operator<<(const void* p);
+
+  LogStream& operator<<(const char* s) {
+    if (s) return append(s, std::strlen(s));
+    return append("(null)", 6);
+  }
+  LogStream& operator<<(char* s) { return *this << static_cast<const char*>(s); }
+  LogStream& operator<<(const std::string& s) { return append(s.data(), s.size()); }
+  LogStream& operator<<(std::string_view s) { return append(s.data(), s.size()); }
+  LogStream& operator<<(const Fmt& f) { return append(f.data(), f.length()); }
+
+  LogStream& append(const char* data, size_t len) {
+    buffer_.append(data, len);
+    return *this;
+  }
+  const Buffer& buffer() const { return buffer_; }
+  Buffer& buffer() { return buffer_; }
+  void resetBuffer() { buffer_.reset(); }
+
+ private:
+  // Integers are written straight into the buffer when 24 bytes are free
+  // (the common case), else through a small scratch so a cut is still clean.
+  template <typename T>
+  LogStream& formatSigned(T v) {
+    return formatInteger(static_cast<long long>(v));
+  }
+  template <typename T>
+  LogStream& formatUnsigned(T v) {
+    return formatInteger(static_cast<unsigned long long>(v));
+  }
+  template <typename T>
+  LogStream& formatInteger(T v) {
+    if (buffer_.avail() >= kMaxNumericSize) {
+      buffer_.add(detail::convertDecimal(buffer_.current(), v));
+    } else {
+      char tmp[kMaxNumericSize];
+      buffer_.append(tmp, detail::convertDecimal(tmp, v));
+    }
+    return *this;
+  }
+
+  static constexpr size_t kMaxNumericSize = 48;
+  Buffer buffer_;
+};
+
+}  // namespace muon

@@ -1,0 +1,126 @@
+// Logger and the LOG_* macros: what a server programmer writes.
+//
+//   LOG_INFO << "accepted " << peer << " fd=" << fd;
+//
+// Each statement formats one line into a LogStream on the caller's stack and
+// hands it to the output function in one call (stdout by default; an
+// AsyncLogging backend in servers). The line layout is muduo's:
+//
+//   20261121 08:15:02.123456Z  4321 INFO  message - file.cc:42
+//
+// date and time (the 'Z' only in UTC), thread id "%5d ", level padded to 6,
+// the message, " - ", the source file's basename and line, '\n'.
+// Any thread may log at any time; the setters are safe to call from any
+// thread too, but are meant for start-up.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <type_traits>
+
+#include "muon/base/LogStream.h"
+#include "muon/base/Timestamp.h"
+
+namespace muon {
+
+class TimeZone;
+
+namespace detail {
+// Offset of the basename in a path: "a/b/c.cc" -> 4. constexpr, so the
+// macros can compute it at compile time.
+constexpr size_t basenameOffset(const char* path) {
+  size_t offset = 0;
+  for (size_t i = 0; path[i] != '\0'; ++i) {
+    if (path[i] == '/') offset = i + 1;
+  }
+  return offset;
+}
+}  // namespace detail
+
+class Logger {
+ public:
+  enum LogLevel { TRACE, DEBUG, INFO, WARN, ERROR, FATAL, NUM_LOG_LEVELS };
+
+  // A source file's basename, cut from the path at compile time by the macros.
+  struct SourceFile {
+    const char* data;
+    size_t size;
+  };
+
+  Logger(SourceFile file, int line, LogLevel level);
+  // TRACE and DEBUG lines also name the function.
+  Logger(SourceFile file, int line, LogLevel level, const char* func);
+  // LOG_SYSERR / LOG_SYSFATAL: the message is followed by errno's text.
+  Logger(SourceFile file, int line, bool toAbort);
+  // Writes the line; a FATAL line is then flushed and the process aborts.
+  ~Logger();
+  Logger(const Logger&) = delete;
+  Logger& operator=(const Logger&) = delete;
+
+  LogStream& stream() { return stream_; }
+
+  static LogLevel logLevel() { return static_cast<LogLevel>(g_logLevel.load(std::memory_order_relaxed)); }
+  static void setLogLevel(LogLevel level);
+  // "trace", "debug", ... (case-insensitive); false if the name is unknown.
+  static bool parseLogLevel(const char* name, LogLevel* level);
+
+  // Where lines go. `msg` is one whole line ending in '\n', valid only
+  // during the call. Both must be safe to call from any thread.
+  using OutputFunc = void (*)(const char* msg, size_t len);
+  using FlushFunc = void (*)();
+  static void setOutput(OutputFunc out);  // nullptr: back to stdout
+  static void setFlush(FlushFunc flush);  // nullptr: back to fflush(stdout)
+  static void flush();                    // calls the flush function
+
+  // The zone the date-time is printed in (UTC by default).
+  static void setTimeZone(const TimeZone& tz);
+  static TimeZone timeZone();
+
+  // Where the time of a line comes from (Timestamp::now by default); tests
+  // and replays inject their own. nullptr restores the default.
+  using ClockFunc = Timestamp (*)();
+  static void setClock(ClockFunc clock);
+
+ private:
+  void formatHeader(LogLevel level);
+  void finish();
+
+  static std::atomic<int> g_logLevel;
+
+  LogStream stream_;
+  SourceFile file_;
+  int line_;
+  LogLevel level_;
+  int savedErrno_;  // LOG_SYSERR's errno, taken before the arguments run; 0 otherwise
+};
+
+// Writes errno's text for `savedErrno` into a per-thread buffer.
+const char* strerror_tl(int savedErrno);
+
+}  // namespace muon
+
+#define MUON_SOURCE_FILE                                                                 \
+  (::muon::Logger::SourceFile{                                                           \
+      __FILE__ + std::integral_constant<size_t, ::muon::detail::basenameOffset(__FILE__)>::value, \
+      sizeof(__FILE__) - 1 -                                                             \
+          std::integral_constant<size_t, ::muon::detail::basenameOffset(__FILE__)>::value})
+
+// `if (!enabled) {} else` keeps the macros safe in an unbraced if/else, and a
+// disabled level evaluates none of its << arguments.
+#define MUON_LOG_IF_ENABLED(level) \
+  if (::muon::Logger::logLevel() > ::muon::Logger::level) {} else
+
+#define LOG_TRACE MUON_LOG_IF_ENABLED(TRACE) \
+  ::muon::Logger(MUON_SOURCE_FILE, __LINE__, ::muon::Logger::TRACE, __func__).stream()
+#define LOG_DEBUG MUON_LOG_IF_ENABLED(DEBUG) \
+  ::muon::Logger(MUON_SOURCE_FILE, __LINE__, ::muon::Logger::DEBUG, __func__).stream()
+#define LOG_INFO MUON_LOG_IF_ENABLED(INFO) \
+  ::muon::Logger(MUON_SOURCE_FILE, __LINE__, ::muon::Logger::INFO).stream()
+#define LOG_WARN MUON_LOG_IF_ENABLED(WARN) \
+  ::muon::Logger(MUON_SOURCE_FILE, __LINE__, ::muon::Logger::WARN).stream()
+#define LOG_ERROR MUON_LOG_IF_ENABLED(ERROR) \
+  ::muon::Logger(MUON_SOURCE_FILE, __LINE__, ::muon::Logger::ERROR).stream()
+#define LOG_FATAL ::muon::Logger(MUON_SOURCE_FILE, __LINE__, ::muon::Logger::FATAL).stream()
+#define LOG_SYSERR MUON_LOG_IF_ENABLED(ERROR) \
+  ::muon::Logger(MUON_SOURCE_FILE, __LINE__, false).stream()
+#define LOG_SYSFATAL ::muon::Logger(MUON_SOURCE_FILE, __LINE__, true).stream()

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# muon's one entry point.
+#   ./build.sh                 build Release into build/ (executables in build/bin/)
+#   ./build.sh test [WHICH]    build and run every test through ctest;
+#                              WHICH is plain, asan or tsan (default: all three)
+#   ./build.sh bench [ARGS]    build and run the logging and pingpong benchmarks
+#                              (ARGS: --quick, --only logging|pingpong, --seconds S, --repeat R)
+# Missing Debian packages are installed with apt-get when run as root.
+set -euo pipefail
+cd "$(dirname "$0")"
+top=$PWD
+jobs=$(nproc 2>/dev/null || echo 2)
+
+die() { echo "build.sh: $*" >&2; exit 1; }
+
+# need PACKAGE... : install the Debian packages that are missing.
+need() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    echo "build.sh: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq || die "apt-get update failed"
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+      || die "apt-get install ${missing[*]} failed"
+  else
+    die "missing packages: ${missing[*]}
+  install them with: sudo apt-get install -y ${missing[*]}"
+  fi
+}
+
+build_deps=(g++ cmake make libgtest-dev libgmock-dev libbenchmark-dev libboost-dev
+            libspdlog-dev libgoogle-glog-dev tzdata)
+
+# configure_and_build DIR [CMAKE ARGS...]
+configure_and_build() {
+  local dir=$1; shift
+  cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null \
+    || die "cmake configure of $dir failed"
+  cmake --build "$dir" -j "$jobs" || die "build of $dir failed"
+}
+
+# run_tests DIR LABEL [CMAKE ARGS...]
+run_tests() {
+  local dir=$1 label=$2; shift 2
+  echo "== $label build ($dir)"
+  configure_and_build "$dir" "$@"
+  echo "== $label tests"
+  (cd "$dir" && ctest --output-on-failure -j "$jobs" --timeout 600) \
+    || die "$label tests failed"
+}
+
+cmd=${1:-build}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+  build)
+    need "${build_deps[@]}"
+    configure_and_build build
+    ;;
+  test)
+    need "${build_deps[@]}"
+    which=${1:-all}
+    case "$which" in
+      plain) run_tests build plain ;;
+      asan)  run_tests build-asan "ASan+UBSan" -DMUON_SANITIZE=address -DMUON_BUILD_EXAMPLES=OFF ;;
+      tsan)  run_tests build-tsan TSan -DMUON_SANITIZE=thread -DMUON_BUILD_EXAMPLES=OFF ;;
+      all)
+        run_tests build plain
+        run_tests build-asan "ASan+UBSan" -DMUON_SANITIZE=address -DMUON_BUILD_EXAMPLES=OFF
+        run_tests build-tsan TSan -DMUON_SANITIZE=thread -DMUON_BUILD_EXAMPLES=OFF
+        ;;
+      *) die "unknown test kind '$which' (plain, asan, tsan)" ;;
+    esac
+    ;;
+  bench)
+    need "${build_deps[@]}" gnuplot-nox procps
+    configure_and_build build
+    exec "$top/examples/bench/run_bench.sh" "$top/build" "$@"
+    ;;
+  -h|--help|help)
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    ;;
+  *)
+    die "unknown command '$cmd' (try ./build.sh help)"
+    ;;
+esac
