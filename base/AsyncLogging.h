@@ -72,37 +72,51 @@ class AsyncLogging {
 
  private:
   struct Buffer;
+  // Every buffer that can exist at once: kMaxPendingBuffers waiting or being
+  // written, the current one, and a few spares.
+  static constexpr size_t kMaxBuffers = kMaxPendingBuffers + 8;
+  static constexpr size_t kMaxSpares = 4;
+
   void threadFunc();
-  void appendSlow(const char* logline, size_t len);
-  // Swaps a fresh buffer in for `full` if `full` is still current. Lock held.
-  void retireCurrent(Buffer* full, std::unique_lock<std::mutex>& lock);
-  void waitForWriters(Buffer* b);
-  Buffer* takeSpare();
-  void writeBuffers(std::vector<Buffer*>& buffers);
+  void appendSlow(Buffer* full, uint64_t offset, const char* logline, size_t len);
+  // Puts a fresh buffer in place of `full` if `full` is still current, and
+  // queues `full` for the backend. With kBlock and mayWait, first waits for
+  // room in the queue. mutex_ held.
+  void retireCurrent(Buffer* full, std::unique_lock<std::mutex>& lock, bool mayWait);
+  // Applies the overflow rule after a buffer was queued. mutex_ held.
+  void dropExcess();
+  Buffer* takeSpare();  // mutex_ held
+  void recycle(Buffer* b);  // mutex_ held
+  void writeBatch(const std::vector<Buffer*>& batch, uint64_t droppedBuffers,
+                  uint64_t droppedMessages);
 
   const int flushInterval_;
   const OverflowPolicy policy_;
 
-  // Reserve word: buffer slot index in the high 16 bits, offset in the low 48.
-  // One fetch_add both picks the current buffer and reserves space in it.
+  // The reserve word: current buffer's slot in the high 16 bits, bytes
+  // reserved in it in the low 48. One fetch_add both picks the current buffer
+  // and reserves space in it, so a reservation can never land in a buffer
+  // that was already swapped out.
   alignas(64) std::atomic<uint64_t> reserve_;
   alignas(64) mutable std::mutex mutex_;
-  std::condition_variable backendCond_;   // a buffer is queued, or stop/flush
-  std::condition_variable producerCond_;  // room in the queue (kBlock), a flush done
-  std::vector<std::unique_ptr<Buffer>> slots_;  // every buffer ever made, by slot index
-  std::vector<Buffer*> queued_;                 // full, waiting for the backend
-  std::vector<Buffer*> spares_;                 // empty, ready to be current
-  size_t inFlight_ = 0;                         // taken by the backend, not yet written
+  std::condition_variable backendCond_;   // a buffer is queued, a flush asked, or stop
+  std::condition_variable producerCond_;  // room in the queue, a flush done, backend up
+  Buffer* slots_[kMaxBuffers] = {};       // written under mutex_, before the reserve
+                                          // word that names the slot is published
+  std::vector<Buffer*> queued_;           // full, oldest first, waiting for the backend
+  std::vector<Buffer*> spares_;           // written out, ready to be current again
+  size_t inFlight_ = 0;                   // taken by the backend, not yet written
   uint64_t flushRequested_ = 0;
   uint64_t flushDone_ = 0;
-  bool running_ = false;
+  bool running_ = false;         // start() called, stop() not finished
+  bool backendStarted_ = false;  // the backend thread is in its loop
   bool stopping_ = false;
   uint64_t messagesDropped_ = 0;
   uint64_t buffersDropped_ = 0;
-  uint64_t pendingDropMessages_ = 0;  // dropped, not yet reported
-  uint64_t pendingDropBuffers_ = 0;
+  uint64_t unreportedDroppedMessages_ = 0;
+  uint64_t unreportedDroppedBuffers_ = 0;
 
-  LogFile output_;  // used only by the backend thread (and by stop() after join)
+  LogFile output_;  // written by the backend thread only
   std::thread thread_;
 };
 

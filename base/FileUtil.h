@@ -36,10 +36,15 @@ class AppendFile {
   // Writes out what is buffered. False if any byte could not be written.
   bool flush();
 
+  // Replaces the write seam (tests set it before writing).
+  void setWriteFunction(WriteFunction write);
+
   const std::string& path() const { return path_; }
   int fd() const { return fd_; }
   // Bytes the kernel accepted: the file's size as far as we know.
   uint64_t writtenBytes() const { return writtenBytes_; }
+  // writtenBytes() plus what waits in the buffer: the size the file is heading for.
+  uint64_t sizeIncludingBuffered() const { return writtenBytes_ + buffered_; }
   // Bytes given to append() that will never reach the file.
   uint64_t lostBytes() const { return lostBytes_; }
   // write(2) calls that failed (after EINTR retries), and the last errno.

@@ -1,0 +1,278 @@
+#include "muon/base/AsyncLogging.h"
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "muon/base/Timestamp.h"
+
+namespace muon {
+
+namespace {
+constexpr int kSlotShift = 48;
+constexpr uint64_t kOffsetMask = (uint64_t{1} << kSlotShift) - 1;
+// A buffer's commit word: bytes in the low 40 bits, messages above them, so
+// that one fetch_add records both.
+constexpr int kMessageShift = 40;
+constexpr uint64_t kBytesMask = (uint64_t{1} << kMessageShift) - 1;
+
+uint64_t makeReserveWord(size_t slot) { return static_cast<uint64_t>(slot) << kSlotShift; }
+}  // namespace
+
+struct AsyncLogging::Buffer {
+  explicit Buffer(size_t s) : slot(s), data(new char[kBufferSize]) {}  // not zeroed: never read unwritten
+
+  // Back to empty, before the buffer is published as current again.
+  void reset() {
+    committed.store(0, std::memory_order_relaxed);
+    validEnd.store(kBufferSize, std::memory_order_relaxed);
+    finalReserved = 0;
+  }
+
+  // Spins until every reservation made in this buffer has been committed.
+  // Writers hold no lock between reserving and committing, and copy at most
+  // one line in between, so the wait is short.
+  void waitForWriters() const {
+    for (int spins = 0; (committed.load(std::memory_order_acquire) & kBytesMask) != finalReserved;
+         ++spins) {
+      if (spins > 64) std::this_thread::yield();
+    }
+  }
+
+  // Bytes of whole lines at the front of data (call after waitForWriters).
+  size_t length() const {
+    return finalReserved <= kBufferSize ? finalReserved
+                                        : validEnd.load(std::memory_order_relaxed);
+  }
+  uint64_t messages() const { return committed.load(std::memory_order_relaxed) >> kMessageShift; }
+
+  const size_t slot;
+  std::unique_ptr<char[]> data;
+  // Bytes reserved in this buffer when it stopped being current (set under
+  // mutex_); once committed bytes reach it, no writer is left.
+  uint64_t finalReserved = 0;
+  // Where the line that did not fit would have started: the end of data.
+  std::atomic<size_t> validEnd{kBufferSize};
+  alignas(64) std::atomic<uint64_t> committed{0};
+};
+
+AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, int flushInterval,
+                           OverflowPolicy policy)
+    : flushInterval_(flushInterval > 0 ? flushInterval : 1),
+      policy_(policy),
+      reserve_(0),
+      // Thread-safe only so that stats() may read it; the backend is the one
+      // writer. checkEveryN = 1: each append is a whole buffer, so check the
+      // day on every one.
+      output_(basename, rollSize, true, flushInterval, 1) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Buffer* first = takeSpare();
+  reserve_.store(makeReserveWord(first->slot), std::memory_order_release);
+  queued_.reserve(kMaxBuffers);
+  spares_.reserve(kMaxBuffers);
+}
+
+AsyncLogging::~AsyncLogging() {
+  stop();
+  for (Buffer*& b : slots_) {
+    delete b;
+    b = nullptr;
+  }
+}
+
+void AsyncLogging::setWriteFunction(WriteFunction write) { output_.setWriteFunction(std::move(write)); }
+
+void AsyncLogging::append(const char* logline, size_t len) {
+  if (len == 0) return;
+  if (len > kBufferSize) len = kBufferSize;
+  // acquire: pairs with the release that published the buffer's slot.
+  uint64_t word = reserve_.fetch_add(len, std::memory_order_acquire);
+  Buffer* b = slots_[word >> kSlotShift];
+  uint64_t offset = word & kOffsetMask;
+  if (offset + len <= kBufferSize) {
+    std::memcpy(b->data.get() + offset, logline, len);
+    b->committed.fetch_add(len + (uint64_t{1} << kMessageShift), std::memory_order_release);
+    return;
+  }
+  appendSlow(b, offset, logline, len);
+}
+
+void AsyncLogging::appendSlow(Buffer* full, uint64_t offset, const char* logline, size_t len) {
+  // The one writer whose reservation crosses the end marks where the data
+  // ends; its bytes and those of every later failed reservation are committed
+  // as empty, so the backend's count still adds up.
+  if (offset <= kBufferSize) full->validEnd.store(offset, std::memory_order_relaxed);
+  full->committed.fetch_add(len, std::memory_order_release);
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    retireCurrent(full, lock, true);
+  }
+  append(logline, len);
+}
+
+void AsyncLogging::retireCurrent(Buffer* full, std::unique_lock<std::mutex>& lock,
+                                 bool mayWait) {
+  auto isCurrent = [this, full] {
+    return (reserve_.load(std::memory_order_relaxed) >> kSlotShift) == full->slot;
+  };
+  if (policy_ == kBlock && mayWait) {
+    // Wait for room; someone else may retire `full` meanwhile.
+    producerCond_.wait(lock, [&] {
+      return !isCurrent() || queued_.size() + inFlight_ < kMaxPendingBuffers || !running_ ||
+             stopping_;
+    });
+  }
+  if (!isCurrent()) return;
+  Buffer* fresh = takeSpare();
+  uint64_t old =
+      reserve_.exchange(makeReserveWord(fresh->slot), std::memory_order_acq_rel);
+  full->finalReserved = old & kOffsetMask;
+  queued_.push_back(full);
+  if (policy_ == kDrop) dropExcess();
+  backendCond_.notify_one();
+}
+
+void AsyncLogging::dropExcess() {
+  if (queued_.size() + inFlight_ <= kMaxPendingBuffers) return;
+  // As muduo does: keep the first two waiting buffers, drop the rest. If the
+  // backend holds so many that this is not enough, drop the newest too.
+  size_t keep = std::min({size_t{2}, queued_.size(), kMaxPendingBuffers - inFlight_});
+  for (size_t i = keep; i < queued_.size(); ++i) {
+    Buffer* b = queued_[i];
+    b->waitForWriters();  // a late writer may still be copying into it
+    unreportedDroppedMessages_ += b->messages();
+    ++unreportedDroppedBuffers_;
+    recycle(b);
+  }
+  queued_.resize(keep);
+}
+
+AsyncLogging::Buffer* AsyncLogging::takeSpare() {
+  Buffer* b = nullptr;
+  if (!spares_.empty()) {
+    b = spares_.back();
+    spares_.pop_back();
+  } else {
+    size_t slot = 0;
+    while (slot < kMaxBuffers && slots_[slot] != nullptr) ++slot;
+    assert(slot < kMaxBuffers && "AsyncLogging: buffer bound broken");
+    b = slots_[slot] = new Buffer(slot);
+  }
+  b->reset();
+  return b;
+}
+
+void AsyncLogging::recycle(Buffer* b) {
+  if (spares_.size() < kMaxSpares) {
+    spares_.push_back(b);
+  } else {
+    // Give memory back after a burst.
+    slots_[b->slot] = nullptr;
+    delete b;
+  }
+}
+
+void AsyncLogging::start() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (running_) return;
+  running_ = true;
+  stopping_ = false;
+  backendStarted_ = false;
+  thread_ = std::thread(&AsyncLogging::threadFunc, this);
+  producerCond_.wait(lock, [this] { return backendStarted_; });
+}
+
+void AsyncLogging::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!running_ || stopping_) return;
+    stopping_ = true;
+    backendCond_.notify_one();
+  }
+  thread_.join();
+  std::lock_guard<std::mutex> lock(mutex_);
+  running_ = false;
+  stopping_ = false;
+  producerCond_.notify_all();
+}
+
+void AsyncLogging::flush() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (!running_ || stopping_) return;
+  uint64_t ticket = ++flushRequested_;
+  backendCond_.notify_one();
+  producerCond_.wait(lock, [&] { return flushDone_ >= ticket || !running_; });
+}
+
+AsyncLogging::Stats AsyncLogging::stats() const {
+  Stats s;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    s.messagesDropped = messagesDropped_ + unreportedDroppedMessages_;
+    s.buffersDropped = buffersDropped_ + unreportedDroppedBuffers_;
+  }
+  s.file = output_.stats();
+  return s;
+}
+
+void AsyncLogging::threadFunc() {
+  std::vector<Buffer*> batch;
+  batch.reserve(kMaxBuffers);
+  std::unique_lock<std::mutex> lock(mutex_);
+  backendStarted_ = true;
+  producerCond_.notify_all();
+  for (;;) {
+    if (queued_.empty() && !stopping_ && flushRequested_ == flushDone_) {
+      backendCond_.wait_for(lock, std::chrono::seconds(flushInterval_));
+    }
+    bool stopNow = stopping_;
+    uint64_t flushTarget = flushRequested_;
+    // Take the partly filled current buffer too: lines must not wait longer
+    // than flushInterval, and stop/flush must see everything before them.
+    uint64_t word = reserve_.load(std::memory_order_relaxed);
+    // The backend never waits for room: only it can make room. (With kBlock
+    // this may queue one buffer over the bound, briefly.)
+    if ((word & kOffsetMask) != 0) retireCurrent(slots_[word >> kSlotShift], lock, false);
+    batch.swap(queued_);
+    inFlight_ = batch.size();
+    uint64_t droppedBuffers = unreportedDroppedBuffers_;
+    uint64_t droppedMessages = unreportedDroppedMessages_;
+    buffersDropped_ += droppedBuffers;
+    messagesDropped_ += droppedMessages;
+    unreportedDroppedBuffers_ = unreportedDroppedMessages_ = 0;
+    lock.unlock();
+
+    writeBatch(batch, droppedBuffers, droppedMessages);
+
+    lock.lock();
+    for (Buffer* b : batch) recycle(b);
+    batch.clear();
+    inFlight_ = 0;
+    flushDone_ = flushTarget;
+    producerCond_.notify_all();
+    if (stopNow && queued_.empty()) break;
+  }
+}
+
+void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, uint64_t droppedBuffers,
+                              uint64_t droppedMessages) {
+  if (droppedBuffers > 0) {
+    char line[256];
+    int n = std::snprintf(line, sizeof line,
+                          "Dropped log messages at %s, %llu larger buffers (%llu messages)\n",
+                          Timestamp::now().toFormattedString().c_str(),
+                          static_cast<unsigned long long>(droppedBuffers),
+                          static_cast<unsigned long long>(droppedMessages));
+    std::fputs(line, stderr);
+    output_.append(line, static_cast<size_t>(n));
+  }
+  for (Buffer* b : batch) {
+    b->waitForWriters();
+    output_.append(b->data.get(), b->length());
+  }
+  output_.flush();
+}
+
+}  // namespace muon
