@@ -1,0 +1,38 @@
+// Callbacks: the function types a user of muon::net hands to TcpServer,
+// TcpClient and TcpConnection. Every callback runs in the loop thread that
+// owns the connection (see docs/net.md for the threading model).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+#include "muon/base/Timestamp.h"
+
+namespace muon {
+namespace net {
+
+class Buffer;
+class TcpConnection;
+
+using TcpConnectionPtr = std::shared_ptr<TcpConnection>;
+using TimerCallback = std::function<void()>;
+// Called when a connection comes up and again when it goes down
+// (conn->connected() tells which).
+using ConnectionCallback = std::function<void(const TcpConnectionPtr&)>;
+using CloseCallback = std::function<void(const TcpConnectionPtr&)>;
+// Called when the output buffer has been written out completely.
+using WriteCompleteCallback = std::function<void(const TcpConnectionPtr&)>;
+// Called once each time the output buffer grows across the high-water mark;
+// the second argument is the buffer's size at that moment.
+using HighWaterMarkCallback = std::function<void(const TcpConnectionPtr&, size_t)>;
+// Data arrived; it is in *buf (consume it with buf->retrieve*). receiveTime
+// is when poll returned, on the wall clock.
+using MessageCallback = std::function<void(const TcpConnectionPtr&, Buffer*, Timestamp)>;
+
+// Defaults used when the user sets none: log at TRACE / discard the data.
+void defaultConnectionCallback(const TcpConnectionPtr& conn);
+void defaultMessageCallback(const TcpConnectionPtr& conn, Buffer* buffer, Timestamp receiveTime);
+
+}  // namespace net
+}  // namespace muon

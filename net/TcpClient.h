@@ -1,0 +1,76 @@
+// TcpClient: connects to one server and owns at most one TcpConnection at a
+// time, with optional reconnection (enableRetry).
+//
+// connect(), disconnect(), stop() are safe from any thread. Destroy a
+// TcpClient in its loop's thread, or from another thread once it is idle
+// (not connecting: stop() it and wait for the disconnect callback) -- the
+// same rule muduo has, written down.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "muon/net/Callbacks.h"
+#include "muon/net/InetAddress.h"
+
+namespace muon {
+namespace net {
+
+class Connector;
+class EventLoop;
+
+class TcpClient {
+ public:
+  TcpClient(EventLoop* loop, const InetAddress& serverAddr, const std::string& name);
+  ~TcpClient();
+  TcpClient(const TcpClient&) = delete;
+  TcpClient& operator=(const TcpClient&) = delete;
+
+  // Starts connecting; failed attempts are retried with exponential back-off
+  // (initial delay 500 ms, doubling, capped at 30 s) until connected or stop().
+  void connect();
+  // Half-closes the current connection (TcpConnection::shutdown).
+  void disconnect();
+  // Stops connecting (also while an attempt is in flight or a retry is
+  // scheduled). Does not touch an established connection.
+  void stop();
+
+  TcpConnectionPtr connection() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return connection_;
+  }
+  EventLoop* getLoop() const { return loop_; }
+  // Reconnect after an established connection goes down.
+  bool retry() const { return retry_; }
+  void enableRetry() { retry_ = true; }
+  // The back-off: first delay and cap, in milliseconds. Before connect().
+  void setRetryDelayMs(int initialMs, int maxMs = 30 * 1000);
+  const std::string& name() const { return name_; }
+  const InetAddress& serverAddress() const;
+
+  // Not thread-safe: set them before connect().
+  void setConnectionCallback(ConnectionCallback cb) { connectionCallback_ = std::move(cb); }
+  void setMessageCallback(MessageCallback cb) { messageCallback_ = std::move(cb); }
+  void setWriteCompleteCallback(WriteCompleteCallback cb) { writeCompleteCallback_ = std::move(cb); }
+
+ private:
+  void newConnection(int sockfd);
+  void removeConnection(const TcpConnectionPtr& conn);
+
+  EventLoop* const loop_;
+  std::shared_ptr<Connector> connector_;
+  const std::string name_;
+  ConnectionCallback connectionCallback_;
+  MessageCallback messageCallback_;
+  WriteCompleteCallback writeCompleteCallback_;
+  std::atomic<bool> retry_;
+  std::atomic<bool> connect_;
+  int nextConnId_;  // loop thread only
+  mutable std::mutex mutex_;
+  TcpConnectionPtr connection_;  // guarded by mutex_
+};
+
+}  // namespace net
+}  // namespace muon

@@ -1,0 +1,146 @@
+// TcpConnection: one established TCP connection, client or server side.
+//
+// Always owned by a shared_ptr (TcpConnectionPtr): the TcpServer or
+// TcpClient that made it holds one, user code may hold more, and the
+// connection lives until the last one is dropped. It belongs to one loop
+// thread (getLoop()); all callbacks run there.
+//
+// Safe from any thread: send(), shutdown(), forceClose(),
+// forceCloseWithDelay(), setTcpNoDelay(), startRead(), stopRead(),
+// connected(), disconnected(), name(), the addresses.
+// Loop thread only: the setters of callbacks and context, inputBuffer(),
+// outputBuffer(), connectEstablished(), connectDestroyed().
+//
+// When the peer half-closes (read returns 0), muon stops reading, writes out
+// whatever is still queued, then closes. muduo closed at once and dropped
+// the queued output. See docs/net.md.
+#pragma once
+
+#include <any>
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "muon/base/Timestamp.h"
+#include "muon/net/Buffer.h"
+#include "muon/net/Callbacks.h"
+#include "muon/net/InetAddress.h"
+
+struct tcp_info;
+
+namespace muon {
+namespace net {
+
+class Channel;
+class EventLoop;
+class Socket;
+
+class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
+ public:
+  // Made by TcpServer / TcpClient from a connected socket, which it owns
+  // from now on. Users do not construct connections.
+  TcpConnection(EventLoop* loop, std::string name, int sockfd, const InetAddress& localAddr,
+                const InetAddress& peerAddr);
+  ~TcpConnection();
+  TcpConnection(const TcpConnection&) = delete;
+  TcpConnection& operator=(const TcpConnection&) = delete;
+
+  EventLoop* getLoop() const { return loop_; }
+  const std::string& name() const { return name_; }
+  const InetAddress& localAddress() const { return localAddr_; }
+  const InetAddress& peerAddress() const { return peerAddr_; }
+  bool connected() const { return state_.load(std::memory_order_acquire) == kConnected; }
+  bool disconnected() const { return state_.load(std::memory_order_acquire) == kDisconnected; }
+  // Kernel TCP statistics; false on error.
+  bool getTcpInfo(struct tcp_info* info) const;
+  std::string getTcpInfoString() const;
+
+  // Queues data for the peer. In the loop thread with nothing queued it is
+  // written at once; what the socket does not take is kept and sent when it
+  // becomes writable. From another thread the data is copied (or moved) and
+  // sent in the loop thread; one thread's sends arrive in its order. Data
+  // sent after shutdown() or once disconnected is dropped.
+  void send(std::string_view message);
+  void send(const void* data, size_t len) { send(std::string_view(static_cast<const char*>(data), len)); }
+  void send(std::string&& message);
+  // Sends and empties *buf.
+  void send(Buffer* buf);
+
+  // Half-closes (SHUT_WR) once everything queued has been written.
+  void shutdown();
+  // Closes now, dropping queued output; the disconnect callback follows.
+  void forceClose();
+  void forceCloseWithDelay(double seconds);
+  void setTcpNoDelay(bool on);
+
+  // Stop / resume reading from the socket (the back-pressure switch, see
+  // setHighWaterMarkCallback).
+  void startRead();
+  void stopRead();
+  bool isReading() const { return reading_.load(std::memory_order_relaxed); }
+
+  void setContext(std::any context) { context_ = std::move(context); }
+  const std::any& getContext() const { return context_; }
+  std::any* getMutableContext() { return &context_; }
+
+  void setConnectionCallback(ConnectionCallback cb) { connectionCallback_ = std::move(cb); }
+  void setMessageCallback(MessageCallback cb) { messageCallback_ = std::move(cb); }
+  void setWriteCompleteCallback(WriteCompleteCallback cb) { writeCompleteCallback_ = std::move(cb); }
+  // cb runs once each time the output buffer grows across `highWaterMark`
+  // bytes (default 64 MiB). muon never drops data nor closes on its own: a
+  // server that must bound memory stops reading (or producing) in cb and
+  // resumes in the write-complete callback. See docs/net.md.
+  void setHighWaterMarkCallback(HighWaterMarkCallback cb, size_t highWaterMark) {
+    highWaterMarkCallback_ = std::move(cb);
+    highWaterMark_ = highWaterMark;
+  }
+  // Internal: TcpServer / TcpClient use it to forget the connection.
+  void setCloseCallback(CloseCallback cb) { closeCallback_ = std::move(cb); }
+
+  Buffer* inputBuffer() { return &inputBuffer_; }
+  Buffer* outputBuffer() { return &outputBuffer_; }
+
+  // Internal, loop thread: called once when the connection is accepted /
+  // connected, and once when its owner forgets it.
+  void connectEstablished();
+  void connectDestroyed();
+
+ private:
+  enum StateE { kDisconnected, kConnecting, kConnected, kDisconnecting };
+
+  void handleRead(Timestamp receiveTime);
+  void handleWrite();
+  void handleClose();
+  void handleError();
+  void sendInLoop(const char* data, size_t len);
+  void shutdownInLoop();
+  void forceCloseInLoop();
+  void startReadInLoop();
+  void stopReadInLoop();
+  void setState(StateE s) { state_.store(s, std::memory_order_release); }
+  const char* stateToString() const;
+
+  EventLoop* const loop_;
+  const std::string name_;
+  std::atomic<StateE> state_;
+  std::atomic<bool> reading_;
+  bool peerClosed_;  // read returned 0; loop thread only
+  std::unique_ptr<Socket> socket_;
+  std::unique_ptr<Channel> channel_;
+  const InetAddress localAddr_;
+  const InetAddress peerAddr_;
+  ConnectionCallback connectionCallback_;
+  MessageCallback messageCallback_;
+  WriteCompleteCallback writeCompleteCallback_;
+  HighWaterMarkCallback highWaterMarkCallback_;
+  CloseCallback closeCallback_;
+  size_t highWaterMark_;
+  Buffer inputBuffer_;
+  Buffer outputBuffer_;
+  std::any context_;
+};
+
+}  // namespace net
+}  // namespace muon
