@@ -119,10 +119,14 @@ void AsyncLogging::retireCurrent(Buffer* full, std::unique_lock<std::mutex>& loc
   };
   if (policy_ == kBlock && mayWait) {
     // Wait for room; someone else may retire `full` meanwhile.
-    producerCond_.wait(lock, [&] {
+    auto mayGo = [&] {
       return !isCurrent() || queued_.size() + inFlight_ < kMaxPendingBuffers || !running_ ||
              stopping_;
-    });
+    };
+    if (!mayGo()) {
+      ++producerWaits_;
+      producerCond_.wait(lock, mayGo);
+    }
   }
   if (!isCurrent()) return;
   Buffer* fresh = takeSpare();
@@ -212,6 +216,7 @@ AsyncLogging::Stats AsyncLogging::stats() const {
     std::lock_guard<std::mutex> lock(mutex_);
     s.messagesDropped = messagesDropped_ + unreportedDroppedMessages_;
     s.buffersDropped = buffersDropped_ + unreportedDroppedBuffers_;
+    s.producerWaits = producerWaits_;
   }
   s.file = output_.stats();
   return s;

@@ -63,6 +63,7 @@ class AsyncLogging {
   struct Stats {
     uint64_t messagesDropped = 0;
     uint64_t buffersDropped = 0;
+    uint64_t producerWaits = 0;  // kBlock: times a producer waited for room
     LogFile::Stats file;
   };
   Stats stats() const;
@@ -113,6 +114,7 @@ class AsyncLogging {
   bool stopping_ = false;
   uint64_t messagesDropped_ = 0;
   uint64_t buffersDropped_ = 0;
+  uint64_t producerWaits_ = 0;
   uint64_t unreportedDroppedMessages_ = 0;
   uint64_t unreportedDroppedBuffers_ = 0;
 

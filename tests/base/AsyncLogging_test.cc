@@ -1,0 +1,303 @@
+#include "muon/base/AsyncLogging.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <regex>
+#include <thread>
+#include <vector>
+
+#include "TempDir.h"
+#include "muon/base/Logging.h"
+
+using muon::AsyncLogging;
+using muon::Logger;
+using muon::test::readFile;
+using muon::test::readLines;
+using muon::test::TempDir;
+
+namespace {
+
+// Logger's output is a plain function pointer; it reaches the AsyncLogging
+// under test through this.
+std::atomic<AsyncLogging*> g_async{nullptr};
+void asyncOutput(const char* msg, size_t len) { g_async.load()->append(msg, len); }
+void asyncFlush() { g_async.load()->flush(); }
+
+class AsyncLoggingTest : public ::testing::Test {
+ protected:
+  void route(AsyncLogging* log) {
+    g_async = log;
+    Logger::setOutput(&asyncOutput);
+    Logger::setFlush(&asyncFlush);
+  }
+  void TearDown() override {
+    Logger::setOutput(nullptr);
+    Logger::setFlush(nullptr);
+    g_async = nullptr;
+  }
+
+  // Every line of every file in the directory.
+  std::vector<std::string> allLines() const {
+    std::vector<std::string> lines;
+    for (const std::string& f : dir_.files()) {
+      bool unterminated = false;
+      std::vector<std::string> part = readLines(f, &unterminated);
+      EXPECT_FALSE(unterminated) << f;
+      lines.insert(lines.end(), part.begin(), part.end());
+    }
+    return lines;
+  }
+
+  TempDir dir_;
+};
+
+// Lines "... INFO  t<thread> <seq> - file:line", with each thread's sequence
+// numbers 0, 1, 2 ... in file order. Parsed by hand: a regex per line makes a
+// million-line test crawl under the sanitizers.
+void expectPerThreadOrder(const std::vector<std::string>& lines, int threads, int perThread) {
+  ASSERT_FALSE(lines.empty());
+  EXPECT_TRUE(std::regex_match(lines[0], std::regex(".* INFO  t0 0 - AsyncLogging_test.cc:[0-9]+")))
+      << lines[0];
+  std::vector<long> next(static_cast<size_t>(threads), 0);
+  for (const std::string& line : lines) {
+    size_t at = line.find(" INFO  t");
+    ASSERT_NE(at, std::string::npos) << line;
+    char* end = nullptr;
+    long t = std::strtol(line.c_str() + at + 8, &end, 10);
+    ASSERT_EQ(*end, ' ') << line;
+    long seq = std::strtol(end + 1, &end, 10);
+    ASSERT_EQ(std::string(end, 3), " - ") << line;
+    ASSERT_TRUE(t >= 0 && t < threads) << line;
+    ASSERT_EQ(seq, next[static_cast<size_t>(t)]) << "thread " << t << " out of order or lost";
+    ++next[static_cast<size_t>(t)];
+  }
+  for (long n : next) EXPECT_EQ(n, perThread);
+}
+
+TEST_F(AsyncLoggingTest, BlockPolicyKeepsAMillionLinesFromTwoThreads) {
+  constexpr int kThreads = 2;
+  constexpr int kPerThread = 500000;
+  {
+    AsyncLogging log(dir_.file("block"), 1L << 30, 3, AsyncLogging::kBlock);
+    route(&log);
+    log.start();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([t] {
+        for (int i = 0; i < kPerThread; ++i) LOG_INFO << 't' << t << ' ' << i;
+      });
+    }
+    for (auto& th : threads) th.join();
+    log.stop();
+    EXPECT_EQ(log.stats().messagesDropped, 0u);
+  }
+  std::vector<std::string> lines = allLines();
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kThreads * kPerThread));
+  expectPerThreadOrder(lines, kThreads, kPerThread);
+}
+
+TEST_F(AsyncLoggingTest, DropPolicyAccountsForEveryMessage) {
+  // A writer that cannot write until the producers are done: the queue fills
+  // past kMaxPendingBuffers and buffers must be dropped and counted.
+  std::mutex mu;
+  std::condition_variable cv;
+  bool producersDone = false;
+  constexpr int kThreads = 2;
+  constexpr int kPerThread = 70000;  // ~1 KiB lines: ~140 MiB, well over 25 x 4 MiB
+  const std::string padding(1000, 'p');
+  uint64_t reportedDropped = 0;
+  {
+    AsyncLogging log(dir_.file("drop"), 1L << 30, 3, AsyncLogging::kDrop);
+    log.setWriteFunction([&](int fd, const char* data, size_t len) -> ssize_t {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return producersDone; });
+      return ::write(fd, data, len);
+    });
+    route(&log);
+    log.start();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([t, &padding] {
+        for (int i = 0; i < kPerThread; ++i) LOG_INFO << "msg " << padding << ' ' << t << ' ' << i;
+      });
+    }
+    for (auto& th : threads) th.join();
+    testing::internal::CaptureStderr();
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      producersDone = true;
+    }
+    cv.notify_all();
+    log.stop();
+    std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("Dropped log messages at "), std::string::npos) << err;
+    reportedDropped = log.stats().messagesDropped;
+    EXPECT_GT(log.stats().buffersDropped, 0u);
+  }
+  uint64_t lines = 0;
+  uint64_t droppedInFile = 0;
+  std::regex report("Dropped log messages at [0-9]{8} [0-9:.]{15}, ([0-9]+) larger buffers \\(([0-9]+) messages\\)");
+  for (const std::string& line : allLines()) {
+    std::smatch m;
+    if (std::regex_match(line, m, report)) {
+      droppedInFile += std::stoull(m[2]);
+    } else {
+      ASSERT_NE(line.find(" INFO  msg "), std::string::npos) << line.substr(0, 100);
+      ++lines;
+    }
+  }
+  EXPECT_GT(droppedInFile, 0u);
+  EXPECT_EQ(droppedInFile, reportedDropped);
+  EXPECT_EQ(lines + droppedInFile, static_cast<uint64_t>(kThreads * kPerThread));
+}
+
+TEST_F(AsyncLoggingTest, BlockPolicyWaitsForASlowWriterAndLosesNothing) {
+  constexpr int kPerThread = 60000;  // ~1 KiB lines: ~120 MiB, 30 buffers
+  const std::string padding(1000, 'p');
+  {
+    AsyncLogging log(dir_.file("slow"), 1L << 30, 3, AsyncLogging::kBlock);
+    log.setWriteFunction([](int fd, const char* data, size_t len) -> ssize_t {
+      std::this_thread::sleep_for(std::chrono::milliseconds(15));  // a slow disk
+      return ::write(fd, data, len);
+    });
+    route(&log);
+    log.start();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 2; ++t) {
+      threads.emplace_back([t, &padding] {
+        for (int i = 0; i < kPerThread; ++i) LOG_INFO << 't' << t << ' ' << i << padding;
+      });
+    }
+    for (auto& th : threads) th.join();
+    log.stop();
+    EXPECT_EQ(log.stats().messagesDropped, 0u);
+    EXPECT_GT(log.stats().producerWaits, 0u);  // the bound was reached and held
+  }
+  EXPECT_EQ(allLines().size(), 2u * kPerThread);
+}
+
+TEST_F(AsyncLoggingTest, StartLogStopLosesNothingForOneToAThousandLines) {
+  for (int n = 1; n <= 1000; ++n) {
+    TempDir dir;
+    {
+      AsyncLogging log(dir.file("quick"), 1L << 30);
+      route(&log);
+      log.start();
+      for (int i = 0; i < n; ++i) LOG_INFO << "line " << i;
+      log.stop();
+    }
+    std::vector<std::string> files = dir.files();
+    ASSERT_EQ(files.size(), 1u);
+    ASSERT_EQ(readLines(files[0]).size(), static_cast<size_t>(n)) << "n = " << n;
+  }
+}
+
+TEST_F(AsyncLoggingTest, DestructorWritesWhatWasLogged) {
+  {
+    AsyncLogging log(dir_.file("dtor"), 1L << 30);
+    route(&log);
+    log.start();
+    for (int i = 0; i < 1234; ++i) LOG_INFO << "line " << i;
+    Logger::setOutput(nullptr);
+  }
+  EXPECT_EQ(allLines().size(), 1234u);
+}
+
+TEST_F(AsyncLoggingTest, LinesAppendedBeforeStartAreKept) {
+  AsyncLogging log(dir_.file("early"), 1L << 30);
+  log.append("early\n", 6);
+  log.start();
+  log.append("late\n", 5);
+  log.stop();
+  std::vector<std::string> lines = allLines();
+  EXPECT_EQ(lines, (std::vector<std::string>{"early", "late"}));
+}
+
+TEST_F(AsyncLoggingTest, FlushWritesEverythingBeforeIt) {
+  AsyncLogging log(dir_.file("flush"), 1L << 30, /*flushInterval=*/3600);
+  log.start();
+  log.append("one\n", 4);
+  log.append("two\n", 4);
+  log.flush();
+  // No stop, and the backend's own interval is an hour away.
+  EXPECT_EQ(allLines(), (std::vector<std::string>{"one", "two"}));
+  log.stop();
+}
+
+TEST_F(AsyncLoggingTest, StartAndStopAreIdempotent) {
+  AsyncLogging log(dir_.file("idem"), 1L << 30);
+  log.start();
+  log.start();
+  log.append("x\n", 2);
+  log.stop();
+  log.stop();
+  EXPECT_EQ(allLines().size(), 1u);
+  log.flush();  // returns at once when stopped
+}
+
+TEST_F(AsyncLoggingTest, MessageLargerThanABufferIsCut) {
+  std::string huge(AsyncLogging::kBufferSize + 12345, 'h');
+  AsyncLogging log(dir_.file("huge"), 1L << 30);
+  log.start();
+  log.append(huge.data(), huge.size());
+  log.append("after\n", 6);
+  log.stop();
+  std::string all;
+  for (const std::string& f : dir_.files()) all += readFile(f);
+  EXPECT_EQ(all.size(), AsyncLogging::kBufferSize + 6);
+  EXPECT_EQ(all.substr(all.size() - 6), "after\n");
+}
+
+TEST_F(AsyncLoggingTest, StatsCountWrittenBytes) {
+  AsyncLogging log(dir_.file("stats"), 1L << 30);
+  log.start();
+  for (int i = 0; i < 1000; ++i) log.append("0123456789\n", 11);
+  log.stop();
+  EXPECT_EQ(log.stats().file.writtenBytes, 11000u);
+  EXPECT_EQ(log.stats().messagesDropped, 0u);
+}
+
+TEST_F(AsyncLoggingTest, RollsBySizeAtBufferBoundariesWithoutSplittingLines) {
+  {
+    AsyncLogging log(dir_.file("roll"), 64 * 1024, 1);
+    route(&log);
+    log.start();
+    for (int i = 0; i < 20000; ++i) {
+      LOG_INFO << 't' << 0 << ' ' << i;
+      if (i % 5000 == 4999) log.flush();  // several batches, so several files
+    }
+    log.stop();
+  }
+  EXPECT_GT(dir_.files().size(), 2u);
+  expectPerThreadOrder(allLines(), 1, 20000);
+}
+
+using AsyncLoggingDeathTest = AsyncLoggingTest;
+
+TEST_F(AsyncLoggingDeathTest, FatalLineLandsInTheFileBeforeAbort) {
+  // The "fast" style forks right here, so the child writes into this test's
+  // directory (no other thread runs at this point).
+  GTEST_FLAG_SET(death_test_style, "fast");
+  std::string base = dir_.file("fatal");
+  EXPECT_DEATH(
+      {
+        AsyncLogging log(base, 1L << 30, 3600);
+        route(&log);
+        log.start();
+        for (int i = 0; i < 100; ++i) LOG_INFO << "before " << i;
+        LOG_FATAL << "the fatal marker";
+      },
+      "");
+  std::vector<std::string> lines = allLines();
+  ASSERT_EQ(lines.size(), 101u);
+  EXPECT_NE(lines.back().find(" FATAL the fatal marker - AsyncLogging_test.cc:"), std::string::npos)
+      << lines.back();
+}
+
+}  // namespace

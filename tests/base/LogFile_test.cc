@@ -1,0 +1,294 @@
+#include "muon/base/LogFile.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <regex>
+#include <set>
+
+#include "TempDir.h"
+#include "muon/base/Logging.h"
+#include "muon/base/TimeZone.h"
+
+using muon::LogFile;
+using muon::Timestamp;
+using muon::test::readFile;
+using muon::test::readLines;
+using muon::test::TempDir;
+
+namespace {
+
+// The injected clock: tests move it by hand.
+std::atomic<int64_t> g_fakeMicros{0};
+Timestamp fakeClock() { return Timestamp(g_fakeMicros.load()); }
+void setFakeTime(int64_t seconds) { g_fakeMicros = seconds * Timestamp::kMicroSecondsPerSecond; }
+
+// 2026-11-21 23:59:59 UTC
+constexpr int64_t kLateEvening = 1795305599;
+
+std::string hostname() {
+  char buf[256] = {};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+class LogFileTest : public ::testing::Test {
+ protected:
+  void TearDown() override { muon::Logger::setTimeZone(muon::TimeZone()); }
+  TempDir dir_;
+};
+
+TEST_F(LogFileTest, FileNameHasDateTimeHostAndPid) {
+  std::string name = LogFile::logFileName("/var/log/app", Timestamp::fromUnixTime(kLateEvening));
+  EXPECT_EQ(name, "/var/log/app.20261121-235959." + hostname() + "." +
+                      std::to_string(::getpid()) + ".log");
+}
+
+TEST_F(LogFileTest, FileNameUsesTheLoggersTimeZone) {
+  muon::Logger::setTimeZone(muon::TimeZone::load("Asia/Shanghai"));
+  std::string name = LogFile::logFileName("app", Timestamp::fromUnixTime(kLateEvening));
+  EXPECT_EQ(name.substr(0, 20), "app.20261122-075959.");
+}
+
+TEST_F(LogFileTest, OpensAtConstructionAndWritesOnFlush) {
+  LogFile file(dir_.file("app"), 1 << 20);
+  ASSERT_EQ(dir_.files().size(), 1u);
+  EXPECT_EQ(file.currentFileName(), dir_.files()[0]);
+  file.append("hello\n", 6);
+  file.flush();
+  EXPECT_EQ(readFile(file.currentFileName()), "hello\n");
+  EXPECT_EQ(file.stats().writtenBytes, 6u);
+  EXPECT_EQ(file.stats().filesCreated, 1u);
+}
+
+TEST_F(LogFileTest, RollsBySizeWithoutSplittingOrLosingLines) {
+  constexpr int kLines = 3000;
+  {
+    LogFile file(dir_.file("roll"), 200, /*threadSafe=*/false);
+    for (int i = 0; i < kLines; ++i) {
+      std::string line = "line " + std::to_string(i) + " of the size roll test\n";
+      file.append(line.data(), line.size());
+    }
+  }
+  std::vector<std::string> files = dir_.files();
+  ASSERT_GT(files.size(), 100u);  // ~35-byte lines, 200-byte files
+  std::set<int> seen;
+  std::regex lineFormat("line ([0-9]+) of the size roll test");
+  for (const std::string& f : files) {
+    bool unterminated = false;
+    std::vector<std::string> lines = readLines(f, &unterminated);
+    EXPECT_FALSE(unterminated) << f << " ends inside a line";
+    for (const std::string& line : lines) {
+      std::smatch m;
+      ASSERT_TRUE(std::regex_match(line, m, lineFormat)) << "split or garbled: '" << line << "'";
+      EXPECT_TRUE(seen.insert(std::stoi(m[1])).second) << "line twice: " << line;
+    }
+  }
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kLines));
+}
+
+TEST_F(LogFileTest, RollsInOneSecondNeverReuseAName) {
+  setFakeTime(kLateEvening - 60);
+  LogFile file(dir_.file("same"), 1 << 20, false);
+  file.setClock(&fakeClock);
+  for (int i = 0; i < 5; ++i) {
+    std::string line = "file " + std::to_string(i) + "\n";
+    file.append(line.data(), line.size());
+    ASSERT_TRUE(file.rollFile());
+  }
+  file.append("last\n", 5);
+  file.flush();
+  std::vector<std::string> files = dir_.files();
+  ASSERT_EQ(files.size(), 6u);  // the constructor's file plus 5 rolls, all kept
+  std::string all;
+  for (const std::string& f : files) all += readFile(f);
+  EXPECT_EQ(all.size(), std::string("file 0\nfile 1\nfile 2\nfile 3\nfile 4\nlast\n").size());
+  for (int i = 0; i < 5; ++i) EXPECT_NE(all.find("file " + std::to_string(i)), std::string::npos);
+  // The same second: one plain name, then .1, .2 ...
+  EXPECT_NE(file.currentFileName().find(".log."), std::string::npos);
+}
+
+TEST_F(LogFileTest, RollsAtMidnight) {
+  setFakeTime(kLateEvening);
+  LogFile file(dir_.file("day"), 1 << 20, false, 3, /*checkEveryN=*/1);
+  file.setClock(&fakeClock);
+  file.append("before\n", 7);
+  // The constructor used the real clock; roll onto the fake day first.
+  ASSERT_TRUE(file.rollFile());
+  std::string evening = file.currentFileName();
+  file.append("evening\n", 8);
+  setFakeTime(kLateEvening + 1);  // 2026-11-22 00:00:00
+  file.append("morning\n", 8);
+  EXPECT_NE(file.currentFileName(), evening);
+  EXPECT_NE(file.currentFileName().find(".20261122-000000."), std::string::npos);
+  file.append("more\n", 5);
+  file.flush();
+  EXPECT_EQ(readFile(evening), "evening\nmorning\n");  // the line that saw midnight closes the day
+  EXPECT_EQ(readFile(file.currentFileName()), "more\n");
+}
+
+TEST_F(LogFileTest, MidnightIsLocalMidnight) {
+  muon::Logger::setTimeZone(muon::TimeZone::load("Asia/Shanghai"));
+  setFakeTime(kLateEvening - 8 * 3600);  // 23:59:59 in Shanghai, 15:59:59 UTC
+  LogFile file(dir_.file("tz"), 1 << 20, false, 3, 1);
+  file.setClock(&fakeClock);
+  ASSERT_TRUE(file.rollFile());
+  std::string evening = file.currentFileName();
+  EXPECT_NE(evening.find(".20261121-235959."), std::string::npos);
+  file.append("a\n", 2);
+  setFakeTime(kLateEvening - 8 * 3600 + 1);
+  file.append("b\n", 2);
+  file.append("c\n", 2);
+  EXPECT_NE(file.currentFileName().find(".20261122-000000."), std::string::npos);
+}
+
+TEST_F(LogFileTest, FlushesEveryFlushInterval) {
+  setFakeTime(kLateEvening - 3600);
+  LogFile file(dir_.file("flush"), 1 << 20, false, /*flushInterval=*/3, /*checkEveryN=*/1);
+  file.setClock(&fakeClock);
+  ASSERT_TRUE(file.rollFile());
+  file.append("one\n", 4);
+  EXPECT_EQ(readFile(file.currentFileName()), "");  // still in the 64 KiB buffer
+  setFakeTime(kLateEvening - 3600 + 2);
+  file.append("two\n", 4);
+  EXPECT_EQ(readFile(file.currentFileName()), "");
+  setFakeTime(kLateEvening - 3600 + 3);
+  file.append("three\n", 6);
+  EXPECT_EQ(readFile(file.currentFileName()), "one\ntwo\nthree\n");
+}
+
+TEST_F(LogFileTest, FailedWritesAreCountedReportedAndRecoverable) {
+  std::atomic<bool> diskFull{true};
+  LogFile file(dir_.file("full"), 1 << 20, false);
+  file.setWriteFunction([&](int fd, const char* data, size_t len) -> ssize_t {
+    if (diskFull) {
+      errno = ENOSPC;
+      return -1;
+    }
+    return ::write(fd, data, len);
+  });
+  testing::internal::CaptureStderr();
+  for (int i = 0; i < 100; ++i) file.append("lost line\n", 10);
+  file.flush();
+  file.append("lost again\n", 11);
+  file.flush();
+  std::string err = testing::internal::GetCapturedStderr();
+  LogFile::Stats s = file.stats();
+  EXPECT_EQ(s.writtenBytes, 0u);
+  EXPECT_EQ(s.lostBytes, 1011u);
+  EXPECT_EQ(s.writeErrors, 2u);
+  EXPECT_NE(err.find("No space left on device"), std::string::npos) << err;
+  EXPECT_NE(err.find(file.currentFileName()), std::string::npos) << err;
+  // Rate-limited: the same error twice in a row is reported once.
+  EXPECT_EQ(err.find("muon::LogFile"), err.rfind("muon::LogFile")) << err;
+
+  diskFull = false;
+  file.append("back\n", 5);
+  file.flush();
+  EXPECT_EQ(readFile(file.currentFileName()), "back\n");
+  EXPECT_EQ(file.stats().writtenBytes, 5u);
+  EXPECT_EQ(file.stats().lostBytes, 1011u);
+}
+
+TEST_F(LogFileTest, ShortWritesAndEintrAreRetried) {
+  int calls = 0;
+  LogFile file(dir_.file("short"), 1 << 20, false);
+  file.setWriteFunction([&](int fd, const char* data, size_t len) -> ssize_t {
+    if (++calls % 2 == 0) {
+      errno = EINTR;
+      return -1;
+    }
+    return ::write(fd, data, len < 7 ? len : 7);
+  });
+  std::string expected;
+  for (int i = 0; i < 50; ++i) {
+    std::string line = "short write " + std::to_string(i) + "\n";
+    expected += line;
+    file.append(line.data(), line.size());
+  }
+  file.flush();
+  EXPECT_EQ(readFile(file.currentFileName()), expected);
+  EXPECT_EQ(file.stats().writtenBytes, expected.size());
+  EXPECT_EQ(file.stats().writeErrors, 0u);
+  EXPECT_GT(calls, 100);
+}
+
+TEST_F(LogFileTest, BytesAreCountedOnlyWhenWritten) {
+  // The kernel takes 10 bytes, then the device fails.
+  bool failed = false;
+  LogFile file(dir_.file("partial"), 1 << 20, false);
+  file.setWriteFunction([&](int fd, const char* data, size_t len) -> ssize_t {
+    if (failed) {
+      errno = EIO;
+      return -1;
+    }
+    failed = true;
+    return ::write(fd, data, len < 10 ? len : 10);
+  });
+  testing::internal::CaptureStderr();
+  file.append("0123456789abcdefghij\n", 21);
+  file.flush();
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(file.stats().writtenBytes, 10u);
+  EXPECT_EQ(file.stats().lostBytes, 11u);
+  EXPECT_EQ(readFile(file.currentFileName()), "0123456789");
+  EXPECT_NE(err.find("Input/output error"), std::string::npos) << err;
+}
+
+TEST_F(LogFileTest, MissingDirectoryIsReportedNotFatal) {
+  testing::internal::CaptureStderr();
+  LogFile file(dir_.file("no/such/dir/app"), 1 << 20);
+  file.append("nowhere\n", 8);
+  file.flush();
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(file.currentFileName(), "");
+  EXPECT_NE(err.find("no/such/dir/app"), std::string::npos) << err;
+  EXPECT_NE(err.find("No such file or directory"), std::string::npos) << err;
+  EXPECT_EQ(file.stats().lostBytes, 8u);
+  EXPECT_EQ(file.stats().filesCreated, 0u);
+}
+
+TEST_F(LogFileTest, PathThroughARegularFileIsReported) {
+  std::string plain = dir_.file("plain");
+  { std::ofstream(plain) << "x"; }
+  testing::internal::CaptureStderr();
+  LogFile file(plain + "/app", 1 << 20);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(file.currentFileName(), "");
+  EXPECT_NE(err.find("Not a directory"), std::string::npos) << err;
+}
+
+TEST_F(LogFileTest, DeletedFileIsNoticedAtFlushAndReplaced) {
+  setFakeTime(kLateEvening - 100);
+  LogFile file(dir_.file("rot"), 1 << 20, false);
+  file.setClock(&fakeClock);
+  file.append("first\n", 6);
+  file.flush();
+  std::string first = file.currentFileName();
+  ASSERT_EQ(::unlink(first.c_str()), 0);  // what logrotate does (or an operator)
+  file.flush();
+  std::string second = file.currentFileName();
+  EXPECT_NE(second, "");
+  EXPECT_EQ(::access(second.c_str(), F_OK), 0);
+  file.append("second\n", 7);
+  file.flush();
+  EXPECT_EQ(readFile(second), "second\n");
+}
+
+TEST_F(LogFileTest, RenamedFileIsNoticedAtFlushAndReplaced) {
+  LogFile file(dir_.file("mv"), 1 << 20, false);
+  std::string first = file.currentFileName();
+  ASSERT_EQ(::rename(first.c_str(), dir_.file("moved.log").c_str()), 0);
+  file.append("to the moved file\n", 18);
+  file.flush();  // writes into the renamed file, then notices and replaces it
+  EXPECT_EQ(readFile(dir_.file("moved.log")), "to the moved file\n");
+  file.append("to the new file\n", 16);
+  file.flush();
+  EXPECT_NE(file.currentFileName(), dir_.file("moved.log"));
+  EXPECT_EQ(readFile(file.currentFileName()), "to the new file\n");
+}
+
+}  // namespace
