@@ -1,0 +1,341 @@
+#!/usr/bin/env bash
+# The pingpong matrix: muon's server against Boost.Asio's, same client.
+#
+#   pingpong_bench.sh BUILD_DIR [--quick] [--seconds S] [--repeat R]
+#                     [--sessions LIST] [--blocks LIST] [--threads LIST]
+#
+# For every point (threads x block size x sessions) and every repeat it runs,
+# one at a time and interleaved so that a change in machine load hits all
+# three alike:
+#   muon         pingpong_server      driven by pingpong_client
+#   asio         asio_pingpong_server driven by pingpong_client (the same client)
+#   muon+asio-c  pingpong_server      driven by asio_pingpong_client
+# The server binds port 0 and prints the port it got; every child runs under
+# timeout(1) and is reaped, so a failed run is reported and never hangs.
+# Client and server share the machine's CPUs, as in the muduo book. Because
+# the machine may be shared, each run waits for the CPUs to be idle first,
+# measures the CPU others took meanwhile, and is run again (twice at most)
+# when that was 20% or more; the share is in the CSV and in the table's note.
+#
+# Progress goes to stderr; the markdown table (median MiB/s of the repeats and
+# muon/asio) to stdout. Files, in BUILD_DIR/bench/:
+#   pingpong.csv       one row per point and pair: median, repeats, failures
+#   pingpong_runs.csv  one row per run
+#   pingpong_threads1.png, ... throughput against sessions, one line per
+#                      server and block size (when gnuplot is installed)
+#
+# Defaults: sessions 1,10,100,1000; blocks 4096,16384; threads 1,2;
+# 3 s per run, 3 repeats: 144 runs, about 9 minutes on an idle machine. --quick: sessions
+# 1,100,1000, 1 s, 1 repeat: 36 runs, about one minute.
+# LISTs are comma separated, e.g. --sessions 10000 --blocks 4096 --threads 1
+# is the 10,000-connection check (needs 2 x 10,000 descriptors; the programs
+# raise their soft limit to the hard one).
+set -euo pipefail
+
+usage() {
+  sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+die() { echo "pingpong_bench: $*" >&2; exit 1; }
+
+[ $# -ge 1 ] || usage
+build=$1; shift
+case "$build" in -*) usage ;; esac
+bin=$build/bin
+out=$build/bench
+
+seconds=3 repeat=3
+sessions_list=1,10,100,1000 blocks_list=4096,16384 threads_list=1,2
+quick=0 seconds_set=0 repeat_set=0 sessions_set=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --seconds) [ $# -ge 2 ] || usage; seconds=$2; seconds_set=1; shift ;;
+    --repeat) [ $# -ge 2 ] || usage; repeat=$2; repeat_set=1; shift ;;
+    --sessions) [ $# -ge 2 ] || usage; sessions_list=$2; sessions_set=1; shift ;;
+    --blocks) [ $# -ge 2 ] || usage; blocks_list=$2; shift ;;
+    --threads) [ $# -ge 2 ] || usage; threads_list=$2; shift ;;
+    -h|--help) usage ;;
+    *) echo "pingpong_bench: unknown option '$1'" >&2; usage ;;
+  esac
+  shift
+done
+if [ $quick -eq 1 ]; then
+  [ $seconds_set -eq 1 ] || seconds=1
+  [ $repeat_set -eq 1 ] || repeat=1
+  [ $sessions_set -eq 1 ] || sessions_list=1,100,1000
+fi
+[[ $seconds =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$seconds" 'BEGIN{exit !(s > 0)}' \
+  || die "--seconds wants a positive number, not '$seconds'"
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat wants a positive integer, not '$repeat'"
+for list in "$sessions_list" "$blocks_list" "$threads_list"; do
+  [[ $list =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "bad list '$list' (want e.g. 1,10,100)"
+done
+IFS=, read -r -a sessions_arr <<<"$sessions_list"
+IFS=, read -r -a blocks_arr <<<"$blocks_list"
+IFS=, read -r -a threads_arr <<<"$threads_list"
+
+# The three pairs: label, server, client.
+pairs=("muon pingpong_server pingpong_client"
+       "asio asio_pingpong_server pingpong_client"
+       "muon+asio-c pingpong_server asio_pingpong_client")
+for prog in pingpong_server pingpong_client asio_pingpong_server asio_pingpong_client; do
+  [ -x "$bin/$prog" ] || echo "pingpong_bench: $bin/$prog is not built; its runs will fail" >&2
+done
+
+# Descriptors: each of client and server needs one per session, plus a few.
+max_sessions=0
+for s in "${sessions_arr[@]}"; do [ "$s" -gt $max_sessions ] && max_sessions=$s; done
+hard=$(ulimit -Hn)
+if [ "$hard" != unlimited ] && [ "$hard" -lt $((max_sessions + 64)) ]; then
+  echo "pingpong_bench: warning: the fd hard limit is $hard, too low for $max_sessions sessions" >&2
+fi
+ulimit -n "$hard" 2>/dev/null || true
+
+mkdir -p "$out"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pingpong_bench.XXXXXX")
+server_pid=
+cleanup() {
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+now() { echo "$EPOCHREALTIME"; }
+fsub() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", a - b}'; }
+hms() { awk -v s="$1" 'BEGIN{s = int(s + 0.5); if (s >= 60) printf "%dm%02ds", s / 60, s % 60; else printf "%ds", s}'; }
+
+# The machine may be shared: measure how much CPU others took during a run.
+# busy_ticks: CPU time spent by everyone, in clock ticks (user nice system irq
+# softirq steal). our_seconds: CPU time of the children we reaped (servers,
+# clients, and the small tools), from bash's `times`.
+ncpu=$(nproc 2>/dev/null || echo 1)
+hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+busy_ticks() { awk '$1 == "cpu" {print $2 + $3 + $4 + $7 + $8 + $9; exit}' /proc/stat; }
+# (`times` must run in this shell, not in a $(...) subshell, whose children
+# start from zero.)
+our_seconds() {
+  times >"$tmp/times"
+  awk 'NR == 2 {
+    s = 0
+    for (i = 1; i <= 2; i++) { split($i, a, "m"); s += a[1] * 60 + substr(a[2], 1, length(a[2]) - 1) }
+    print s }' "$tmp/times"
+}
+# others_pct WALL_START BUSY_START OURS_START OURS_NOW: percent of all CPUs
+# used by other processes since then.
+others_pct() {
+  awk -v w0="$1" -v w1="$(now)" -v b0="$2" -v b1="$(busy_ticks)" -v o0="$3" -v o1="$4" \
+      -v hz="$hz" -v n="$ncpu" 'BEGIN {
+    p = ((b1 - b0) / hz - (o1 - o0)) / ((w1 - w0) * n) * 100
+    printf "%.0f", p < 0 ? 0 : p }'
+}
+
+# wait_quiet: before a run, wait (up to 30 s) until the CPUs are nearly idle,
+# sampled over 0.2 s; between runs nothing of ours is running.
+wait_quiet() {
+  local i b0 w0 pct
+  for ((i = 0; i < 150; i++)); do
+    b0=$(busy_ticks) w0=$(now)
+    sleep 0.2
+    pct=$(awk -v w0="$w0" -v w1="$(now)" -v b0="$b0" -v b1="$(busy_ticks)" -v hz="$hz" -v n="$ncpu" \
+          'BEGIN {printf "%.0f", (b1 - b0) / hz / ((w1 - w0) * n) * 100}')
+    [ "$pct" -ge 15 ] || return 0
+    [ $i -eq 0 ] && echo "pingpong: other processes use ${pct}% of the CPUs; waiting for quiet (30 s at most)" >&2
+  done
+  return 0
+}
+
+# run_one SERVER CLIENT THREADS BLOCK SESSIONS: sets $result to the MiB/s, or
+# returns 1 with the reason in $tmp/why; sets $others to others_pct over the
+# run. Not in a subshell, so that cleanup() always knows the server to stop.
+run_one() {
+  local server=$1 client=$2 threads=$3 block=$4 sessions=$5
+  local port= i rc w0 b0 o0
+  : >"$tmp/why"
+  others=0
+  our_seconds >"$tmp/ours"
+  w0=$(now) b0=$(busy_ticks) o0=$(cat "$tmp/ours")
+  rm -f "$tmp/server.out"  # a stale port must not be read back
+  # The server lives until we stop it; timeout(1) is the net in case we can't.
+  timeout -k 2 "$(awk -v s="$seconds" -v n="$sessions" 'BEGIN{print int(s + 60 + n / 200)}')" \
+    "$bin/$server" 127.0.0.1 0 "$threads" >"$tmp/server.out" 2>"$tmp/server.err" &
+  server_pid=$!
+  for ((i = 0; i < 100; i++)); do
+    port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$tmp/server.out" 2>/dev/null || true)
+    [ -n "$port" ] && break
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  if [ -z "$port" ]; then
+    echo "$server did not report a port: $(head -c 300 "$tmp/server.err")" >"$tmp/why"
+    stop_server
+    return 1
+  fi
+  rc=0
+  timeout -k 2 "$(awk -v s="$seconds" -v n="$sessions" 'BEGIN{print int(s + 30 + n / 200)}')" \
+    "$bin/$client" 127.0.0.1 "$port" "$threads" "$block" "$sessions" "$seconds" \
+    >"$tmp/client.out" 2>"$tmp/client.err" || rc=$?
+  stop_server
+  our_seconds >"$tmp/ours"
+  others=$(others_pct "$w0" "$b0" "$o0" "$(cat "$tmp/ours")")
+  local mibs
+  result=
+  mibs=$(awk '$2 == "MiB/s" && $3 == "throughput" {print $1}' "$tmp/client.out")
+  if [ $rc -ne 0 ] || [ -z "$mibs" ]; then
+    case $rc in
+      124|137) echo "$client timed out" >"$tmp/why" ;;
+      *) echo "$client exit $rc: $(tail -n 2 "$tmp/client.err" | tr '\n' ' ' | head -c 300)" >"$tmp/why" ;;
+    esac
+    return 1
+  fi
+  result=$mibs
+}
+
+stop_server() {
+  kill "$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+  server_pid=
+}
+
+# median of the numbers on stdin
+median() {
+  sort -g | awk '{v[NR] = $1} END {
+    if (NR == 0) exit
+    if (NR % 2) printf "%.1f", v[(NR + 1) / 2]; else printf "%.1f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+points=$(( ${#threads_arr[@]} * ${#blocks_arr[@]} * ${#sessions_arr[@]} ))
+total_runs=$(( points * repeat * ${#pairs[@]} ))
+echo "pingpong: $points points x ${#pairs[@]} pairs x $repeat repeats = $total_runs runs of ${seconds}s" \
+     "(estimate $(hms "$(awk -v n=$total_runs -v s="$seconds" 'BEGIN{print n * (s + 0.5)}')"));" \
+     "load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+
+runs_csv=$out/pingpong_runs.csv
+echo "threads,block,sessions,pair,server,client,repeat,mibs,status,others_cpu_pct" >"$runs_csv"
+: >"$tmp/results"   # threads block sessions pair median ok failed max_others
+: >"$tmp/others"
+done_runs=0 point=0
+t_start=$(now)
+for threads in "${threads_arr[@]}"; do
+  for block in "${blocks_arr[@]}"; do
+    for sessions in "${sessions_arr[@]}"; do
+      point=$((point + 1))
+      for p in "${pairs[@]}"; do : >"$tmp/vals.${p%% *}"; echo 0 >"$tmp/maxo.${p%% *}"; done
+      for ((r = 1; r <= repeat; r++)); do
+        for p in "${pairs[@]}"; do
+          read -r label server client <<<"$p"
+          # A run during which others took 20% of the CPUs or more is done
+          # again (twice at most); the last one counts.
+          for ((attempt = 0; ; attempt++)); do
+            wait_quiet
+            run_one "$server" "$client" "$threads" "$block" "$sessions" && ok_run=1 || ok_run=0
+            [ "$others" -ge 20 ] && [ $attempt -lt 2 ] || break
+            echo "pingpong: others used ${others}% of the CPUs during that run; running it again" >&2
+          done
+          if [ $ok_run -eq 1 ]; then
+            mibs=$result
+            echo "$mibs" >>"$tmp/vals.$label"
+            status=ok shown="$mibs MiB/s"
+          else
+            mibs= status=failed shown="FAILED: $(cat "$tmp/why")"
+          fi
+          echo "$threads,$block,$sessions,$label,$server,$client,$r,$mibs,$status,$others" >>"$runs_csv"
+          echo "$others" >>"$tmp/others"
+          [ "$others" -le "$(cat "$tmp/maxo.$label")" ] || echo "$others" >"$tmp/maxo.$label"
+          [ "$others" -lt 10 ] || shown+=", others used ${others}% CPU"
+          done_runs=$((done_runs + 1))
+          elapsed=$(fsub "$(now)" "$t_start")
+          eta=$(awk -v e="$elapsed" -v d=$done_runs -v t=$total_runs 'BEGIN{print e / d * (t - d)}')
+          printf '[%3d/%d] point %d/%d threads=%s block=%s sessions=%s %-11s repeat %d: %s (left: %d runs, ~%s)\n' \
+            $done_runs $total_runs $point $points "$threads" "$block" "$sessions" "$label" $r \
+            "$shown" $((total_runs - done_runs)) "$(hms "$eta")" >&2
+        done
+      done
+      for p in "${pairs[@]}"; do
+        label=${p%% *}
+        ok=$(wc -l <"$tmp/vals.$label")
+        med=$(median <"$tmp/vals.$label")
+        echo "$threads $block $sessions $label ${med:-NA} $ok $((repeat - ok)) $(cat "$tmp/maxo.$label")" >>"$tmp/results"
+      done
+    done
+  done
+done
+echo "pingpong: done in $(hms "$(fsub "$(now)" "$t_start")")" >&2
+# A shared machine skews the numbers: say how much CPU others took.
+others_note=$(sort -n "$tmp/others" | awk '{v[NR] = $1} END {
+  if (NR == 0) exit
+  med = v[int((NR + 1) / 2)]; max = v[NR]
+  if (max >= 10) printf "Other processes used %d%% of the CPUs in the median run and up to %d%% in one: these numbers are less reliable than on an idle machine.", med, max
+  else printf "Other processes used at most %d%% of the CPUs during the runs.", max }')
+
+csv=$out/pingpong.csv
+{
+  echo "threads,block,sessions,pair,server,client,median_mibs,ok_runs,failed_runs,max_others_cpu_pct"
+  while read -r threads block sessions label med ok failed maxo; do
+    for p in "${pairs[@]}"; do
+      read -r l server client <<<"$p"
+      [ "$l" = "$label" ] && echo "$threads,$block,$sessions,$label,$server,$client,$med,$ok,$failed,$maxo"
+    done
+  done <"$tmp/results"
+} >"$csv"
+
+# The markdown table: one row per point.
+awk -v repeat="$repeat" -v seconds="$seconds" -v note="$others_note" '
+  { key = $1 " " $2 " " $3
+    if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+    med[key, $4] = $5; failed[key, $4] = $7 }
+  function cell(k, l) {
+    if (med[k, l] == "NA") return "FAILED"
+    return med[k, l] (failed[k, l] > 0 ? " (" failed[k, l] " failed)" : "")
+  }
+  END {
+    printf "Median of %d run(s) of %s s each, MiB/s (client-side bytes read / s). %s\n\n", repeat, seconds, note
+    print "| threads | block | sessions | muon | asio | muon/asio | muon server, asio client |"
+    print "|--:|--:|--:|--:|--:|--:|--:|"
+    for (i = 1; i <= n; i++) {
+      k = order[i]; split(k, f, " ")
+      m = med[k, "muon"]; a = med[k, "asio"]
+      ratio = (m != "NA" && a != "NA" && a > 0) ? sprintf("%.2f", m / a) : "-"
+      printf "| %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[3],
+             cell(k, "muon"), cell(k, "asio"), ratio, cell(k, "muon+asio-c")
+    }
+  }' "$tmp/results"
+
+# Plots: one PNG per thread count, x = sessions (log), a line per server and block.
+if ! command -v gnuplot >/dev/null; then
+  echo "pingpong_bench: gnuplot not installed; no plots (apt-get install gnuplot-nox)" >&2
+  exit 0
+fi
+for threads in "${threads_arr[@]}"; do
+  plot=
+  for label in muon asio; do
+    for block in "${blocks_arr[@]}"; do
+      dat=$tmp/plot.$threads.$label.$block
+      awk -v t="$threads" -v l="$label" -v b="$block" \
+        '$1 == t && $2 == b && $4 == l && $5 != "NA" {print $3, $5}' "$tmp/results" | sort -n >"$dat"
+      [ -s "$dat" ] || continue
+      name=$label; [ $label = muon ] || name="Boost.Asio"
+      plot+="${plot:+, }'$dat' using 1:2 with linespoints lw 2 pt 7 title '$name server, $block-byte blocks'"
+    done
+  done
+  [ -n "$plot" ] || continue
+  png=$out/pingpong_threads$threads.png
+  gnuplot <<EOF || echo "pingpong_bench: gnuplot failed for $png" >&2
+set terminal pngcairo size 800,500 font ',10'
+set output '$png'
+set title 'pingpong throughput, $threads thread(s) per side, median of $repeat x ${seconds}s (same client)'
+set xlabel 'concurrent sessions'
+set ylabel 'MiB/s'
+set logscale x 10
+set yrange [0:*]
+set grid
+set key top left
+plot $plot
+EOF
+  [ -f "$png" ] && echo "pingpong: wrote $png" >&2
+done
+echo "pingpong: wrote $csv and $runs_csv" >&2

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# What `./build.sh bench` runs once the build is done:
+#
+#   run_bench.sh BUILD_DIR [--quick] [--only logging|pingpong] [--seconds S]
+#                [--repeat R] [--sessions LIST] [--blocks LIST] [--threads LIST]
+#
+# 1. the logging table   (examples/bench/logging_bench.sh BUILD_DIR [--quick] [--repeat R])
+# 2. the pingpong matrix (examples/bench/pingpong_bench.sh, see its header)
+# one after the other, never together: they would share the CPUs.
+# --seconds and the three lists are for pingpong only. Markdown tables go to
+# stdout, progress to stderr; CSV files and PNG plots to BUILD_DIR/bench/.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+
+usage() {
+  sed -n '4,5p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+[ $# -ge 1 ] || usage
+build=$1; shift
+case "$build" in -*) usage ;; esac
+[ -d "$build" ] || { echo "run_bench: no build directory '$build'" >&2; exit 1; }
+build=$(cd "$build" && pwd)
+
+only=all
+common=()     # for both benchmarks
+pingpong=()   # for pingpong only
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) common+=(--quick) ;;
+    --only)
+      [ $# -ge 2 ] || usage
+      case "$2" in logging|pingpong) only=$2 ;; *) echo "run_bench: --only logging|pingpong" >&2; usage ;; esac
+      shift ;;
+    --repeat) [ $# -ge 2 ] || usage; common+=(--repeat "$2"); shift ;;
+    --seconds|--sessions|--blocks|--threads)
+      [ $# -ge 2 ] || usage; pingpong+=("$1" "$2"); shift ;;
+    -h|--help) usage ;;
+    *) echo "run_bench: unknown option '$1'" >&2; usage ;;
+  esac
+  shift
+done
+
+status=0
+section() { printf '\n## %s\n\n' "$1"; }
+
+machine() {
+  local model cores
+  model=$(LC_ALL=C lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)
+  cores=$(nproc 2>/dev/null || echo '?')
+  echo "Machine: ${model:-unknown CPU}, $cores CPUs, Linux $(uname -r);" \
+       "fd limit $(ulimit -n); $(date -u '+%Y-%m-%d %H:%M UTC')"
+}
+
+echo "# muon benchmarks"
+echo
+machine
+echo "Command: ./build.sh bench${common[*]:+ ${common[*]}}${pingpong[*]:+ ${pingpong[*]}}$([ $only = all ] || echo " --only $only")"
+
+if [ $only != pingpong ]; then
+  section "Logging"
+  if [ -x "$here/logging_bench.sh" ]; then
+    echo "== logging benchmark" >&2
+    "$here/logging_bench.sh" "$build" "${common[@]}" || { echo "run_bench: logging benchmark failed" >&2; status=1; }
+  else
+    echo "(examples/bench/logging_bench.sh is not there yet: skipped)"
+    echo "run_bench: examples/bench/logging_bench.sh not found; skipping the logging table" >&2
+  fi
+fi
+
+if [ $only != logging ]; then
+  section "Pingpong"
+  echo "== pingpong benchmark" >&2
+  "$here/pingpong_bench.sh" "$build" "${common[@]}" "${pingpong[@]}" || { echo "run_bench: pingpong benchmark failed" >&2; status=1; }
+fi
+
+echo
+echo "Files: $(cd "$build/bench" 2>/dev/null && ls -- *.csv *.png 2>/dev/null | sed "s|^|$build/bench/|" | tr '\n' ' ')"
+exit $status

@@ -1,0 +1,283 @@
+// Pingpong client written with Boost.Asio: the twin of pingpong_client.cc.
+//
+//   asio_pingpong_client ADDRESS PORT THREADS BLOCKSIZE SESSIONS SECONDS
+//
+// SESSIONS connections spread round-robin over THREADS io_contexts (one per
+// thread). Each sends BLOCKSIZE bytes once connected and then echoes back
+// whatever it reads. After SECONDS every session shuts down its write side
+// (once its pending write is done), keeps reading until the server closes,
+// and the client prints the totals: bytes and messages (read completions)
+// read, their average size, and bytes read per second of the run.
+#include <boost/asio.hpp>
+
+#include <sys/resource.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+namespace {
+
+constexpr size_t kReadSize = 64 * 1024;  // as in asio_pingpong_server.cc
+
+class Client;
+
+// One connection. Half duplex, like the server: at most one read or one
+// write is pending, so all members are touched only by its io_context's thread.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(asio::io_context& ctx, Client* owner)
+      : socket_(ctx), owner_(owner), data_(new char[kReadSize]) {}
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  void start(const tcp::endpoint& server, const std::string& message);
+  // Safe to call from any thread: the work is posted to the session's context.
+  void stop();
+
+  int64_t bytesRead() const { return bytesRead_; }
+  int64_t messagesRead() const { return messagesRead_; }
+
+ private:
+  void doRead();
+  void doWrite(const char* data, size_t n);
+  void finish(const boost::system::error_code& ec);
+
+  tcp::socket socket_;
+  Client* owner_;
+  std::unique_ptr<char[]> data_;
+  bool writing_ = false;
+  bool stopping_ = false;
+  bool finished_ = false;
+  int64_t bytesRead_ = 0;
+  int64_t messagesRead_ = 0;
+};
+
+class Client {
+ public:
+  Client(const tcp::endpoint& server, int threads, size_t blockSize, int sessions)
+      : server_(server), contexts_(static_cast<size_t>(threads)), live_(sessions) {
+    for (auto& ctx : contexts_) guards_.emplace_back(asio::make_work_guard(ctx));
+    message_.resize(blockSize);
+    for (size_t i = 0; i < blockSize; ++i) message_[i] = static_cast<char>(i % 128);
+    for (int i = 0; i < sessions; ++i) {
+      asio::io_context& ctx = contexts_[static_cast<size_t>(i) % contexts_.size()];
+      sessions_.push_back(std::make_shared<Session>(ctx, this));
+    }
+  }
+
+  // Runs the whole benchmark; returns the process exit status.
+  int run(double seconds) {
+    std::vector<std::thread> threads;
+    for (auto& ctx : contexts_) threads.emplace_back([c = &ctx] { c->run(); });
+
+    auto start = std::chrono::steady_clock::now();
+    for (auto& s : sessions_) s->start(server_, message_);
+    std::this_thread::sleep_until(start + std::chrono::duration<double>(seconds));
+    auto stop = std::chrono::steady_clock::now();
+    for (auto& s : sessions_) s->stop();
+
+    bool drained;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      drained = done_.wait_for(lock, std::chrono::seconds(10), [this] { return live_ == 0; });
+    }
+    if (!drained) {
+      std::fprintf(stderr, "asio_pingpong_client: %d sessions still open 10 s after stop\n",
+                   liveCount());
+      for (auto& ctx : contexts_) ctx.stop();
+    }
+    guards_.clear();
+    for (auto& t : threads) t.join();
+
+    int64_t bytes = 0, messages = 0;
+    for (auto& s : sessions_) {
+      bytes += s->bytesRead();
+      messages += s->messagesRead();
+    }
+    double elapsed = std::chrono::duration<double>(stop - start).count();
+    std::printf("%lld total bytes read\n", static_cast<long long>(bytes));
+    std::printf("%lld total messages read\n", static_cast<long long>(messages));
+    std::printf("%.2f average message size\n",
+                messages > 0 ? static_cast<double>(bytes) / static_cast<double>(messages) : 0.0);
+    std::printf("%.2f MiB/s throughput\n", static_cast<double>(bytes) / elapsed / (1024 * 1024));
+    if (failed_ > 0) {
+      std::fprintf(stderr, "asio_pingpong_client: %d of %zu sessions failed\n", failed_.load(),
+                   sessions_.size());
+    }
+    return drained && failed_ == 0 && bytes > 0 ? 0 : 1;
+  }
+
+  // Called once per session, from its context's thread, when it is closed.
+  void sessionDone(bool failed) {
+    if (failed) ++failed_;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (--live_ == 0) done_.notify_all();
+  }
+
+ private:
+  int liveCount() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return live_;
+  }
+
+  tcp::endpoint server_;
+  std::string message_;
+  std::vector<asio::io_context> contexts_;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
+  std::vector<std::shared_ptr<Session>> sessions_;
+  std::mutex mutex_;
+  std::condition_variable done_;
+  int live_;  // sessions not yet closed; guarded by mutex_
+  std::atomic<int> failed_{0};
+};
+
+void Session::start(const tcp::endpoint& server, const std::string& message) {
+  auto self = shared_from_this();
+  socket_.async_connect(server, [this, self, &message](const boost::system::error_code& ec) {
+    if (ec) {
+      finish(ec);
+      return;
+    }
+    boost::system::error_code ignored;
+    socket_.set_option(tcp::no_delay(true), ignored);
+    if (stopping_) {  // stop() came before the connection
+      socket_.shutdown(tcp::socket::shutdown_send, ignored);
+      doRead();
+    } else {
+      doWrite(message.data(), message.size());
+    }
+  });
+}
+
+void Session::stop() {
+  auto self = shared_from_this();
+  asio::post(socket_.get_executor(), [this, self] {
+    if (stopping_ || finished_) return;
+    stopping_ = true;
+    // While a write is pending, its handler shuts down (muon's
+    // TcpConnection::shutdown also waits for the output buffer to drain).
+    if (!writing_ && socket_.is_open()) {
+      boost::system::error_code ignored;
+      socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    }
+  });
+}
+
+void Session::doRead() {
+  auto self = shared_from_this();
+  socket_.async_read_some(asio::buffer(data_.get(), kReadSize),
+                          [this, self](const boost::system::error_code& ec, size_t n) {
+                            if (ec) {
+                              finish(ec);
+                              return;
+                            }
+                            bytesRead_ += static_cast<int64_t>(n);
+                            ++messagesRead_;
+                            if (stopping_) {
+                              doRead();  // write side is closed: just drain
+                            } else {
+                              doWrite(data_.get(), n);
+                            }
+                          });
+}
+
+void Session::doWrite(const char* data, size_t n) {
+  auto self = shared_from_this();
+  writing_ = true;
+  asio::async_write(socket_, asio::buffer(data, n),
+                    [this, self](const boost::system::error_code& ec, size_t) {
+                      writing_ = false;
+                      if (ec) {
+                        finish(ec);
+                        return;
+                      }
+                      if (stopping_) {
+                        boost::system::error_code ignored;
+                        socket_.shutdown(tcp::socket::shutdown_send, ignored);
+                      }
+                      doRead();
+                    });
+}
+
+void Session::finish(const boost::system::error_code& ec) {
+  if (finished_) return;
+  finished_ = true;
+  // EOF after our shutdown is the normal end; anything else is a failure.
+  bool failed = !(stopping_ && ec == asio::error::eof);
+  if (failed) {
+    std::fprintf(stderr, "asio_pingpong_client: session: %s\n", ec.message().c_str());
+  }
+  boost::system::error_code ignored;
+  socket_.close(ignored);
+  owner_->sessionDone(failed);
+}
+
+bool parseNumber(const char* s, double lo, double hi, double* out) {
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(s, &end);
+  if (errno != 0 || end == s || *end != '\0' || !(v >= lo && v <= hi)) return false;
+  *out = v;
+  return true;
+}
+
+bool parseInt(const char* s, long lo, long hi, long* out) {
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(s, &end, 10);
+  if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+// One descriptor per session: take the whole hard limit.
+void raiseFdLimit() {
+  struct rlimit rl;
+  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &rl);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  long port = 0, threads = 0, blockSize = 0, sessions = 0;
+  double seconds = 0;
+  boost::system::error_code ec;
+  asio::ip::address address;
+  if (argc == 7) address = asio::ip::make_address(argv[1], ec);
+  if (argc != 7 || ec || !parseInt(argv[2], 1, 65535, &port) ||
+      !parseInt(argv[3], 1, 256, &threads) || !parseInt(argv[4], 1, 64 << 20, &blockSize) ||
+      !parseInt(argv[5], 1, 1000000, &sessions) || !parseNumber(argv[6], 0.01, 86400, &seconds)) {
+    std::fprintf(stderr,
+                 "Usage: %s ADDRESS PORT THREADS BLOCKSIZE SESSIONS SECONDS\n"
+                 "  THREADS 1..256, BLOCKSIZE bytes, SESSIONS connections, SECONDS may be "
+                 "fractional\n",
+                 argv[0]);
+    return 2;
+  }
+  raiseFdLimit();
+  try {
+    Client client(tcp::endpoint(address, static_cast<unsigned short>(port)),
+                  static_cast<int>(threads), static_cast<size_t>(blockSize),
+                  static_cast<int>(sessions));
+    return client.run(seconds);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "asio_pingpong_client: %s\n", e.what());
+    return 1;
+  }
+}

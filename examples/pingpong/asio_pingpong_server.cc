@@ -1,0 +1,162 @@
+// Pingpong server written with Boost.Asio: the twin of pingpong_server.cc.
+//
+//   asio_pingpong_server ADDRESS PORT THREADS
+//
+// Echoes back every byte it reads. THREADS io_contexts, one per thread (the
+// io_context-per-thread pattern of Asio's HTTP server 2 example); the acceptor
+// lives on the first and new sockets are spread round-robin over all of them,
+// as muon's TcpServer spreads connections over its loop threads. PORT 0 binds
+// an ephemeral port; the first line printed is "listening on ADDRESS:PORT".
+#include <boost/asio.hpp>
+
+#include <sys/resource.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+namespace {
+
+// Read size per async_read_some. muon's Buffer reads with readv into its
+// writable space plus a 64 KiB stack buffer, so a 64 KiB read here lets both
+// servers drain a socket in one system call.
+constexpr size_t kReadSize = 64 * 1024;
+
+// One connection: read some, write it all back, read again.
+// Owned by the shared_ptr its pending handler holds; it dies (and closes its
+// socket) when a read or write fails, e.g. on the client's EOF.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  explicit Session(tcp::socket socket)
+      : socket_(std::move(socket)), data_(new char[kReadSize]) {}
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  void start() {
+    boost::system::error_code ec;
+    socket_.set_option(tcp::no_delay(true), ec);
+    doRead();
+  }
+
+ private:
+  void doRead() {
+    auto self = shared_from_this();
+    socket_.async_read_some(asio::buffer(data_.get(), kReadSize),
+                            [this, self](const boost::system::error_code& ec, size_t n) {
+                              if (!ec) doWrite(n);
+                            });
+  }
+
+  void doWrite(size_t n) {
+    auto self = shared_from_this();
+    asio::async_write(socket_, asio::buffer(data_.get(), n),
+                      [this, self](const boost::system::error_code& ec, size_t) {
+                        if (!ec) doRead();
+                      });
+  }
+
+  tcp::socket socket_;
+  std::unique_ptr<char[]> data_;  // not zero-filled: untouched pages stay unmapped
+};
+
+class Server {
+ public:
+  Server(const tcp::endpoint& listenAddr, int threads)
+      : contexts_(static_cast<size_t>(threads)),
+        acceptor_(contexts_[0]) {
+    for (auto& ctx : contexts_) guards_.emplace_back(asio::make_work_guard(ctx));
+    acceptor_.open(listenAddr.protocol());
+    acceptor_.set_option(tcp::acceptor::reuse_address(true));
+    acceptor_.bind(listenAddr);
+    acceptor_.listen(asio::socket_base::max_listen_connections);
+  }
+
+  tcp::endpoint localEndpoint() const { return acceptor_.local_endpoint(); }
+
+  // Runs until killed: the first io_context on the calling thread, the others
+  // on their own threads.
+  void run() {
+    doAccept();
+    std::vector<std::thread> threads;
+    for (size_t i = 1; i < contexts_.size(); ++i) {
+      threads.emplace_back([ctx = &contexts_[i]] { ctx->run(); });
+    }
+    contexts_[0].run();
+    for (auto& t : threads) t.join();
+  }
+
+ private:
+  void doAccept() {
+    asio::io_context& ctx = contexts_[next_];
+    next_ = (next_ + 1) % contexts_.size();
+    acceptor_.async_accept(ctx, [this](const boost::system::error_code& ec, tcp::socket socket) {
+      if (!ec) {
+        std::make_shared<Session>(std::move(socket))->start();
+      } else if (!acceptErrorReported_) {  // e.g. EMFILE: say it once, keep going
+        acceptErrorReported_ = true;
+        std::fprintf(stderr, "asio_pingpong_server: accept: %s\n", ec.message().c_str());
+      }
+      doAccept();
+    });
+  }
+
+  std::vector<asio::io_context> contexts_;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
+  tcp::acceptor acceptor_;
+  size_t next_ = 0;
+  bool acceptErrorReported_ = false;
+};
+
+bool parseInt(const char* s, long lo, long hi, long* out) {
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(s, &end, 10);
+  if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+// One descriptor per connection: take the whole hard limit.
+void raiseFdLimit() {
+  struct rlimit rl;
+  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &rl);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  long port = 0, threads = 0;
+  boost::system::error_code ec;
+  asio::ip::address address;
+  if (argc == 4) address = asio::ip::make_address(argv[1], ec);
+  if (argc != 4 || ec || !parseInt(argv[2], 0, 65535, &port) ||
+      !parseInt(argv[3], 1, 256, &threads)) {
+    std::fprintf(stderr,
+                 "Usage: %s ADDRESS PORT THREADS\n"
+                 "  echoes every byte back; PORT 0 picks a free port; THREADS 1..256\n",
+                 argv[0]);
+    return 2;
+  }
+  raiseFdLimit();
+  try {
+    Server server(tcp::endpoint(address, static_cast<unsigned short>(port)),
+                  static_cast<int>(threads));
+    tcp::endpoint local = server.localEndpoint();
+    std::printf("listening on %s:%u\n", local.address().to_string().c_str(),
+                static_cast<unsigned>(local.port()));
+    std::fflush(stdout);
+    server.run();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "asio_pingpong_server: %s\n", e.what());
+    return 1;
+  }
+}
