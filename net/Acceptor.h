@@ -14,12 +14,14 @@
 // network errors) are logged and accepting goes on.
 #pragma once
 
-#include <sys/socket.h>
+#include <netinet/in.h>
 
+#include <atomic>
 #include <functional>
 
 #include "muon/net/Channel.h"
 #include "muon/net/Socket.h"
+#include "muon/net/TimerId.h"
 
 namespace muon {
 namespace net {
@@ -48,7 +50,7 @@ class Acceptor {
   // listen(2) happens now, in the calling thread, so a client may connect as
   // soon as this returns; accepting starts in the loop thread. Idempotent.
   void listen();
-  bool listening() const { return listening_; }
+  bool listening() const { return listening_.load(); }
   int fd() const { return acceptSocket_.fd(); }
   // Connections rejected for lack of fds so far (loop thread).
   long rejectedForFds() const { return rejectedForFds_; }
@@ -65,8 +67,9 @@ class Acceptor {
   Channel acceptChannel_;
   NewConnectionCallback newConnectionCallback_;
   AcceptFunc acceptFunc_;
-  bool listening_;
+  std::atomic<bool> listening_;
   bool paused_;
+  TimerId pauseTimer_;
   int idleFd_;
   long rejectedForFds_;
 };

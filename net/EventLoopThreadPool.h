@@ -1,7 +1,8 @@
 // EventLoopThreadPool: the I/O loops of a TcpServer (or of many clients).
 //
-// Everything here is for the base loop's thread. With 0 threads every
-// getNextLoop() returns the base loop.
+// start() may be called from any thread, once, before the base loop uses
+// the pool; everything else is for the base loop's thread. With 0 threads
+// every getNextLoop() returns the base loop.
 #pragma once
 
 #include <functional>

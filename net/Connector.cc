@@ -1,0 +1,183 @@
+#include "muon/net/Connector.h"
+
+#include <errno.h>
+
+#include <algorithm>
+#include <cassert>
+
+#include "muon/base/Logging.h"
+#include "muon/net/Channel.h"
+#include "muon/net/EventLoop.h"
+#include "muon/net/SocketsOps.h"
+
+namespace muon {
+namespace net {
+
+Connector::Connector(EventLoop* loop, const InetAddress& serverAddr)
+    : loop_(loop),
+      serverAddr_(serverAddr),
+      connect_(false),
+      state_(kDisconnected),
+      initRetryDelayMs_(kDefaultInitRetryDelayMs),
+      maxRetryDelayMs_(kDefaultMaxRetryDelayMs),
+      retryDelayMs_(kDefaultInitRetryDelayMs) {
+  LOG_DEBUG << "Connector ctor[" << static_cast<const void*>(this) << "]";
+}
+
+Connector::~Connector() {
+  LOG_DEBUG << "Connector dtor[" << static_cast<const void*>(this) << "]";
+  assert(!channel_);
+}
+
+void Connector::setRetryDelayMs(int initialMs, int maxMs) {
+  assert(initialMs > 0 && maxMs >= initialMs);
+  initRetryDelayMs_ = initialMs;
+  maxRetryDelayMs_ = maxMs;
+  retryDelayMs_ = initialMs;
+}
+
+void Connector::start() {
+  connect_ = true;
+  loop_->runInLoop([self = shared_from_this()] { self->startInLoop(); });
+}
+
+void Connector::startInLoop() {
+  loop_->assertInLoopThread();
+  if (state_ != kDisconnected) return;  // an attempt is already under way
+  if (connect_) {
+    connect();
+  } else {
+    LOG_DEBUG << "Connector: stopped, not connecting";
+  }
+}
+
+void Connector::stop() {
+  connect_ = false;
+  // Queued even in the loop thread: stop() may be called from a callback of
+  // the very event this connector is about to handle.
+  loop_->queueInLoop([self = shared_from_this()] { self->stopInLoop(); });
+}
+
+void Connector::stopInLoop() {
+  loop_->assertInLoopThread();
+  loop_->cancel(retryTimer_);
+  if (state_ == kConnecting) {
+    setState(kDisconnected);
+    sockets::close(removeAndResetChannel());
+  }
+}
+
+void Connector::restart() {
+  loop_->assertInLoopThread();
+  setState(kDisconnected);
+  retryDelayMs_ = initRetryDelayMs_;
+  connect_ = true;
+  startInLoop();
+}
+
+void Connector::connect() {
+  int sockfd = sockets::createNonblocking(serverAddr_.family());
+  if (sockfd < 0) {
+    // Out of fds, most likely: try again later.
+    LOG_SYSERR << "Connector::connect cannot create a socket";
+    retry(-1);
+    return;
+  }
+  int ret = sockets::connect(sockfd, serverAddr_.getSockAddr(), serverAddr_.sockLen());
+  int savedErrno = ret == 0 ? 0 : errno;
+  switch (savedErrno) {
+    case 0:
+    case EINPROGRESS:
+    case EINTR:  // the connection goes on asynchronously
+    case EISCONN:
+      connecting(sockfd);
+      break;
+    case EAGAIN:
+    case EADDRINUSE:
+    case EADDRNOTAVAIL:
+    case ECONNREFUSED:
+    case ENETUNREACH:
+    case EHOSTUNREACH:
+    case ETIMEDOUT:
+      retry(sockfd);
+      break;
+    default:
+      // EACCES, EPERM, EAFNOSUPPORT, EBADF, ENOTSOCK...: retrying won't help.
+      errno = savedErrno;
+      LOG_SYSERR << "Connector::connect to " << serverAddr_.toIpPort() << " failed; giving up";
+      sockets::close(sockfd);
+      setState(kDisconnected);
+      break;
+  }
+}
+
+void Connector::connecting(int sockfd) {
+  setState(kConnecting);
+  assert(!channel_);
+  channel_ = std::make_unique<Channel>(loop_, sockfd);
+  channel_->setWriteCallback([this] { handleWrite(); });
+  channel_->setErrorCallback([this] { handleError(); });
+  channel_->doNotLogHup();
+  // A callback (newConnection -> user code) may drop the last owner.
+  channel_->tie(shared_from_this());
+  channel_->enableWriting();
+}
+
+int Connector::removeAndResetChannel() {
+  channel_->disableAll();
+  channel_->remove();
+  int sockfd = channel_->fd();
+  // We may be inside this channel's handleEvent: destroy it later, after
+  // the current batch of events.
+  std::shared_ptr<Channel> dead(std::move(channel_));
+  loop_->queueInLoop([dead] {});
+  return sockfd;
+}
+
+void Connector::handleWrite() {
+  LOG_TRACE << "Connector::handleWrite state=" << static_cast<int>(state_.load());
+  if (state_ != kConnecting) return;  // stopped, or handled by handleError already
+  int sockfd = removeAndResetChannel();
+  int err = sockets::getSocketError(sockfd);
+  if (err != 0) {
+    LOG_DEBUG << "Connector::handleWrite - SO_ERROR = " << err << " " << strerror_tl(err);
+    retry(sockfd);
+  } else if (sockets::isSelfConnect(sockfd)) {
+    LOG_WARN << "Connector::handleWrite - self connect";
+    retry(sockfd);
+  } else {
+    setState(kConnected);
+    if (connect_) {
+      newConnectionCallback_(sockfd);
+    } else {
+      sockets::close(sockfd);
+    }
+  }
+}
+
+void Connector::handleError() {
+  if (state_ != kConnecting) return;
+  int sockfd = removeAndResetChannel();
+  int err = sockets::getSocketError(sockfd);
+  LOG_TRACE << "Connector::handleError SO_ERROR = " << err << " " << strerror_tl(err);
+  retry(sockfd);
+}
+
+void Connector::retry(int sockfd) {
+  if (sockfd >= 0) sockets::close(sockfd);
+  setState(kDisconnected);
+  if (!connect_) {
+    LOG_DEBUG << "Connector: stopped, not retrying";
+    return;
+  }
+  LOG_INFO << "Connector::retry - retry connecting to " << serverAddr_.toIpPort() << " in "
+           << retryDelayMs_ << " milliseconds";
+  std::weak_ptr<Connector> weak(shared_from_this());
+  retryTimer_ = loop_->runAfter(retryDelayMs_ / 1000.0, [weak] {
+    if (std::shared_ptr<Connector> self = weak.lock()) self->startInLoop();
+  });
+  retryDelayMs_ = std::min(retryDelayMs_ * 2, maxRetryDelayMs_);
+}
+
+}  // namespace net
+}  // namespace muon

@@ -1,0 +1,45 @@
+#include "muon/net/EventLoopThread.h"
+
+#include <cassert>
+
+#include "muon/net/EventLoop.h"
+
+namespace muon {
+namespace net {
+
+EventLoopThread::EventLoopThread(ThreadInitCallback cb, std::string name)
+    : callback_(std::move(cb)), name_(std::move(name)), loop_(nullptr) {}
+
+EventLoopThread::~EventLoopThread() {
+  {
+    // Under the lock: the thread clears loop_ (under the same lock) before
+    // its EventLoop is destroyed, so quit() never reaches a dead loop.
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (loop_ != nullptr) loop_->quit();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+EventLoop* EventLoopThread::startLoop() {
+  assert(!thread_.joinable());
+  thread_ = std::thread([this] { threadFunc(); });
+  std::unique_lock<std::mutex> lock(mutex_);
+  cond_.wait(lock, [this] { return loop_ != nullptr; });
+  return loop_;
+}
+
+void EventLoopThread::threadFunc() {
+  EventLoop loop;
+  if (callback_) callback_(&loop);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    loop_ = &loop;
+  }
+  cond_.notify_one();
+  loop.loop();
+  std::lock_guard<std::mutex> lock(mutex_);
+  loop_ = nullptr;
+}
+
+}  // namespace net
+}  // namespace muon

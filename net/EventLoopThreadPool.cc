@@ -1,0 +1,50 @@
+#include "muon/net/EventLoopThreadPool.h"
+
+#include <cassert>
+
+#include "muon/net/EventLoop.h"
+#include "muon/net/EventLoopThread.h"
+
+namespace muon {
+namespace net {
+
+EventLoopThreadPool::EventLoopThreadPool(EventLoop* baseLoop, std::string name)
+    : baseLoop_(baseLoop), name_(std::move(name)), started_(false), numThreads_(0), next_(0) {}
+
+// The loops belong to their threads; destroying the threads quits and joins them.
+EventLoopThreadPool::~EventLoopThreadPool() = default;
+
+void EventLoopThreadPool::start(const ThreadInitCallback& cb) {
+  // Any thread may start the pool (TcpServer::start is thread-safe), but
+  // only once and before the base loop asks for a loop.
+  assert(!started_);
+  started_ = true;
+  for (int i = 0; i < numThreads_; ++i) {
+    threads_.push_back(std::make_unique<EventLoopThread>(cb, name_ + std::to_string(i)));
+    loops_.push_back(threads_.back()->startLoop());
+  }
+  if (numThreads_ == 0 && cb) cb(baseLoop_);
+}
+
+EventLoop* EventLoopThreadPool::getNextLoop() {
+  baseLoop_->assertInLoopThread();
+  assert(started_);
+  if (loops_.empty()) return baseLoop_;
+  EventLoop* loop = loops_[next_];
+  if (++next_ >= loops_.size()) next_ = 0;
+  return loop;
+}
+
+EventLoop* EventLoopThreadPool::getLoopForHash(size_t hashCode) {
+  baseLoop_->assertInLoopThread();
+  return loops_.empty() ? baseLoop_ : loops_[hashCode % loops_.size()];
+}
+
+std::vector<EventLoop*> EventLoopThreadPool::getAllLoops() {
+  baseLoop_->assertInLoopThread();
+  assert(started_);
+  return loops_.empty() ? std::vector<EventLoop*>{baseLoop_} : loops_;
+}
+
+}  // namespace net
+}  // namespace muon
