@@ -1,0 +1,138 @@
+#include "muon/net/Buffer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "NetTestUtil.h"
+
+using muon::net::Buffer;
+
+TEST(Buffer, AppendRetrieve) {
+  Buffer buf;
+  EXPECT_EQ(buf.readableBytes(), 0u);
+  EXPECT_EQ(buf.writableBytes(), Buffer::kInitialSize);
+  EXPECT_EQ(buf.prependableBytes(), Buffer::kCheapPrepend);
+
+  const std::string str(200, 'x');
+  buf.append(str);
+  EXPECT_EQ(buf.readableBytes(), str.size());
+  EXPECT_EQ(buf.writableBytes(), Buffer::kInitialSize - str.size());
+
+  const std::string str2 = buf.retrieveAsString(50);
+  EXPECT_EQ(str2, std::string(50, 'x'));
+  EXPECT_EQ(buf.readableBytes(), 150u);
+  EXPECT_EQ(buf.prependableBytes(), Buffer::kCheapPrepend + 50);
+
+  buf.append(str);
+  EXPECT_EQ(buf.readableBytes(), 350u);
+  EXPECT_EQ(buf.retrieveAllAsString(), std::string(350, 'x'));
+  EXPECT_EQ(buf.readableBytes(), 0u);
+  EXPECT_EQ(buf.prependableBytes(), Buffer::kCheapPrepend);
+}
+
+TEST(Buffer, GrowsAndKeepsContent) {
+  Buffer buf;
+  buf.append(std::string(400, 'y'));
+  buf.retrieve(50);
+  buf.append(std::string(1000, 'z'));
+  EXPECT_EQ(buf.readableBytes(), 1350u);
+  EXPECT_EQ(buf.retrieveAllAsString(), std::string(350, 'y') + std::string(1000, 'z'));
+}
+
+TEST(Buffer, MovesInsteadOfGrowingWhenThereIsRoom) {
+  Buffer buf;
+  buf.append(std::string(800, 'y'));
+  buf.retrieve(500);
+  size_t capacity = buf.internalCapacity();
+  buf.append(std::string(300, 'z'));
+  EXPECT_EQ(buf.internalCapacity(), capacity);
+  EXPECT_EQ(buf.prependableBytes(), Buffer::kCheapPrepend);
+  EXPECT_EQ(buf.retrieveAllAsString(), std::string(300, 'y') + std::string(300, 'z'));
+}
+
+TEST(Buffer, ShrinkKeepsReadable) {
+  Buffer buf;
+  buf.append(std::string(2000, 'y'));
+  buf.retrieve(1500);
+  buf.shrink(0);
+  EXPECT_EQ(buf.readableBytes(), 500u);
+  EXPECT_EQ(buf.writableBytes(), 0u);
+  EXPECT_LE(buf.internalCapacity(), 2000u);
+  EXPECT_EQ(buf.retrieveAllAsString(), std::string(500, 'y'));
+}
+
+TEST(Buffer, Prepend) {
+  Buffer buf;
+  buf.append(std::string(200, 'y'));
+  int32_t len = 200;
+  buf.prependInt32(len);
+  EXPECT_EQ(buf.readableBytes(), 204u);
+  EXPECT_EQ(buf.prependableBytes(), Buffer::kCheapPrepend - 4);
+  EXPECT_EQ(buf.readInt32(), 200);
+  EXPECT_EQ(buf.retrieveAllAsString(), std::string(200, 'y'));
+}
+
+TEST(Buffer, IntegersInNetworkOrder) {
+  Buffer buf;
+  buf.appendInt8(-2);
+  buf.appendInt16(0x1234);
+  buf.appendInt32(-123456789);
+  buf.appendInt64(0x0102030405060708LL);
+  EXPECT_EQ(buf.readableBytes(), 1u + 2 + 4 + 8);
+  // Big-endian on the wire.
+  EXPECT_EQ(static_cast<unsigned char>(buf.peek()[1]), 0x12);
+  EXPECT_EQ(static_cast<unsigned char>(buf.peek()[2]), 0x34);
+  EXPECT_EQ(static_cast<unsigned char>(buf.peek()[7]), 0x01);
+  EXPECT_EQ(static_cast<unsigned char>(buf.peek()[14]), 0x08);
+  EXPECT_EQ(buf.peekInt8(), -2);
+  EXPECT_EQ(buf.readInt8(), -2);
+  EXPECT_EQ(buf.readInt16(), 0x1234);
+  EXPECT_EQ(buf.readInt32(), -123456789);
+  EXPECT_EQ(buf.readInt64(), 0x0102030405060708LL);
+  EXPECT_EQ(buf.readableBytes(), 0u);
+}
+
+TEST(Buffer, FindCRLFAndEOL) {
+  Buffer buf;
+  buf.append("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  const char* crlf = buf.findCRLF();
+  ASSERT_NE(crlf, nullptr);
+  EXPECT_EQ(crlf - buf.peek(), 14);
+  const char* second = buf.findCRLF(crlf + 2);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second - buf.peek(), 23);
+  EXPECT_EQ(buf.findEOL() - buf.peek(), 15);
+  buf.retrieveUntil(crlf + 2);
+  EXPECT_EQ(buf.toStringView().substr(0, 4), "Host");
+
+  Buffer none;
+  none.append("no line end");
+  EXPECT_EQ(none.findCRLF(), nullptr);
+  EXPECT_EQ(none.findEOL(), nullptr);
+}
+
+TEST(Buffer, ReadFdTakesMoreThanWritableInOneCall) {
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), 0);
+  ASSERT_GT(::fcntl(fds[1], F_SETPIPE_SZ, 1 << 20), 0);
+  const std::string data = muon::net::test::makePattern(200000);
+  ASSERT_EQ(::write(fds[1], data.data(), data.size()), static_cast<ssize_t>(data.size()));
+
+  Buffer buf;
+  int savedErrno = 0;
+  // One call: the 1 KiB of the buffer plus the 64 KiB stack extra.
+  ssize_t n = buf.readFd(fds[0], &savedErrno);
+  EXPECT_EQ(n, static_cast<ssize_t>(Buffer::kInitialSize + 65536));
+  EXPECT_EQ(buf.readableBytes(), static_cast<size_t>(n));
+  while (buf.readableBytes() < data.size()) {
+    ASSERT_GT(buf.readFd(fds[0], &savedErrno), 0);
+  }
+  EXPECT_EQ(buf.retrieveAllAsString(), data);
+  EXPECT_EQ(buf.readFd(fds[0], &savedErrno), -1);
+  EXPECT_EQ(savedErrno, EAGAIN);
+  ::close(fds[1]);
+  EXPECT_EQ(buf.readFd(fds[0], &savedErrno), 0);
+  ::close(fds[0]);
+}

@@ -1,0 +1,256 @@
+#include "muon/net/EventLoop.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "NetTestUtil.h"
+#include "muon/base/Logging.h"
+#include "muon/net/Channel.h"
+#include "muon/net/EventLoopThread.h"
+#include "muon/net/EventLoopThreadPool.h"
+
+using muon::net::Channel;
+using muon::net::EventLoop;
+using muon::net::EventLoopThread;
+using muon::net::EventLoopThreadPool;
+using muon::net::test::runSync;
+using muon::net::test::waitFor;
+
+namespace {
+// Death tests match stderr; the log goes to stdout by default.
+void logToStderr() {
+  muon::Logger::setOutput([](const char* msg, size_t len) { ::fwrite(msg, 1, len, stderr); });
+}
+}  // namespace
+
+TEST(EventLoopDeathTest, SecondLoopInThreadAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        logToStderr();
+        EventLoop first;
+        EventLoop second;
+      },
+      "Another EventLoop .* exists in this thread");
+}
+
+TEST(EventLoopDeathTest, WrongThreadAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        logToStderr();
+        EventLoop loop;
+        std::thread([&loop] { loop.loop(); }).join();
+      },
+      "abortNotInLoopThread - EventLoop .* was created in threadId_ = [0-9]+, current thread id = [0-9]+");
+}
+
+TEST(EventLoopDeathTest, ChannelUpdateFromWrongThreadAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        logToStderr();
+        EventLoop loop;
+        int fds[2];
+        if (::pipe2(fds, O_CLOEXEC) != 0) std::abort();
+        Channel channel(&loop, fds[0]);
+        std::thread([&channel] { channel.enableReading(); }).join();
+      },
+      "abortNotInLoopThread");
+}
+
+TEST(EventLoop, CurrentThreadLoop) {
+  EXPECT_EQ(EventLoop::getEventLoopOfCurrentThread(), nullptr);
+  {
+    EventLoop loop;
+    EXPECT_EQ(EventLoop::getEventLoopOfCurrentThread(), &loop);
+    EXPECT_TRUE(loop.isInLoopThread());
+  }
+  EXPECT_EQ(EventLoop::getEventLoopOfCurrentThread(), nullptr);
+}
+
+TEST(EventLoop, QuitFromAnotherThread) {
+  EventLoop loop;
+  std::atomic<bool> ran{false};
+  std::thread t([&] {
+    // Wait until the loop is blocked in poll (first iteration not done).
+    loop.runInLoop([&] { ran = true; });
+    loop.quit();
+  });
+  auto start = std::chrono::steady_clock::now();
+  loop.loop();
+  t.join();
+  EXPECT_TRUE(ran);
+  // Woken at once, not after the 10 s poll timeout.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST(EventLoop, QueueInLoopBeforeLoopStartsIsNotLost) {
+  EventLoop loop;
+  bool ran = false;
+  loop.queueInLoop([&] {
+    ran = true;
+    loop.quit();
+  });
+  EXPECT_FALSE(ran);
+  auto start = std::chrono::steady_clock::now();
+  loop.loop();
+  EXPECT_TRUE(ran);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST(EventLoop, RunInLoopFromEightThreadsRunsEachFunctorOnce) {
+  EventLoopThread loopThread;
+  EventLoop* loop = loopThread.startLoop();
+  constexpr int kThreads = 8;
+  constexpr int kPerThread = 20000;
+  // Loop-thread only: each sender's functors, in arrival order.
+  std::vector<std::vector<int>> seen(kThreads);
+  std::atomic<int> total{0};
+  std::vector<std::thread> senders;
+  for (int t = 0; t < kThreads; ++t) {
+    senders.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        loop->runInLoop([&, t, i] {
+          seen[static_cast<size_t>(t)].push_back(i);
+          total.fetch_add(1);
+        });
+      }
+    });
+  }
+  for (auto& s : senders) s.join();
+  ASSERT_TRUE(waitFor([&] { return total.load() == kThreads * kPerThread; }));
+  runSync(loop, [&] {
+    for (int t = 0; t < kThreads; ++t) {
+      const auto& v = seen[static_cast<size_t>(t)];
+      ASSERT_EQ(v.size(), static_cast<size_t>(kPerThread));
+      for (int i = 0; i < kPerThread; ++i) ASSERT_EQ(v[static_cast<size_t>(i)], i);
+    }
+  });
+  EXPECT_EQ(total.load(), kThreads * kPerThread);
+}
+
+TEST(EventLoop, FunctorsQueuedBeforeQuitStillRun) {
+  std::atomic<int> count{0};
+  {
+    EventLoopThread loopThread;
+    EventLoop* loop = loopThread.startLoop();
+    for (int i = 0; i < 1000; ++i) loop->queueInLoop([&] { count.fetch_add(1); });
+    // The destructor quits and joins.
+  }
+  EXPECT_EQ(count.load(), 1000);
+}
+
+// A callback removes (and destroys) another channel that is ready in the
+// same poll: the removed channel's callback must not run (muduo asserted).
+TEST(EventLoop, ChannelRemovedByEarlierCallbackOfSameIterationIsSkipped) {
+  EventLoop loop;
+  int a[2], b[2];
+  ASSERT_EQ(::pipe2(a, O_CLOEXEC | O_NONBLOCK), 0);
+  ASSERT_EQ(::pipe2(b, O_CLOEXEC | O_NONBLOCK), 0);
+  auto chA = std::make_unique<Channel>(&loop, a[0]);
+  auto chB = std::make_unique<Channel>(&loop, b[0]);
+  int calls = 0;
+  // Whichever runs first removes and destroys the other.
+  chA->setReadCallback([&](muon::Timestamp) {
+    ++calls;
+    chB->disableAll();
+    chB->remove();
+    chB.reset();
+    loop.quit();
+  });
+  chB->setReadCallback([&](muon::Timestamp) {
+    ++calls;
+    chA->disableAll();
+    chA->remove();
+    chA.reset();
+    loop.quit();
+  });
+  chA->enableReading();
+  chB->enableReading();
+  ASSERT_EQ(::write(a[1], "x", 1), 1);
+  ASSERT_EQ(::write(b[1], "x", 1), 1);
+  loop.loop();
+  EXPECT_EQ(calls, 1);
+  if (chA) {
+    chA->disableAll();
+    chA->remove();
+  }
+  if (chB) {
+    chB->disableAll();
+    chB->remove();
+  }
+  for (int fd : {a[0], a[1], b[0], b[1]}) ::close(fd);
+}
+
+TEST(EventLoop, IdleLoopDoesNotSpin) {
+  EventLoop loop;
+  loop.runAfter(0.05, [&] { loop.quit(); });
+  loop.loop();
+  // One poll for the timer (maybe one more for a wake-up), not thousands.
+  EXPECT_LE(loop.iteration(), 3);
+}
+
+TEST(EventLoopThreadPool, RoundRobinAndHash) {
+  EventLoop base;
+  EventLoopThreadPool pool(&base, "pool");
+  pool.setThreadNum(3);
+  std::atomic<int> inits{0};
+  pool.start([&](EventLoop* loop) {
+    EXPECT_TRUE(loop->isInLoopThread());
+    inits.fetch_add(1);
+  });
+  EXPECT_EQ(inits.load(), 3);
+  std::vector<EventLoop*> loops = pool.getAllLoops();
+  ASSERT_EQ(loops.size(), 3u);
+  EXPECT_NE(loops[0], loops[1]);
+  EXPECT_NE(loops[1], loops[2]);
+  for (int round = 0; round < 2; ++round) {
+    for (EventLoop* expected : loops) EXPECT_EQ(pool.getNextLoop(), expected);
+  }
+  EXPECT_EQ(pool.getLoopForHash(7), pool.getLoopForHash(7));
+  EXPECT_EQ(pool.getLoopForHash(7), loops[1]);
+  EXPECT_NE(pool.getLoopForHash(7), pool.getLoopForHash(8));
+}
+
+TEST(EventLoopThreadPool, ZeroThreadsUsesBaseLoop) {
+  EventLoop base;
+  EventLoopThreadPool pool(&base, "none");
+  EventLoop* initLoop = nullptr;
+  pool.start([&](EventLoop* loop) { initLoop = loop; });
+  EXPECT_EQ(initLoop, &base);
+  EXPECT_EQ(pool.getNextLoop(), &base);
+  EXPECT_EQ(pool.getLoopForHash(99), &base);
+}
+
+TEST(EventLoop, PollPollerChosenByEnvironmentWorks) {
+  ::setenv("MUON_USE_POLL", "1", 1);
+  {
+    EventLoop loop;
+    int fds[2];
+    ASSERT_EQ(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), 0);
+    Channel channel(&loop, fds[0]);
+    int reads = 0;
+    channel.setReadCallback([&](muon::Timestamp) {
+      char c;
+      ASSERT_EQ(::read(fds[0], &c, 1), 1);
+      if (++reads == 3) loop.quit();
+    });
+    channel.enableReading();
+    loop.runEvery(0.001, [&] { ASSERT_EQ(::write(fds[1], "x", 1), 1); });
+    loop.loop();
+    EXPECT_EQ(reads, 3);
+    channel.disableAll();
+    channel.remove();
+    ::close(fds[0]);
+    ::close(fds[1]);
+  }
+  ::unsetenv("MUON_USE_POLL");
+}

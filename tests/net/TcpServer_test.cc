@@ -1,0 +1,360 @@
+// TcpServer + TcpConnection end to end, over loopback, with blocking
+// clients in the test thread.
+#include "muon/net/TcpServer.h"
+
+#include <stdlib.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "NetTestUtil.h"
+#include "ServerFixture.h"
+#include "muon/net/Buffer.h"
+#include "muon/net/EventLoop.h"
+#include "muon/net/TcpConnection.h"
+
+using namespace muon::net;
+using namespace muon::net::test;
+
+namespace {
+
+void echo(const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) { conn->send(buf); }
+
+void echoServer(TcpServer& s) { s.setMessageCallback(echo); }
+
+// Writes `data` from another thread while this one reads the echo back.
+void roundTrip(const InetAddress& addr, const std::string& data) {
+  int fd = connectTo(addr);
+  ASSERT_GE(fd, 0);
+  std::thread writer([&] { EXPECT_TRUE(writeAll(fd, data.data(), data.size())); });
+  std::string back(data.size(), '\0');
+  bool ok = readExactly(fd, back.data(), back.size());
+  writer.join();
+  ASSERT_TRUE(ok) << "echo of " << data.size() << " bytes incomplete";
+  EXPECT_TRUE(back == data) << "echo of " << data.size() << " bytes differs";
+  ::close(fd);
+}
+
+}  // namespace
+
+class EchoRoundTrip : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    if (std::string(GetParam()) == "poll") ::setenv("MUON_USE_POLL", "1", 1);
+  }
+  void TearDown() override { ::unsetenv("MUON_USE_POLL"); }
+};
+
+TEST_P(EchoRoundTrip, OneByteTo8MiB) {
+  ServerThread server(1, echoServer);
+  uint32_t seed = 1;
+  for (size_t size : {size_t{1}, size_t{100}, size_t{4096}, size_t{65536}, size_t{65537},
+                      size_t{1} << 20, size_t{8} << 20}) {
+    roundTrip(server.address(), makePattern(size, seed++));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Pollers, EchoRoundTrip, ::testing::Values("epoll", "poll"));
+
+TEST(TcpServer, EchoOverIpv6) {
+  ServerThread server(0, echoServer, /*ipv6=*/true);
+  EXPECT_TRUE(server.address().isIpv6());
+  roundTrip(server.address(), makePattern(10000));
+}
+
+TEST(TcpServer, ListenAddressHasTheBoundPort) {
+  ServerThread server(0, echoServer);
+  EXPECT_NE(server.address().port(), 0);
+  EXPECT_EQ(server.address().toIp(), "127.0.0.1");
+}
+
+TEST(TcpServer, StartIsIdempotentAndThreadSafe) {
+  EventLoopThread loopThread;
+  EventLoop* loop = loopThread.startLoop();
+  std::unique_ptr<TcpServer> server;
+  std::atomic<int> inits{0};
+  runSync(loop, [&] {
+    server = std::make_unique<TcpServer>(loop, loopback(0), "starts");
+    server->setThreadNum(2);
+    server->setThreadInitCallback([&](EventLoop*) { inits.fetch_add(1); });
+    server->setMessageCallback(echo);
+  });
+  std::vector<std::thread> starters;
+  for (int i = 0; i < 4; ++i) starters.emplace_back([&] { server->start(); });
+  for (auto& t : starters) t.join();
+  EXPECT_EQ(inits.load(), 2);
+  // start() has returned, so the socket listens.
+  roundTrip(server->listenAddress(), "hello");
+  runSync(loop, [&] { server.reset(); });
+}
+
+TEST(TcpServer, ThousandConcurrentConnectionsOnTwoLoops) {
+  constexpr int kConns = 1000;
+  std::mutex mu;
+  std::map<EventLoop*, int> perLoop;
+  std::atomic<int> up{0};
+  ServerThread server(2, [&](TcpServer& s) {
+    s.setMessageCallback(echo);
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (!conn->connected()) return;
+      std::lock_guard<std::mutex> lock(mu);
+      ++perLoop[conn->getLoop()];
+      up.fetch_add(1);
+    });
+  });
+  std::vector<int> fds;
+  for (int i = 0; i < kConns; ++i) {
+    int fd = connectTo(server.address());
+    ASSERT_GE(fd, 0) << "connection " << i;
+    fds.push_back(fd);
+  }
+  ASSERT_TRUE(waitFor([&] { return up.load() == kConns; })) << up.load();
+  EXPECT_EQ(server.numConnections(), static_cast<size_t>(kConns));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ASSERT_EQ(perLoop.size(), 2u);
+    for (auto& [loop, n] : perLoop) {
+      EXPECT_NE(loop, server.loop());
+      EXPECT_EQ(n, kConns / 2);  // round robin
+    }
+  }
+  // All open at once: every one echoes its own id.
+  for (int i = 0; i < kConns; ++i) {
+    std::string msg = "conn" + std::to_string(i) + ";";
+    ASSERT_TRUE(writeAll(fds[static_cast<size_t>(i)], msg.data(), msg.size()));
+  }
+  for (int i = 0; i < kConns; ++i) {
+    std::string msg = "conn" + std::to_string(i) + ";";
+    EXPECT_EQ(readExactly(fds[static_cast<size_t>(i)], msg.size()), msg);
+  }
+  for (int fd : fds) ::close(fd);
+  EXPECT_TRUE(waitFor([&] { return server.numConnections() == 0; }));
+}
+
+TEST(TcpServer, SendFromEightThreadsArrivesWholeAndInOrder) {
+  constexpr int kThreads = 8;
+  constexpr int kMessages = 2000;
+  std::promise<TcpConnectionPtr> connected;
+  ServerThread server(1, [&](TcpServer& s) {
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (conn->connected()) connected.set_value(conn);
+    });
+  });
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  TcpConnectionPtr conn = connected.get_future().get();
+  EXPECT_FALSE(conn->getLoop()->isInLoopThread());
+  std::vector<std::thread> senders;
+  for (int t = 0; t < kThreads; ++t) {
+    senders.emplace_back([conn, t] {
+      for (int i = 0; i < kMessages; ++i) {
+        // Lines of varying length, some large enough to be queued.
+        std::string line = std::to_string(t) + ":" + std::to_string(i) + ":" +
+                           std::string(static_cast<size_t>((i * 37) % 3000), 'a' + static_cast<char>(t)) + "\n";
+        if (i % 2 == 0) {
+          conn->send(line);
+        } else {
+          conn->send(std::move(line));
+        }
+      }
+    });
+  }
+  std::vector<int> next(kThreads, 0);
+  std::string pending;
+  int lines = 0;
+  char buf[65536];
+  while (lines < kThreads * kMessages) {
+    ASSERT_TRUE(waitReadable(fd, 20000));
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    ASSERT_GT(n, 0);
+    pending.append(buf, static_cast<size_t>(n));
+    size_t start = 0, eol;
+    while ((eol = pending.find('\n', start)) != std::string::npos) {
+      std::string_view line(pending.data() + start, eol - start);
+      size_t c1 = line.find(':'), c2 = line.find(':', c1 + 1);
+      ASSERT_NE(c2, std::string_view::npos) << line;
+      int t = std::stoi(std::string(line.substr(0, c1)));
+      int i = std::stoi(std::string(line.substr(c1 + 1, c2 - c1 - 1)));
+      ASSERT_TRUE(t >= 0 && t < kThreads);
+      ASSERT_EQ(i, next[static_cast<size_t>(t)]) << "thread " << t << " out of order";
+      ++next[static_cast<size_t>(t)];
+      std::string_view body = line.substr(c2 + 1);
+      ASSERT_EQ(body.size(), static_cast<size_t>((i * 37) % 3000));
+      ASSERT_EQ(body.find_first_not_of(static_cast<char>('a' + t)), std::string_view::npos);
+      ++lines;
+      start = eol + 1;
+    }
+    pending.erase(0, start);
+  }
+  for (auto& s : senders) s.join();
+  ::close(fd);
+}
+
+TEST(TcpServer, ShutdownWithEightMiBQueuedDeliversAllThenEof) {
+  const std::string data = makePattern(8 << 20, 7);
+  std::atomic<bool> queued{false};
+  ServerThread server(1, [&](TcpServer& s) {
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (!conn->connected()) return;
+      conn->send(data);
+      conn->shutdown();  // while most of it is still queued
+      queued = conn->outputBuffer()->readableBytes() > 0;
+    });
+  });
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  std::string got = readExactly(fd, data.size());
+  EXPECT_TRUE(queued.load());
+  ASSERT_EQ(got.size(), data.size());
+  EXPECT_TRUE(got == data);
+  EXPECT_TRUE(readsEof(fd));
+  ::close(fd);
+  EXPECT_TRUE(waitFor([&] { return server.numConnections() == 0; }));
+}
+
+TEST(TcpServer, PeerResetGivesOneDisconnectAndFreesTheFd) {
+  std::atomic<int> up{0}, down{0};
+  ServerThread server(1, [&](TcpServer& s) {
+    s.setMessageCallback(echo);
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      (conn->connected() ? up : down).fetch_add(1);
+    });
+  });
+  const int baseline = countOpenFds();
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(writeAll(fd, "ping", 4));
+  EXPECT_EQ(readExactly(fd, 4), "ping");
+  ASSERT_TRUE(waitFor([&] { return up.load() == 1; }));
+  EXPECT_EQ(countOpenFds(), baseline + 2);  // ours and the server's
+  closeWithReset(fd);
+  ASSERT_TRUE(waitFor([&] { return down.load() == 1; }));
+  EXPECT_TRUE(waitFor([&] { return server.numConnections() == 0 && countOpenFds() == baseline; }))
+      << countOpenFds() << " fds, baseline " << baseline;
+  // A later event must not bring a second disconnect.
+  roundTrip(server.address(), "x");
+  EXPECT_TRUE(waitFor([&] { return down.load() == 2; }));
+  EXPECT_EQ(up.load(), 2);
+}
+
+TEST(TcpServer, PausedReaderHitsHighWaterMarkOnceThenGetsEveryByteInOrder) {
+  constexpr size_t kMark = 1 << 20;
+  const std::string data = makePattern(24 << 20, 3);
+  std::atomic<int> marks{0};
+  std::atomic<size_t> markSize{0};
+  std::atomic<int> completes{0};
+  ServerThread server(1, [&](TcpServer& s) {
+    s.setWriteCompleteCallback([&](const TcpConnectionPtr&) { completes.fetch_add(1); });
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (!conn->connected()) return;
+      conn->setHighWaterMarkCallback(
+          [&](const TcpConnectionPtr&, size_t size) {
+            marks.fetch_add(1);
+            markSize = size;
+          },
+          kMark);
+      // 64 KiB at a time: the buffer crosses the mark once, on the way up.
+      for (size_t off = 0; off < data.size(); off += 65536) {
+        conn->send(std::string_view(data).substr(off, 65536));
+      }
+    });
+  });
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(waitFor([&] { return marks.load() >= 1; }));
+  EXPECT_GE(markSize.load(), kMark);
+  EXPECT_LT(markSize.load(), kMark + 65536);
+  std::string got = readExactly(fd, data.size());
+  ASSERT_EQ(got.size(), data.size());
+  EXPECT_TRUE(got == data);
+  // Every send written out at once completes too; the last one comes when
+  // the queue drains.
+  EXPECT_TRUE(waitFor([&] { return completes.load() >= 1; }));
+  EXPECT_EQ(marks.load(), 1);
+  ::close(fd);
+}
+
+TEST(TcpServer, FdCountUnchangedAfter2000ConnectCloseCycles) {
+  std::atomic<int> down{0};
+  ServerThread server(2, [&](TcpServer& s) {
+    s.setMessageCallback(echo);
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (!conn->connected()) down.fetch_add(1);
+    });
+  });
+  const int baseline = countOpenFds();
+  for (int i = 0; i < 2000; ++i) {
+    int fd = connectTo(server.address());
+    ASSERT_GE(fd, 0) << "cycle " << i;
+    if (i % 4 == 0) {  // some do a round trip, some close at once, some reset
+      ASSERT_TRUE(writeAll(fd, "abc", 3));
+      ASSERT_EQ(readExactly(fd, 3), "abc");
+    }
+    if (i % 4 == 1) {
+      closeWithReset(fd);
+    } else {
+      ::close(fd);
+    }
+  }
+  ASSERT_TRUE(waitFor([&] { return down.load() == 2000; })) << down.load();
+  EXPECT_TRUE(waitFor([&] { return server.numConnections() == 0 && countOpenFds() == baseline; }))
+      << countOpenFds() << " fds, baseline " << baseline;
+}
+
+TEST(TcpServer, PeerHalfCloseStillGetsQueuedReply) {
+  // The client sends a request and half-closes; the reply is larger than
+  // the socket takes at once, so it is still queued when EOF is read.
+  const std::string reply = makePattern(8 << 20, 9);
+  std::atomic<int> down{0};
+  ServerThread server(1, [&](TcpServer& s) {
+    s.setMessageCallback([&](const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) {
+      if (buf->findEOL() != nullptr) {
+        buf->retrieveAll();
+        conn->send(reply);
+      }
+    });
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (!conn->connected()) down.fetch_add(1);
+    });
+  });
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(writeAll(fd, "GET\n", 4));
+  ASSERT_EQ(::shutdown(fd, SHUT_WR), 0);
+  std::string got = readExactly(fd, reply.size());
+  ASSERT_EQ(got.size(), reply.size());
+  EXPECT_TRUE(got == reply);
+  EXPECT_TRUE(readsEof(fd));
+  EXPECT_TRUE(waitFor([&] { return down.load() == 1; }));
+  ::close(fd);
+}
+
+TEST(TcpServer, DestroyedWithOpenConnections) {
+  std::atomic<int> down{0};
+  int fds[3];
+  {
+    ServerThread server(2, [&](TcpServer& s) {
+      s.setMessageCallback(echo);
+      s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+        if (!conn->connected()) down.fetch_add(1);
+      });
+    });
+    for (int& fd : fds) {
+      fd = connectTo(server.address());
+      ASSERT_GE(fd, 0);
+      ASSERT_TRUE(writeAll(fd, "x", 1));
+      ASSERT_EQ(readExactly(fd, 1), "x");
+    }
+  }
+  EXPECT_EQ(down.load(), 3);  // each connection said goodbye
+  for (int fd : fds) {
+    EXPECT_TRUE(readsEof(fd));
+    ::close(fd);
+  }
+}
