@@ -2,7 +2,10 @@
 //
 // UTC by default; a fixed offset; or a zone from the system tz database
 // (TZif files under /usr/share/zoneinfo, or $TZDIR), so that a server can log
-// in Asia/Shanghai time and be right across daylight-saving changes.
+// in Asia/Shanghai time and be right across daylight-saving changes. Past the
+// end of a file's transition table (2037 in "fat" files) the rule of its
+// footer (a POSIX TZ string such as "EST5EDT,M3.2.0,M11.1.0") applies.
+// Leap-second files (the "right/" zones) are read as if they had none.
 // Immutable once built: copies share the data, and any thread may use one.
 #pragma once
 
