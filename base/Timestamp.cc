@@ -13,8 +13,15 @@ Timestamp Timestamp::now() {
 }
 
 std::string Timestamp::toString() const {
+  // Not secondsSinceEpoch(): its floor division would print -1 us as
+  // "-1.999999". The magnitude is taken in unsigned arithmetic, exact for INT64_MIN.
+  const bool negative = microSecondsSinceEpoch_ < 0;
+  const uint64_t magnitude = negative ? 0 - static_cast<uint64_t>(microSecondsSinceEpoch_)
+                                      : static_cast<uint64_t>(microSecondsSinceEpoch_);
+  const uint64_t perSecond = static_cast<uint64_t>(kMicroSecondsPerSecond);
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%" PRId64 ".%06d", secondsSinceEpoch(), microSecondsInSecond());
+  std::snprintf(buf, sizeof buf, "%s%" PRIu64 ".%06" PRIu64, negative ? "-" : "",
+                magnitude / perSecond, magnitude % perSecond);
   return buf;
 }
 

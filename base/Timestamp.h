@@ -2,6 +2,7 @@
 // A value type: cheap to copy, safe to use from any thread.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -30,11 +31,15 @@ class Timestamp {
     int64_t s = microSecondsSinceEpoch_ / kMicroSecondsPerSecond;
     return (microSecondsSinceEpoch_ % kMicroSecondsPerSecond < 0) ? s - 1 : s;
   }
+  // In [0, 1e6). Not us - seconds * 1e6: within a second of INT64_MIN that
+  // product overflows.
   int microSecondsInSecond() const {
-    return static_cast<int>(microSecondsSinceEpoch_ - secondsSinceEpoch() * kMicroSecondsPerSecond);
+    int64_t r = microSecondsSinceEpoch_ % kMicroSecondsPerSecond;
+    return static_cast<int>(r < 0 ? r + kMicroSecondsPerSecond : r);
   }
 
-  // "seconds.micros", e.g. "1763712902.123456".
+  // "seconds.micros", e.g. "1763712902.123456"; before 1970 the sign leads
+  // and both parts are magnitudes: -0.5 s is "-0.500000".
   std::string toString() const;
   // "20261121 08:15:02.123456" in UTC.
   std::string toFormattedString(bool showMicroseconds = true) const;
@@ -56,9 +61,11 @@ inline double timeDifference(Timestamp high, Timestamp low) {
          Timestamp::kMicroSecondsPerSecond;
 }
 
+// Rounds to the nearest microsecond: 2.097148 * 1e6 is 2097147.99999..., and
+// truncating it would add a microsecond too little.
 inline Timestamp addTime(Timestamp t, double seconds) {
   return Timestamp(t.microSecondsSinceEpoch() +
-                   static_cast<int64_t>(seconds * Timestamp::kMicroSecondsPerSecond));
+                   static_cast<int64_t>(std::llround(seconds * Timestamp::kMicroSecondsPerSecond)));
 }
 
 }  // namespace muon
