@@ -89,17 +89,17 @@ size_t formatFloating(char* buf, size_t size, T v) {
 
 LogStream& LogStream::operator<<(float v) {
   char tmp[kMaxNumericSize];
-  return append(tmp, formatFloating(tmp, sizeof tmp, v));
+  return appendWhole(tmp, formatFloating(tmp, sizeof tmp, v));
 }
 
 LogStream& LogStream::operator<<(double v) {
   char tmp[kMaxNumericSize];
-  return append(tmp, formatFloating(tmp, sizeof tmp, v));
+  return appendWhole(tmp, formatFloating(tmp, sizeof tmp, v));
 }
 
 LogStream& LogStream::operator<<(const void* p) {
   char tmp[kMaxNumericSize];
-  return append(tmp, detail::convertHex(tmp, reinterpret_cast<uintptr_t>(p)));
+  return appendWhole(tmp, detail::convertHex(tmp, reinterpret_cast<uintptr_t>(p)));
 }
 
 Fmt::Fmt(const char* fmt, ...) {

@@ -2,8 +2,11 @@
 //
 // A LogStream writes into a fixed buffer that lives inside it (no heap, and
 // the buffer is never cleared with memset: only the written prefix is read).
-// It never overflows: a value that does not fit is cut at the end of the
-// buffer. Not thread-safe; each log statement has its own LogStream.
+// It never overflows. A string that does not fit is cut at the end of the
+// buffer; a number (integer, floating point, pointer, Fmt) is written whole
+// or not at all, because a cut number reads as a different value ("fd=12"
+// for fd=1234).
+// Not thread-safe; each log statement has its own LogStream.
 #pragma once
 
 #include <cstddef>
@@ -117,7 +120,7 @@ class LogStream {
   LogStream& operator<<(char* s) { return *this << static_cast<const char*>(s); }
   LogStream& operator<<(const std::string& s) { return append(s.data(), s.size()); }
   LogStream& operator<<(std::string_view s) { return append(s.data(), s.size()); }
-  LogStream& operator<<(const Fmt& f) { return append(f.data(), f.length()); }
+  LogStream& operator<<(const Fmt& f) { return appendWhole(f.data(), f.length()); }
 
   LogStream& append(const char* data, size_t len) {
     buffer_.append(data, len);
@@ -128,8 +131,9 @@ class LogStream {
   void resetBuffer() { buffer_.reset(); }
 
  private:
-  // Integers are written straight into the buffer when 24 bytes are free
-  // (the common case), else through a small scratch so a cut is still clean.
+  // Integers are written straight into the buffer when kMaxNumericSize bytes
+  // are free (the common case), else through a small scratch, and then only
+  // if the whole number fits.
   template <typename T>
   LogStream& formatSigned(T v) {
     return formatInteger(static_cast<long long>(v));
@@ -144,8 +148,13 @@ class LogStream {
       buffer_.add(detail::convertDecimal(buffer_.current(), v));
     } else {
       char tmp[kMaxNumericSize];
-      buffer_.append(tmp, detail::convertDecimal(tmp, v));
+      appendWhole(tmp, detail::convertDecimal(tmp, v));
     }
+    return *this;
+  }
+  // All of [data, data+len) or nothing.
+  LogStream& appendWhole(const char* data, size_t len) {
+    if (len <= buffer_.avail()) buffer_.append(data, len);
     return *this;
   }
 

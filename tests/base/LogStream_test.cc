@@ -1,0 +1,504 @@
+#include "muon/base/LogStream.h"
+
+#include <atomic>
+#include <cinttypes>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+// Counts heap allocations, so a test can show that formatting never allocates.
+namespace {
+std::atomic<long> g_allocations{0};
+
+void* countedAlloc(size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+}  // namespace
+
+void* operator new(size_t n) { return countedAlloc(n); }
+void* operator new[](size_t n) { return countedAlloc(n); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+void operator delete[](void* p, size_t) noexcept { std::free(p); }
+
+namespace muon {
+namespace {
+
+constexpr size_t kCapacity = LogStream::kBufferSize;
+
+// "About 4 KB", and inside the object: a LogStream on the stack is the whole
+// buffer.
+static_assert(kCapacity >= 4000 && kCapacity <= 4096, "LogStream buffer should be about 4 KB");
+static_assert(sizeof(LogStream) >= kCapacity && sizeof(LogStream) <= kCapacity + 64,
+              "LogStream must hold its buffer inline");
+
+std::string str(const LogStream& s) { return s.buffer().toString(); }
+
+template <typename T>
+std::string str(T v) {
+  LogStream s;
+  s << v;
+  return str(s);
+}
+
+// ---- integers ----------------------------------------------------------------
+
+template <typename T>
+std::string referenceDecimal(T v) {
+  char buf[32];
+  if (std::is_signed<T>::value) {
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+  } else {
+    std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
+  }
+  return buf;
+}
+
+template <typename T>
+std::string toStdString(T v) {
+  if (std::is_signed<T>::value) return std::to_string(static_cast<long long>(v));
+  return std::to_string(static_cast<unsigned long long>(v));
+}
+
+// min, max, 0, -1, their neighbours, and 10^k - 1, 10^k, 10^k + 1 (and
+// their negatives): the values where a digit count changes.
+template <typename T>
+std::vector<T> edgeValues() {
+  using L = std::numeric_limits<T>;
+  std::vector<T> v = {T(0), T(1), L::max(), T(L::max() - 1), L::min(), T(L::min() + 1)};
+  if (std::is_signed<T>::value) v.push_back(static_cast<T>(-1));
+  for (unsigned long long p = 10; p <= static_cast<unsigned long long>(L::max()); p *= 10) {
+    v.push_back(static_cast<T>(p - 1));
+    v.push_back(static_cast<T>(p));
+    if (p < static_cast<unsigned long long>(L::max())) v.push_back(static_cast<T>(p + 1));
+    if (std::is_signed<T>::value) {
+      v.push_back(static_cast<T>(-static_cast<long long>(p - 1)));
+      v.push_back(static_cast<T>(-static_cast<long long>(p)));
+      v.push_back(static_cast<T>(-static_cast<long long>(p + 1)));
+    }
+    if (p > static_cast<unsigned long long>(L::max()) / 10) break;
+  }
+  return v;
+}
+
+template <typename T>
+class IntegerTest : public ::testing::Test {};
+
+using IntegerTypes =
+    ::testing::Types<signed char, unsigned char, short, unsigned short, int, unsigned int, long,
+                     unsigned long, long long, unsigned long long, int8_t, uint8_t, int16_t,
+                     uint16_t, int32_t, uint32_t, int64_t, uint64_t, size_t, ptrdiff_t, intmax_t>;
+TYPED_TEST_SUITE(IntegerTest, IntegerTypes);
+
+TYPED_TEST(IntegerTest, EdgeValuesMatchSnprintfAndToString) {
+  for (TypeParam v : edgeValues<TypeParam>()) {
+    const std::string got = str(v);
+    EXPECT_EQ(got, referenceDecimal(v)) << +v;
+    EXPECT_EQ(got, toStdString(v)) << +v;
+  }
+}
+
+TYPED_TEST(IntegerTest, ChainedValuesAreWrittenInOrder) {
+  using L = std::numeric_limits<TypeParam>;
+  LogStream s;
+  s << L::min() << ' ' << L::max() << ' ' << TypeParam(0);
+  EXPECT_EQ(str(s), referenceDecimal(L::min()) + " " + referenceDecimal(L::max()) + " 0");
+}
+
+TEST(LogStreamTest, Int64MinIsExact) {
+  EXPECT_EQ(str(std::numeric_limits<int64_t>::min()), "-9223372036854775808");
+  EXPECT_EQ(str(std::numeric_limits<long long>::min()), "-9223372036854775808");
+  EXPECT_EQ(str(std::numeric_limits<uint64_t>::max()), "18446744073709551615");
+}
+
+TEST(LogStreamTest, EverySixteenBitValue) {
+  for (int i = std::numeric_limits<short>::min(); i <= std::numeric_limits<short>::max(); ++i) {
+    ASSERT_EQ(str(static_cast<short>(i)), std::to_string(i));
+  }
+  for (int i = 0; i <= std::numeric_limits<unsigned short>::max(); ++i) {
+    ASSERT_EQ(str(static_cast<unsigned short>(i)), std::to_string(i));
+  }
+}
+
+TEST(LogStreamTest, PseudoRandomSixtyFourBitValues) {
+  uint64_t x = 0x9e3779b97f4a7c15ULL;
+  for (int i = 0; i < 100000; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    // Vary the magnitude too, so short numbers get as many checks as long ones.
+    const uint64_t u = x >> (i % 64);
+    ASSERT_EQ(str(u), std::to_string(u));
+    const int64_t v = static_cast<int64_t>(u) * ((i & 1) ? -1 : 1);
+    ASSERT_EQ(str(v), std::to_string(v));
+  }
+}
+
+// int8_t and uint8_t are numbers; char is a character.
+TEST(LogStreamTest, CharIsACharacterButInt8IsANumber) {
+  EXPECT_EQ(str('A'), "A");
+  EXPECT_EQ(str(static_cast<int8_t>(65)), "65");
+  EXPECT_EQ(str(static_cast<uint8_t>(200)), "200");
+  EXPECT_EQ(str(static_cast<signed char>(-128)), "-128");
+  LogStream s;
+  s << '\0';
+  EXPECT_EQ(s.buffer().length(), 1u);
+  EXPECT_EQ(s.buffer().data()[0], '\0');
+}
+
+TEST(LogStreamTest, BoolIsOneOrZero) {
+  EXPECT_EQ(str(true), "1");
+  EXPECT_EQ(str(false), "0");
+}
+
+// ---- floating point ----------------------------------------------------------
+
+TEST(LogStreamTest, DoubleSpecialValues) {
+  EXPECT_EQ(str(0.0), "0");
+  EXPECT_EQ(str(-0.0), "-0");
+  EXPECT_EQ(str(std::numeric_limits<double>::quiet_NaN()), "nan");
+  EXPECT_EQ(str(-std::numeric_limits<double>::quiet_NaN()), "-nan");
+  EXPECT_EQ(str(std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(str(-std::numeric_limits<double>::infinity()), "-inf");
+}
+
+TEST(LogStreamTest, DoubleIsShortestText) {
+  EXPECT_EQ(str(0.1), "0.1");
+  EXPECT_EQ(str(1.0), "1");
+  EXPECT_EQ(str(-1.5), "-1.5");
+  EXPECT_EQ(str(100.0), "100");
+  EXPECT_EQ(str(0.001), "0.001");
+  EXPECT_EQ(str(1e300), "1e+300");
+  EXPECT_EQ(str(1e-7), "1e-07");
+  EXPECT_EQ(str(0.1 + 0.2), "0.30000000000000004");
+  EXPECT_EQ(str(std::numeric_limits<double>::denorm_min()), "5e-324");
+  EXPECT_EQ(str(std::numeric_limits<double>::min()), "2.2250738585072014e-308");
+  EXPECT_EQ(str(std::numeric_limits<double>::max()), "1.7976931348623157e+308");
+  EXPECT_EQ(str(std::numeric_limits<double>::lowest()), "-1.7976931348623157e+308");
+}
+
+TEST(LogStreamTest, FloatIsShortestFloatText) {
+  // Printed as a float, not widened: 0.1f as a double is 0.10000000149011612.
+  EXPECT_EQ(str(0.1f), "0.1");
+  EXPECT_EQ(str(-0.0f), "-0");
+  EXPECT_EQ(str(16777216.0f), "16777216");
+  EXPECT_EQ(str(1e10f), "1e+10");
+  EXPECT_EQ(str(std::numeric_limits<float>::max()), "3.4028235e+38");
+  EXPECT_EQ(str(std::numeric_limits<float>::denorm_min()), "1e-45");
+  EXPECT_EQ(str(std::numeric_limits<float>::infinity()), "inf");
+  EXPECT_EQ(str(std::numeric_limits<float>::quiet_NaN()), "nan");
+}
+
+uint64_t bitsOf(double d) {
+  uint64_t u;
+  std::memcpy(&u, &d, sizeof u);
+  return u;
+}
+
+uint32_t bitsOf(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+// Whatever is printed reads back as the very same value: edge cases, every
+// denormal exponent, and random bit patterns.
+TEST(LogStreamTest, DoubleRoundTripsThroughStrtod) {
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                0.1,
+                                1.0 / 3,
+                                2.0 / 3,
+                                1e300,
+                                -1e-300,
+                                123456789.123456789,
+                                9007199254740993.0,
+                                std::numeric_limits<double>::denorm_min(),
+                                std::numeric_limits<double>::min(),
+                                std::numeric_limits<double>::max(),
+                                std::numeric_limits<double>::epsilon()};
+  for (double d = std::numeric_limits<double>::denorm_min(); d < 1e-300; d *= 3) values.push_back(d);
+  uint64_t x = 88172645463325252ULL;
+  for (int i = 0; i < 50000; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    double d;
+    std::memcpy(&d, &x, sizeof d);
+    if (!std::isnan(d) && !std::isinf(d)) values.push_back(d);
+  }
+  for (double d : values) {
+    const std::string text = str(d);
+    char* end = nullptr;
+    const double back = std::strtod(text.c_str(), &end);
+    ASSERT_EQ(*end, '\0') << text;
+    ASSERT_EQ(bitsOf(back), bitsOf(d)) << text;
+  }
+}
+
+TEST(LogStreamTest, FloatRoundTripsThroughStrtof) {
+  uint32_t x = 2463534242u;
+  for (int i = 0; i < 50000; ++i) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    float f;
+    std::memcpy(&f, &x, sizeof f);
+    if (std::isnan(f) || std::isinf(f)) continue;
+    const std::string text = str(f);
+    char* end = nullptr;
+    const float back = std::strtof(text.c_str(), &end);
+    ASSERT_EQ(*end, '\0') << text;
+    ASSERT_EQ(bitsOf(back), bitsOf(f)) << text;
+  }
+}
+
+// ---- pointers and strings ----------------------------------------------------
+
+TEST(LogStreamTest, PointersPrintAsHex) {
+  EXPECT_EQ(str(static_cast<const void*>(nullptr)), "0x0");
+  EXPECT_EQ(str(reinterpret_cast<const void*>(uintptr_t{0x7ffd5c3a1b20})), "0x7ffd5c3a1b20");
+  EXPECT_EQ(str(reinterpret_cast<const void*>(uintptr_t{0xf})), "0xf");
+  EXPECT_EQ(str(reinterpret_cast<const void*>(uintptr_t{0x10})), "0x10");
+  EXPECT_EQ(str(reinterpret_cast<const void*>(~uintptr_t{0})), "0xffffffffffffffff");
+  // Any object pointer, as glibc's %p prints it.
+  int local = 0;
+  char expected[32];
+  std::snprintf(expected, sizeof expected, "%p", static_cast<void*>(&local));
+  EXPECT_EQ(str(&local), expected);
+  const double* pd = reinterpret_cast<const double*>(uintptr_t{0xabcdef0});
+  EXPECT_EQ(str(pd), "0xabcdef0");
+}
+
+TEST(LogStreamTest, CStrings) {
+  EXPECT_EQ(str("hello"), "hello");
+  EXPECT_EQ(str(""), "");
+  char mutableText[] = "mutable";
+  EXPECT_EQ(str(static_cast<char*>(mutableText)), "mutable");
+  const char* null = nullptr;
+  EXPECT_EQ(str(null), "(null)");
+  char* mutableNull = nullptr;
+  EXPECT_EQ(str(mutableNull), "(null)");
+}
+
+TEST(LogStreamTest, StdStringAndStringViewKeepTheirLength) {
+  const std::string withNul("a\0b", 3);
+  LogStream s;
+  s << withNul;
+  EXPECT_EQ(s.buffer().toString(), withNul);
+  // A view into a longer buffer stops at its own end, not at a '\0'.
+  const char text[] = "abcdef";
+  EXPECT_EQ(str(std::string_view(text + 1, 3)), "bcd");
+  EXPECT_EQ(str(std::string(3000, 'q')), std::string(3000, 'q'));
+}
+
+TEST(LogStreamTest, MixedChain) {
+  LogStream s;
+  s << "fd=" << 7 << ' ' << std::string("peer") << '=' << std::string_view("1.2.3.4") << " load "
+    << 0.5 << " ok " << true;
+  EXPECT_EQ(str(s), "fd=7 peer=1.2.3.4 load 0.5 ok 1");
+  s.resetBuffer();
+  EXPECT_EQ(s.buffer().length(), 0u);
+  s << "again";
+  EXPECT_EQ(str(s), "again");
+}
+
+// ---- Fmt ---------------------------------------------------------------------
+
+TEST(FmtTest, FormatsLikeSnprintf) {
+  EXPECT_EQ(str(Fmt("%.3f", 3.14159)), "3.142");
+  EXPECT_EQ(str(Fmt("%5d|", 42)), "   42|");
+  EXPECT_EQ(str(Fmt("%08x", 0xbeefu)), "0000beef");
+  EXPECT_EQ(str(Fmt("%s", "")), "");
+  Fmt f("%d-%d", 1, 2);
+  EXPECT_EQ(std::string(f.data(), f.length()), "1-2");
+}
+
+TEST(FmtTest, LongOutputIsCutAtMaxLength) {
+  Fmt f("%060d", 1);
+  ASSERT_EQ(f.length(), Fmt::kMaxLength);
+  EXPECT_EQ(std::string(f.data(), f.length()), std::string(Fmt::kMaxLength, '0'));
+  Fmt exact("%047d", 7);
+  EXPECT_EQ(exact.length(), Fmt::kMaxLength);
+  EXPECT_EQ(exact.data()[Fmt::kMaxLength - 1], '7');
+}
+
+// ---- the buffer's promises ---------------------------------------------------
+
+TEST(LogStreamTest, FormattingDoesNotAllocate) {
+  const std::string longString(200, 's');  // beyond the small-string buffer
+  int object = 0;
+  // The hook must see allocations, or a zero below would prove nothing.
+  const long probe = g_allocations.load();
+  delete new int(1);
+  ASSERT_EQ(g_allocations.load(), probe + 1);
+
+  const long before = g_allocations.load();
+  {
+    LogStream s;
+    s << 1 << -2L << 3ULL << std::numeric_limits<int64_t>::min() << 0.1 << 2.5f << -0.0
+      << std::numeric_limits<double>::quiet_NaN() << 'c' << true << "literal" << longString
+      << std::string_view(longString) << &object << Fmt("%.2f", 1.5);
+    EXPECT_GT(s.buffer().length(), 400u);
+  }
+  EXPECT_EQ(g_allocations.load(), before);
+}
+
+// Constructing a stream must not clear its 4 KB: a log statement pays only
+// for the bytes it writes.
+TEST(LogStreamTest, ConstructionLeavesTheBufferUntouched) {
+  alignas(LogStream) unsigned char storage[sizeof(LogStream)];
+  std::memset(storage, 0xab, sizeof storage);
+  // Keeps the compiler from treating the fill as dead before the constructor.
+  asm volatile("" : : "r"(storage) : "memory");
+  LogStream* s = new (storage) LogStream;
+  asm volatile("" : : "r"(storage) : "memory");
+  *s << "hi";
+  const size_t offset = static_cast<size_t>(
+      reinterpret_cast<const unsigned char*>(s->buffer().data()) - storage);
+  ASSERT_LE(offset + kCapacity, sizeof storage);
+  EXPECT_EQ(storage[offset], 'h');
+  EXPECT_EQ(storage[offset + 1], 'i');
+  EXPECT_EQ(storage[offset + 2], 0xab);
+  EXPECT_EQ(storage[offset + kCapacity / 2], 0xab);
+  EXPECT_EQ(storage[offset + kCapacity - 1], 0xab);
+  s->~LogStream();
+}
+
+// A stream followed by a guard zone, to see any byte written past the end.
+struct Guarded {
+  static constexpr unsigned char kGuard = 0x5a;
+  LogStream stream;
+  unsigned char guard[64];
+
+  Guarded() { std::memset(guard, kGuard, sizeof guard); }
+  bool guardIntact() const {
+    for (unsigned char c : guard) {
+      if (c != kGuard) return false;
+    }
+    return true;
+  }
+  void fill(size_t n) {
+    const std::string filler(n, '.');
+    stream << filler;
+  }
+};
+
+TEST(LogStreamTest, StringsFillToCapacityAndAreCutThere) {
+  for (size_t n : {kCapacity - 1, kCapacity, kCapacity + 1, 2 * kCapacity}) {
+    auto g = std::make_unique<Guarded>();
+    std::string text(n, 'a');
+    text.back() = 'z';  // shows whether the end was cut
+    g->stream << text;
+    const size_t kept = n < kCapacity ? n : kCapacity;
+    ASSERT_EQ(g->stream.buffer().length(), kept) << n;
+    EXPECT_EQ(str(g->stream), text.substr(0, kept)) << n;
+    // Then more: it fills the last byte if there is one, never beyond.
+    g->stream << "XY" << std::string("long tail") << std::string_view("view") << 'c';
+    EXPECT_EQ(g->stream.buffer().length(), kCapacity) << n;
+    EXPECT_EQ(g->stream.buffer().avail(), 0u) << n;
+    const char last = n == kCapacity - 1 ? 'X' : (n == kCapacity ? 'z' : 'a');
+    EXPECT_EQ(g->stream.buffer().data()[kCapacity - 1], last) << n;
+    EXPECT_TRUE(g->guardIntact()) << n;
+  }
+}
+
+// Regression: a number that did not fit was cut ("12345" became "123"),
+// which reads as a different value. Now it is written whole or not at all,
+// at every distance from the end (both sides of the 48-byte fast path).
+TEST(LogStreamTest, NumbersAreWrittenWholeOrNotAtAll) {
+  struct Value {
+    const char* what;
+    void (*write)(LogStream&);
+    std::string text;
+  };
+  const Value values[] = {
+      {"int 7", [](LogStream& s) { s << 7; }, "7"},
+      {"int 12345", [](LogStream& s) { s << 12345; }, "12345"},
+      {"INT64_MIN", [](LogStream& s) { s << std::numeric_limits<int64_t>::min(); },
+       "-9223372036854775808"},
+      {"UINT64_MAX", [](LogStream& s) { s << std::numeric_limits<uint64_t>::max(); },
+       "18446744073709551615"},
+      {"short -1", [](LogStream& s) { s << static_cast<short>(-1); }, "-1"},
+      {"double", [](LogStream& s) { s << -2.2250738585072014e-308; }, "-2.2250738585072014e-308"},
+      {"float", [](LogStream& s) { s << 0.1f; }, "0.1"},
+      {"pointer",
+       [](LogStream& s) { s << reinterpret_cast<const void*>(uintptr_t{0x7ffd5c3a1b20}); },
+       "0x7ffd5c3a1b20"},
+      {"Fmt", [](LogStream& s) { s << Fmt("%.4f", 2.0); }, "2.0000"},
+  };
+  for (const Value& v : values) {
+    for (size_t avail = 0; avail <= 64; ++avail) {
+      auto g = std::make_unique<Guarded>();
+      g->fill(kCapacity - avail);
+      v.write(g->stream);
+      const std::string expected =
+          std::string(kCapacity - avail, '.') + (v.text.size() <= avail ? v.text : "");
+      ASSERT_EQ(str(g->stream), expected) << v.what << " with " << avail << " bytes free";
+      ASSERT_TRUE(g->guardIntact()) << v.what << " with " << avail << " bytes free";
+    }
+  }
+}
+
+TEST(LogStreamTest, IntegersFillToCapacity) {
+  // capacity - 1 bytes, then a one-digit number: exactly full.
+  auto g = std::make_unique<Guarded>();
+  g->fill(kCapacity - 1);
+  g->stream << 9;
+  EXPECT_EQ(g->stream.buffer().length(), kCapacity);
+  EXPECT_EQ(g->stream.buffer().data()[kCapacity - 1], '9');
+  // Full: nothing more goes in.
+  g->stream << 1 << -1 << 0.5 << 'x';
+  EXPECT_EQ(g->stream.buffer().length(), kCapacity);
+  EXPECT_EQ(g->stream.buffer().data()[kCapacity - 1], '9');
+  EXPECT_TRUE(g->guardIntact());
+  // A buffer of nothing but numbers: every one whole, the last one that fits in.
+  auto h = std::make_unique<Guarded>();
+  for (int i = 0; i < 1000; ++i) h->stream << 1234567 << ',';
+  const std::string text = str(h->stream);
+  EXPECT_EQ(text.size(), kCapacity);
+  EXPECT_EQ(text.substr(text.size() - 8), "1234567,");
+  EXPECT_TRUE(h->guardIntact());
+}
+
+TEST(FixedBufferTest, AppendReportsWhatItTook) {
+  detail::FixedBuffer<8> b;
+  EXPECT_EQ(b.capacity(), 8u);
+  EXPECT_EQ(b.append("abcde", 5), 5u);
+  EXPECT_EQ(b.avail(), 3u);
+  EXPECT_EQ(b.append("fghij", 5), 3u);
+  EXPECT_EQ(b.toString(), "abcdefgh");
+  EXPECT_EQ(b.append("x", 1), 0u);
+  b.unwind(2);
+  EXPECT_EQ(b.toStringView(), "abcdef");
+  b.reset();
+  EXPECT_EQ(b.length(), 0u);
+  EXPECT_EQ(b.avail(), 8u);
+}
+
+TEST(ConvertTest, DecimalAndHexHelpers) {
+  char buf[32];
+  EXPECT_EQ(std::string(buf, detail::convertDecimal(buf, std::numeric_limits<long long>::min())),
+            "-9223372036854775808");
+  EXPECT_EQ(std::string(buf, detail::convertDecimal(buf, 0ULL)), "0");
+  EXPECT_EQ(std::string(buf, detail::convertHex(buf, 0ULL)), "0x0");
+  EXPECT_EQ(std::string(buf, detail::convertHex(buf, 0xdeadbeefULL)), "0xdeadbeef");
+  EXPECT_EQ(std::string(buf, detail::convertHex(buf, ~0ULL)), "0xffffffffffffffff");
+}
+
+}  // namespace
+}  // namespace muon
