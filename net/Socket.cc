@@ -39,6 +39,12 @@ int Socket::accept(InetAddress* peeraddr) {
 
 void Socket::shutdownWrite() { sockets::shutdownWrite(sockfd_); }
 
+void Socket::shutdownBoth() {
+  if (::shutdown(sockfd_, SHUT_RDWR) < 0 && errno != ENOTCONN) {
+    LOG_SYSERR << "Socket::shutdownBoth fd=" << sockfd_;
+  }
+}
+
 namespace {
 bool setBoolOption(int fd, int level, int name, bool on, const char* what) {
   int optval = on ? 1 : 0;

@@ -29,6 +29,7 @@ class Socket {
   // none is pending). *peeraddr is set on success.
   int accept(InetAddress* peeraddr);
   void shutdownWrite();
+  void shutdownBoth();  // SHUT_RDWR; ENOTCONN (peer gone) is not an error
 
   // Options; each logs and returns false if setsockopt fails.
   bool setTcpNoDelay(bool on);     // TCP_NODELAY (Nagle off)

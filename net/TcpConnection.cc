@@ -271,6 +271,11 @@ void TcpConnection::handleClose() {
   assert(s == kConnected || s == kDisconnecting);
   setState(kDisconnected);
   channel_->disableAll();
+  // The peer sees the end now, even if user code still holds the
+  // connection (muduo kept the socket open until the last reference went).
+  // The fd itself stays ours until the destructor, so its number cannot be
+  // reused under a stale TcpConnectionPtr.
+  socket_->shutdownBoth();
   TcpConnectionPtr guardThis(shared_from_this());
   connectionCallback_(guardThis);
   // Last: it makes the owner forget the connection.

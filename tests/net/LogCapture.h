@@ -1,0 +1,49 @@
+// Captures log lines for tests that check what was logged.
+#pragma once
+
+#include <mutex>
+#include <string>
+
+#include "muon/base/Logging.h"
+
+namespace muon {
+namespace net {
+namespace test {
+
+class LogCapture {
+ public:
+  LogCapture() { Logger::setOutput(&LogCapture::output); }
+  ~LogCapture() { Logger::setOutput(nullptr); }
+  LogCapture(const LogCapture&) = delete;
+  LogCapture& operator=(const LogCapture&) = delete;
+
+  static std::string text() {
+    std::lock_guard<std::mutex> lock(mutex());
+    return buffer();
+  }
+  static bool contains(const std::string& s) { return text().find(s) != std::string::npos; }
+  static int count(const std::string& s) {
+    std::string t = text();
+    int n = 0;
+    for (size_t pos = t.find(s); pos != std::string::npos; pos = t.find(s, pos + 1)) ++n;
+    return n;
+  }
+
+ private:
+  static void output(const char* msg, size_t len) {
+    std::lock_guard<std::mutex> lock(mutex());
+    buffer().append(msg, len);
+  }
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::string& buffer() {
+    static std::string b;
+    return b;
+  }
+};
+
+}  // namespace test
+}  // namespace net
+}  // namespace muon

@@ -1,0 +1,221 @@
+// TcpClient and Connector: connecting, retrying, stopping (label `fault`).
+#include "muon/net/TcpClient.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+
+#include <vector>
+
+#include <atomic>
+#include <future>
+#include <memory>
+
+#include <gtest/gtest.h>
+
+#include "LogCapture.h"
+#include "NetTestUtil.h"
+#include "ServerFixture.h"
+#include "muon/net/Buffer.h"
+#include "muon/net/Channel.h"
+#include "muon/net/Connector.h"
+#include "muon/net/EventLoop.h"
+#include "muon/net/EventLoopThread.h"
+#include "muon/net/SocketsOps.h"
+#include "muon/net/TcpConnection.h"
+
+using namespace muon::net;
+using namespace muon::net::test;
+
+namespace {
+
+void echo(const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) { conn->send(buf); }
+
+// Waits `seconds` on loop's clock without blocking it.
+void waitInLoop(EventLoop* loop, double seconds) {
+  std::promise<void> done;
+  loop->runAfter(seconds, [&] { done.set_value(); });
+  done.get_future().wait();
+}
+
+// A TcpClient living in its own loop thread.
+struct ClientThread {
+  EventLoopThread thread;
+  EventLoop* loop = thread.startLoop();
+  std::unique_ptr<TcpClient> client;
+  std::atomic<int> up{0}, down{0};
+
+  ClientThread(const InetAddress& addr, int retryDelayMs = 5) {
+    runSync(loop, [&] {
+      client = std::make_unique<TcpClient>(loop, addr, "client");
+      client->setRetryDelayMs(retryDelayMs, 40);
+      client->setConnectionCallback([this](const TcpConnectionPtr& conn) {
+        (conn->connected() ? up : down).fetch_add(1);
+      });
+    });
+  }
+  ~ClientThread() {
+    runSync(loop, [&] { client.reset(); });
+  }
+};
+
+}  // namespace
+
+TEST(TcpClient, EchoRoundTrip) {
+  ServerThread server(1, [](TcpServer& s) { s.setMessageCallback(echo); });
+  ClientThread c(server.address());
+  const std::string data = makePattern(1 << 20);
+  std::promise<std::string> got;
+  std::string acc;
+  runSync(c.loop, [&] {
+    c.client->setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (conn->connected()) conn->send(data);
+    });
+    c.client->setMessageCallback([&](const TcpConnectionPtr&, Buffer* buf, muon::Timestamp) {
+      acc += buf->retrieveAllAsString();
+      if (acc.size() == data.size()) got.set_value(acc);
+    });
+  });
+  c.client->connect();
+  EXPECT_TRUE(got.get_future().get() == data);
+  c.client->disconnect();  // half-close: the server closes in turn
+  EXPECT_TRUE(waitFor([&] { return server.numConnections() == 0; }));
+  EXPECT_TRUE(waitFor([&] { return c.client->connection() == nullptr; }));
+}
+
+TEST(TcpClientFault, RetriesAgainstClosedPortThenConnectsWhenServerAppears) {
+  LogCapture logs;
+  const uint16_t port = unusedPort();
+  ClientThread c(loopback(port), 5);
+  c.client->connect();
+  // Refused attempts are retried with back-off (5, 10, 20, 40 ms...).
+  ASSERT_TRUE(waitFor([] { return LogCapture::count("retry connecting") >= 3; }));
+  EXPECT_TRUE(LogCapture::contains("in 5 milliseconds"));
+  EXPECT_TRUE(LogCapture::contains("in 10 milliseconds"));
+  EXPECT_TRUE(LogCapture::contains("in 20 milliseconds"));
+  EXPECT_EQ(c.up.load(), 0);
+  ServerThread server(0, [](TcpServer& s) { s.setMessageCallback(echo); }, false, port);
+  ASSERT_TRUE(waitFor([&] { return c.up.load() == 1; }));
+  EXPECT_EQ(server.numConnections(), 1u);
+}
+
+TEST(TcpClientFault, BackOffIsCapped) {
+  LogCapture logs;
+  ClientThread c(loopback(unusedPort()), 5);  // cap 40 ms
+  c.client->connect();
+  ASSERT_TRUE(waitFor([] { return LogCapture::count("in 40 milliseconds") >= 2; }));
+  EXPECT_FALSE(LogCapture::contains("in 80 milliseconds"));
+  c.client->stop();
+}
+
+TEST(TcpClientFault, StopFromAnotherThreadWhileRetrying) {
+  LogCapture logs;
+  const uint16_t port = unusedPort();
+  ClientThread c(loopback(port), 5);
+  c.client->connect();
+  ASSERT_TRUE(waitFor([] { return LogCapture::count("retry connecting") >= 2; }));
+  const int fdsBefore = countOpenFds();
+  c.client->stop();  // from the test thread
+  runSync(c.loop, [] {});
+  runSync(c.loop, [] {});
+  const int retries = LogCapture::count("retry connecting");
+  EXPECT_LE(countOpenFds(), fdsBefore);  // no attempt left in flight
+  // A server now appears, but the stopped client never connects.
+  ServerThread server(0, [](TcpServer&) {}, false, port);
+  waitInLoop(c.loop, 0.1);
+  EXPECT_EQ(c.up.load(), 0);
+  EXPECT_EQ(LogCapture::count("retry connecting"), retries);
+  EXPECT_EQ(server.numConnections(), 0u);
+}
+
+TEST(TcpClientFault, StopWhileConnecting) {
+  // A listener with a full backlog drops SYNs, so a connect stays in
+  // progress (SYN_SENT) until stop().
+  int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listener, 0);
+  InetAddress any = loopback(0);
+  ASSERT_EQ(::bind(listener, any.getSockAddr(), any.sockLen()), 0);
+  ASSERT_EQ(::listen(listener, 0), 0);
+  const InetAddress addr(sockets::getLocalAddr(listener));
+  std::vector<int> fillers;
+  for (int i = 0; i < 2; ++i) {  // backlog 0 still queues one; fill it
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    ::connect(fd, addr.getSockAddr(), addr.sockLen());
+    fillers.push_back(fd);
+  }
+  ClientThread c(addr, 5);
+  const int baseline = countOpenFds();
+  c.client->connect();
+  runSync(c.loop, [] {});
+  ASSERT_EQ(countOpenFds(), baseline + 1) << "no attempt in flight";
+  c.client->stop();
+  runSync(c.loop, [] {});  // stopInLoop
+  runSync(c.loop, [] {});  // the channel, destroyed after it
+  EXPECT_EQ(countOpenFds(), baseline);
+  EXPECT_EQ(c.up.load(), 0);
+  for (int fd : fillers) ::close(fd);
+  ::close(listener);
+}
+
+TEST(TcpClientFault, StopInTheSameIterationAsTheConnectEvent) {
+  ServerThread server(0, [](TcpServer& s) { s.setMessageCallback(echo); });
+  ClientThread c(server.address(), 5);
+  int pipefd[2];
+  ASSERT_EQ(::pipe2(pipefd, O_CLOEXEC | O_NONBLOCK), 0);
+  const int baseline = countOpenFds();
+  std::unique_ptr<Channel> trigger;
+  runSync(c.loop, [&] {
+    // The pipe becomes readable first, then the client's socket writable
+    // (loopback connects at once): both are in the next poll, in that order,
+    // and the pipe's callback stops the client before its event is handled.
+    trigger = std::make_unique<Channel>(c.loop, pipefd[0]);
+    trigger->setReadCallback([&](muon::Timestamp) {
+      char ch;
+      ::read(pipefd[0], &ch, 1);
+      c.client->stop();
+    });
+    trigger->enableReading();
+    ASSERT_EQ(::write(pipefd[1], "x", 1), 1);
+    c.client->connect();
+  });
+  runSync(c.loop, [] {});
+  runSync(c.loop, [] {});
+  EXPECT_EQ(c.up.load(), 0);
+  EXPECT_EQ(countOpenFds(), baseline);  // the socket was closed
+  runSync(c.loop, [&] {
+    trigger->disableAll();
+    trigger->remove();
+    trigger.reset();
+  });
+  ::close(pipefd[0]);
+  ::close(pipefd[1]);
+}
+
+TEST(TcpClient, RetryReconnectsAfterTheServerCloses) {
+  std::atomic<int> serverUps{0};
+  ServerThread server(0, [&](TcpServer& s) {
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (conn->connected() && serverUps.fetch_add(1) == 0) conn->forceClose();  // drop the first
+    });
+  });
+  ClientThread c(server.address(), 5);
+  c.client->enableRetry();
+  c.client->connect();
+  ASSERT_TRUE(waitFor([&] { return c.up.load() == 2; }));
+  EXPECT_EQ(c.down.load(), 1);
+  EXPECT_EQ(serverUps.load(), 2);
+}
+
+TEST(TcpClient, DestroyedWhileConnected) {
+  std::atomic<int> serverDown{0};
+  ServerThread server(0, [&](TcpServer& s) {
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (!conn->connected()) serverDown.fetch_add(1);
+    });
+  });
+  {
+    ClientThread c(server.address(), 5);
+    c.client->connect();
+    ASSERT_TRUE(waitFor([&] { return c.up.load() == 1; }));
+  }
+  EXPECT_TRUE(waitFor([&] { return serverDown.load() == 1; }));
+}

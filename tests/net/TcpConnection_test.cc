@@ -1,0 +1,249 @@
+// TcpConnection on the failure paths (label `fault`): peers that vanish,
+// reset, stay silent, or never read.
+#include "muon/net/TcpConnection.h"
+
+#include <fcntl.h>
+#include <signal.h>
+
+#include <atomic>
+#include <future>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "NetTestUtil.h"
+#include "ServerFixture.h"
+#include "muon/net/Buffer.h"
+#include "muon/net/EventLoop.h"
+
+using namespace muon::net;
+using namespace muon::net::test;
+
+namespace {
+
+void echo(const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) { conn->send(buf); }
+
+// Records the up and down calls, and the connection while it is up.
+struct ConnectionLog {
+  std::atomic<int> up{0};
+  std::atomic<int> down{0};
+  std::promise<TcpConnectionPtr> first;
+  void operator()(const TcpConnectionPtr& conn) {
+    if (conn->connected()) {
+      if (up.fetch_add(1) == 0) first.set_value(conn);
+    } else {
+      down.fetch_add(1);
+    }
+  }
+};
+
+}  // namespace
+
+TEST(TcpConnectionFault, WriteToClosedPeerGivesEpipeNotSigpipe) {
+  // SIGPIPE at its default (kill the process): surviving proves MSG_NOSIGNAL.
+  ::signal(SIGPIPE, SIG_DFL);
+  ConnectionLog log;
+  ServerThread server(1, [&](TcpServer& s) {
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      // Not reading: only the write can discover that the peer is gone.
+      if (conn->connected()) conn->stopRead();
+      log(conn);
+    });
+  });
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  TcpConnectionPtr conn = log.first.get_future().get();
+  ::close(fd);
+  const std::string chunk(65536, 'x');
+  // The first write after the FIN is answered with RST; a later one fails.
+  ASSERT_TRUE(waitFor([&] {
+    conn->send(chunk);
+    return log.down.load() > 0;
+  }));
+  for (int i = 0; i < 10; ++i) conn->send(chunk);  // dropped, not crashing
+  runSync(server.loop(), [] {});
+  EXPECT_EQ(log.down.load(), 1);
+  EXPECT_TRUE(conn->disconnected());
+  EXPECT_TRUE(waitFor([&] { return server.numConnections() == 0; }));
+}
+
+TEST(TcpConnectionFault, PeerResetInTheMiddleOfALargeSend) {
+  ::signal(SIGPIPE, SIG_DFL);
+  std::atomic<int> down{0};
+  std::weak_ptr<TcpConnection> weak;
+  ServerThread server(1, [&](TcpServer& s) {
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (conn->connected()) {
+        weak = conn;
+        conn->send(makePattern(32 << 20));
+      } else {
+        down.fetch_add(1);
+      }
+    });
+  });
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  std::string part = readExactly(fd, 1 << 20);
+  ASSERT_EQ(part, makePattern(32 << 20).substr(0, 1 << 20));
+  closeWithReset(fd);
+  ASSERT_TRUE(waitFor([&] { return down.load() == 1; }));
+  EXPECT_TRUE(waitFor([&] { return server.numConnections() == 0; }));
+  // Once removed, nothing keeps the connection (and its 31 MiB) alive.
+  EXPECT_TRUE(waitFor([&] { return weak.expired(); }));
+  runSync(server.loop(), [] {});
+  EXPECT_EQ(down.load(), 1);
+}
+
+TEST(TcpConnectionFault, SilentClientDoesNotDisturbTheLoopAndIsClosedOnTimeout) {
+  ConnectionLog log;
+  ServerThread server(0, [&](TcpServer& s) {
+    s.setMessageCallback(echo);
+    s.setConnectionCallback(std::ref(log));
+  });
+  int silent = connectTo(server.address());
+  ASSERT_GE(silent, 0);
+  TcpConnectionPtr conn = log.first.get_future().get();
+  // Others are served as usual.
+  int other = connectTo(server.address());
+  ASSERT_GE(other, 0);
+  ASSERT_TRUE(writeAll(other, "hi", 2));
+  EXPECT_EQ(readExactly(other, 2), "hi");
+  ::close(other);
+  ASSERT_TRUE(waitFor([&] { return log.down.load() == 1; }));
+  // An idle connection costs no loop iterations.
+  int64_t before = runSync(server.loop(), [&] { return server.loop()->iteration(); });
+  std::promise<int64_t> after;
+  server.loop()->runAfter(0.05, [&] { after.set_value(server.loop()->iteration()); });
+  EXPECT_LE(after.get_future().get() - before, 4);
+  // The usual cure for a silent client: close it after a delay.
+  conn->forceCloseWithDelay(0.01);
+  EXPECT_TRUE(readsEof(silent));
+  EXPECT_TRUE(waitFor([&] { return log.down.load() == 2; }));
+  ::close(silent);
+}
+
+TEST(TcpConnectionFault, ClientThatNeverReadsIsBoundedByHighWaterMark) {
+  // The documented policy: at the mark, stop reading; when the output has
+  // drained, read again. Input then waits in the kernel, not in muon.
+  constexpr size_t kMark = 1 << 20;
+  std::promise<TcpConnectionPtr> connected;
+  std::atomic<int> marks{0};
+  ServerThread server(1, [&](TcpServer& s) {
+    s.setMessageCallback(echo);
+    s.setWriteCompleteCallback([](const TcpConnectionPtr& conn) {
+      if (!conn->isReading()) conn->startRead();
+    });
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (!conn->connected()) return;
+      conn->setHighWaterMarkCallback(
+          [&](const TcpConnectionPtr& c, size_t) {
+            marks.fetch_add(1);
+            c->stopRead();
+          },
+          kMark);
+      connected.set_value(conn);
+    });
+  });
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  TcpConnectionPtr conn = connected.get_future().get();
+  ASSERT_EQ(::fcntl(fd, F_SETFL, O_NONBLOCK), 0);
+  const std::string chunk = makePattern(65536);
+  size_t sent = 0;
+  // Send until the server has stopped taking data: 200 ms without progress.
+  for (;;) {
+    ssize_t n = ::send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += static_cast<size_t>(n);
+      continue;
+    }
+    ASSERT_TRUE(n < 0 && errno == EAGAIN);
+    struct pollfd pfd = {fd, POLLOUT, 0};
+    if (::poll(&pfd, 1, 200) == 0) break;
+    ASSERT_LT(sent, size_t{1} << 30) << "the server never stopped reading";
+  }
+  EXPECT_GT(sent, kMark);
+  EXPECT_GE(marks.load(), 1);
+  auto sizes = runSync(server.loop(), [&] {
+    return std::make_pair(conn->outputBuffer()->readableBytes(), conn->inputBuffer()->internalCapacity());
+  });
+  EXPECT_FALSE(conn->isReading());
+  // At most the mark plus one read (buffer + 64 KiB extra).
+  EXPECT_LE(sizes.first, kMark + 256 * 1024) << "output buffer";
+  EXPECT_LE(sizes.second, 256u * 1024) << "input buffer";
+  ::close(fd);
+}
+
+TEST(TcpConnectionFault, StopReadHoldsDataUntilStartRead) {
+  std::atomic<size_t> received{0};
+  std::promise<TcpConnectionPtr> connected;
+  ServerThread server(1, [&](TcpServer& s) {
+    s.setMessageCallback([&](const TcpConnectionPtr&, Buffer* buf, muon::Timestamp) {
+      received.fetch_add(buf->readableBytes());
+      buf->retrieveAll();
+    });
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (conn->connected()) connected.set_value(conn);
+    });
+  });
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  TcpConnectionPtr conn = connected.get_future().get();
+  conn->stopRead();
+  runSync(server.loop(), [] {});
+  ASSERT_TRUE(writeAll(fd, "12345", 5));
+  std::promise<void> waited;
+  server.loop()->runAfter(0.03, [&] { waited.set_value(); });
+  waited.get_future().wait();
+  EXPECT_EQ(received.load(), 0u);
+  conn->startRead();
+  EXPECT_TRUE(waitFor([&] { return received.load() == 5; }));
+  ::close(fd);
+}
+
+TEST(TcpConnectionFault, ForceCloseFromAnotherThreadDropsQueuedOutput) {
+  ConnectionLog log;
+  ServerThread server(1, [&](TcpServer& s) { s.setConnectionCallback(std::ref(log)); });
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  TcpConnectionPtr conn = log.first.get_future().get();
+  conn->send(makePattern(16 << 20));
+  conn->forceClose();
+  conn->forceClose();  // twice is harmless
+  ASSERT_TRUE(waitFor([&] { return log.down.load() == 1; }));
+  EXPECT_TRUE(conn->disconnected());
+  // The peer sees the end (reset or EOF) well before 16 MiB.
+  size_t total = 0;
+  char buf[65536];
+  for (;;) {
+    ASSERT_TRUE(waitReadable(fd, 20000));
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    total += static_cast<size_t>(n);
+  }
+  EXPECT_LT(total, size_t{16} << 20);
+  ::close(fd);
+}
+
+TEST(TcpConnection, ContextAndAddresses) {
+  std::promise<TcpConnectionPtr> connected;
+  ServerThread server(0, [&](TcpServer& s) {
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (!conn->connected()) return;
+      conn->setContext(std::string("session-42"));
+      conn->setTcpNoDelay(true);
+      connected.set_value(conn);
+    });
+  });
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  TcpConnectionPtr conn = connected.get_future().get();
+  runSync(server.loop(), [&] {
+    EXPECT_EQ(std::any_cast<std::string>(conn->getContext()), "session-42");
+    EXPECT_EQ(conn->localAddress(), server.address());
+    EXPECT_EQ(conn->peerAddress().toIp(), "127.0.0.1");
+    EXPECT_NE(conn->getTcpInfoString(), "");
+  });
+  EXPECT_NE(conn->name().find("test-"), std::string::npos);
+  ::close(fd);
+}
