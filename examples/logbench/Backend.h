@@ -1,0 +1,69 @@
+// The seam between logbench's driver and the loggers it measures.
+//
+// Internal to logbench. One Backend lives for the whole process; each run
+// calls open() (untimed), then produce() from every producer thread, then
+// finish() (timed: it returns once every line is in the file), then close()
+// (untimed). The driver calls open/finish/close from the main thread only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "TickClock.h"
+
+namespace logbench {
+
+// The fixed part of every message; also what the line counter looks for, so
+// that report lines a logger adds of its own (muon's "Dropped log
+// messages ...", glog's file header) are not counted as messages.
+constexpr std::string_view kHello = "Hello 0123456789";
+constexpr std::string_view kAlphabet = " abcdefghijklmnopqrstuvwxyz ";
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // Name printed as the first field of the summary line.
+  virtual const char* name() const = 0;
+  // Prepares a logger writing into `dir` (an empty directory of its own).
+  virtual void open(const std::string& dir) = 0;
+  // Logs messages [begin, end): "Hello 0123456789 abcdefghijklmnopqrstuvwxyz "
+  // + extra + counter. Safe to call from several threads at once. With
+  // samples non-null, stores the ticks each call took in samples[i - begin].
+  virtual void produce(uint64_t begin, uint64_t end, std::string_view extra,
+                       uint64_t* samples) = 0;
+  // Returns once every line logged so far is written to the file(s) and the
+  // logger has let go of them (backend joined, file flushed).
+  virtual void finish() = 0;
+  // Messages the logger says it threw away in the last run.
+  virtual uint64_t dropped() const { return 0; }
+  // Frees what the run left behind, outside the timed region.
+  virtual void close() {}
+};
+
+// The loop every backend runs, inlined into each with its own log statement,
+// so no backend pays a virtual call per message.
+template <typename LogOne>
+inline void produceLoop(LogOne&& logOne, uint64_t begin, uint64_t end, uint64_t* samples) {
+  if (samples == nullptr) {
+    for (uint64_t i = begin; i < end; ++i) logOne(i);
+    return;
+  }
+  const TickClock& clock = TickClock::instance();
+  for (uint64_t i = begin; i < end; ++i) {
+    uint64_t t0 = clock.now();
+    logOne(i);
+    samples[i - begin] = clock.now() - t0;
+  }
+}
+
+enum class MuonPolicy { kDrop, kBlock };
+
+std::unique_ptr<Backend> makeMuonBackend(MuonPolicy policy);
+std::unique_ptr<Backend> makeSpdlogAsyncBackend();
+std::unique_ptr<Backend> makeSpdlogSyncBackend();
+std::unique_ptr<Backend> makeGlogBackend(const char* argv0);
+
+}  // namespace logbench

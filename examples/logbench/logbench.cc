@@ -1,0 +1,443 @@
+// logbench: one workload, several loggers, muduo's summary line.
+//
+//   logbench --logger muon|spdlog-async|spdlog-sync|glog [--size short|long]
+//            [--threads T] [--messages N] [--policy drop|block] [--latency]
+//            [--dir DIR] [--repeat R] [--keep]
+//
+// T threads log N messages between them (muduo's bench message; the counter
+// is the message's global index, so every line is distinct). A run is timed
+// from the moment the threads are released until the logger reports every
+// line in its file(s); then the files are read back and the lines counted.
+// docs/logging-bench.md explains each output line.
+#include <sys/resource.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "Backend.h"
+#include "TickClock.h"
+
+namespace fs = std::filesystem;
+
+namespace logbench {
+namespace {
+
+constexpr int kUsageExit = 2;
+constexpr size_t kLongExtra = 3000;  // 'X's in a long message: ~3 KB lines
+
+struct Options {
+  std::string logger = "muon";
+  bool longMessages = false;
+  int threads = 1;
+  uint64_t messages = 1000000;
+  MuonPolicy policy = MuonPolicy::kBlock;
+  bool policyGiven = false;
+  bool latency = false;
+  std::string dir;  // empty: a fresh directory under /tmp, removed at exit
+  int repeat = 1;
+  bool keep = false;
+};
+
+void usage(FILE* out) {
+  std::fprintf(out,
+               "usage: logbench [--logger muon|spdlog-async|spdlog-sync|glog] [--size short|long]\n"
+               "                [--threads T] [--messages N] [--policy drop|block] [--latency]\n"
+               "                [--dir DIR] [--repeat R] [--keep]\n"
+               "  --logger    logger to measure (default muon)\n"
+               "  --size      short: ~110-byte lines; long: ~3 KB lines (default short)\n"
+               "  --threads   producer threads, 1..256; N is split evenly (default 1)\n"
+               "  --messages  messages per run, all threads together (default 1000000)\n"
+               "  --policy    muon only: what AsyncLogging does when its queue is full\n"
+               "              (default block; drop is AsyncLogging's own default)\n"
+               "  --latency   time every call and print percentiles\n"
+               "  --dir DIR   each run writes into a fresh subdirectory of DIR\n"
+               "              (default: a temporary directory under /tmp)\n"
+               "  --repeat R  runs, 1..100; with R > 1 a median line follows (default 1)\n"
+               "  --keep      keep the log files (their directories go to stderr)\n");
+}
+
+[[noreturn]] void badUsage(const std::string& why) {
+  std::fprintf(stderr, "logbench: %s\n", why.c_str());
+  usage(stderr);
+  std::exit(kUsageExit);
+}
+
+uint64_t parseCount(const char* flag, const char* text, uint64_t min, uint64_t max) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(text, &end, 10);
+  if (text[0] == '\0' || text[0] == '-' || *end != '\0' || errno != 0 || v < min || v > max) {
+    std::fprintf(stderr, "logbench: %s wants a whole number in %llu..%llu, not '%s'\n", flag,
+                 static_cast<unsigned long long>(min), static_cast<unsigned long long>(max), text);
+    usage(stderr);
+    std::exit(kUsageExit);
+  }
+  return v;
+}
+
+Options parseOptions(int argc, char** argv) {
+  Options opts;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      usage(stdout);
+      std::exit(0);
+    }
+    if (arg == "--latency") {
+      opts.latency = true;
+      continue;
+    }
+    if (arg == "--keep") {
+      opts.keep = true;
+      continue;
+    }
+    // Every other flag takes a value, as "--flag value" or "--flag=value".
+    std::string value;
+    size_t eq = arg.find('=');
+    bool inlineValue = arg.compare(0, 2, "--") == 0 && eq != std::string::npos;
+    if (inlineValue) {
+      value = arg.substr(eq + 1);
+      arg.resize(eq);
+    }
+    static const char* const kValueFlags[] = {"--logger", "--size", "--threads", "--messages",
+                                              "--policy", "--dir",  "--repeat"};
+    if (std::find(std::begin(kValueFlags), std::end(kValueFlags), arg) == std::end(kValueFlags)) {
+      badUsage("unknown flag '" + arg + "'");
+    }
+    if (!inlineValue) {
+      if (i + 1 >= argc) badUsage(arg + " needs a value");
+      value = argv[++i];
+    }
+    if (arg == "--logger") {
+      if (value != "muon" && value != "spdlog-async" && value != "spdlog-sync" && value != "glog") {
+        badUsage("unknown logger '" + value + "'");
+      }
+      opts.logger = value;
+    } else if (arg == "--size") {
+      if (value != "short" && value != "long") badUsage("--size is short or long, not '" + value + "'");
+      opts.longMessages = value == "long";
+    } else if (arg == "--threads") {
+      opts.threads = static_cast<int>(parseCount("--threads", value.c_str(), 1, 256));
+    } else if (arg == "--messages") {
+      opts.messages = parseCount("--messages", value.c_str(), 1, uint64_t{1} << 40);
+    } else if (arg == "--policy") {
+      if (value != "drop" && value != "block") badUsage("--policy is drop or block, not '" + value + "'");
+      opts.policy = value == "drop" ? MuonPolicy::kDrop : MuonPolicy::kBlock;
+      opts.policyGiven = true;
+    } else if (arg == "--dir") {
+      if (value.empty()) badUsage("--dir needs a directory");
+      opts.dir = value;
+    } else if (arg == "--repeat") {
+      opts.repeat = static_cast<int>(parseCount("--repeat", value.c_str(), 1, 100));
+    } else {
+      badUsage("unknown flag '" + arg + "'");
+    }
+  }
+  if (opts.policyGiven && opts.logger != "muon") {
+    badUsage("--policy applies to --logger muon only, not " + opts.logger);
+  }
+  return opts;
+}
+
+struct Latency {
+  long long p50 = 0, p99 = 0, p999 = 0, p9999 = 0, max = 0;
+};
+
+struct RunResult {
+  double seconds = 0;
+  uint64_t bytes = 0;
+  double msgPerSecond = 0;
+  double mibPerSecond = 0;
+  uint64_t written = 0;
+  uint64_t dropped = 0;
+  uint64_t lines = 0;
+  Latency latency;
+};
+
+// Counts the complete lines holding kHello in one file, read in chunks: the
+// file is never mapped, so reading a 3 GB log back does not show up in the
+// peak RSS the run reports. A last line without '\n' was cut short and is
+// not counted. False, with a message, if the file cannot be read.
+bool countMessageLines(const std::string& path, uint64_t* bytes, uint64_t* lines) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    std::fprintf(stderr, "logbench: cannot open %s: %s\n", path.c_str(), std::strerror(errno));
+    return false;
+  }
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  constexpr size_t kChunk = 1 << 20;
+  const size_t keep = kHello.size() - 1;
+  // A chunk follows up to `keep` bytes carried over from the line it cut, so
+  // a kHello split across two reads is still found.
+  std::vector<char> buf(keep + kChunk);
+  size_t carried = 0;
+  bool lineHasHello = false;  // the line still open at the chunk's end holds kHello
+  uint64_t count = 0;
+  bool ok = true;
+  for (;;) {
+    ssize_t n = ::read(fd, buf.data() + carried, kChunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      std::fprintf(stderr, "logbench: cannot read %s: %s\n", path.c_str(), std::strerror(errno));
+      ok = false;
+      break;
+    }
+    if (n == 0) break;
+    *bytes += static_cast<uint64_t>(n);
+    const char* p = buf.data();
+    const char* end = buf.data() + carried + static_cast<size_t>(n);
+    while (const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p))) {
+      const char* lineEnd = static_cast<const char*>(nl);
+      if (lineHasHello || ::memmem(p, static_cast<size_t>(lineEnd - p), kHello.data(),
+                                   kHello.size()) != nullptr) {
+        ++count;
+      }
+      lineHasHello = false;
+      p = lineEnd + 1;
+    }
+    size_t rest = static_cast<size_t>(end - p);
+    if (!lineHasHello) {
+      lineHasHello = ::memmem(p, rest, kHello.data(), kHello.size()) != nullptr;
+    }
+    carried = lineHasHello ? 0 : std::min(rest, keep);
+    std::memmove(buf.data(), end - carried, carried);
+  }
+  ::close(fd);
+  *lines += count;
+  return ok;
+}
+
+// Bytes and message lines of every regular file in dir (glog's symlinks and
+// the like are skipped). False, with a message, if a file cannot be read.
+bool scanLogFiles(const std::string& dir, uint64_t* bytes, uint64_t* lines) {
+  *bytes = 0;
+  *lines = 0;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_symlink(ec) || !entry.is_regular_file(ec)) continue;
+    if (!countMessageLines(entry.path().string(), bytes, lines)) return false;
+  }
+  if (ec) {
+    std::fprintf(stderr, "logbench: cannot list %s: %s\n", dir.c_str(), ec.message().c_str());
+    return false;
+  }
+  return true;
+}
+
+std::string makeTempDir(const std::string& templ) {
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  if (::mkdtemp(buf.data()) == nullptr) {
+    std::fprintf(stderr, "logbench: cannot create %s: %s\n", templ.c_str(), std::strerror(errno));
+    std::exit(1);
+  }
+  return std::string(buf.data());
+}
+
+// Nearest-rank percentile of sorted ticks, in nanoseconds.
+long long percentileNs(const std::vector<uint64_t>& sorted, double p) {
+  size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
+  size_t index = rank == 0 ? 0 : std::min(rank, sorted.size()) - 1;
+  return std::llround(static_cast<double>(sorted[index]) * TickClock::instance().nsPerTick());
+}
+
+RunResult runOnce(Backend& backend, const Options& opts, const std::string& runDir) {
+  const std::string extra = opts.longMessages ? std::string(kLongExtra, 'X') + " " : " ";
+  const uint64_t n = opts.messages;
+  const auto threads = static_cast<uint64_t>(opts.threads);
+
+  // One slot per message, written before the clock starts so that page
+  // faults on first touch do not land in the samples.
+  std::vector<uint64_t> samples(opts.latency ? n : 0);
+
+  backend.open(runDir);
+
+  std::mutex mutex;
+  std::condition_variable cond;
+  uint64_t ready = 0;
+  bool go = false;
+  std::vector<std::thread> producers;
+  producers.reserve(threads);
+  uint64_t begin = 0;
+  for (uint64_t k = 0; k < threads; ++k) {
+    uint64_t count = n / threads + (k < n % threads ? 1 : 0);
+    uint64_t end = begin + count;
+    uint64_t* slot = opts.latency ? samples.data() + begin : nullptr;
+    producers.emplace_back([&, begin, end, slot] {
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        ++ready;
+        cond.notify_all();
+        cond.wait(lock, [&] { return go; });
+      }
+      backend.produce(begin, end, extra, slot);
+    });
+    begin = end;
+  }
+
+  std::chrono::steady_clock::time_point start;
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    cond.wait(lock, [&] { return ready == threads; });
+    start = std::chrono::steady_clock::now();
+    go = true;
+    cond.notify_all();
+  }
+  for (std::thread& t : producers) t.join();
+  backend.finish();
+  auto stop = std::chrono::steady_clock::now();
+
+  RunResult r;
+  r.seconds = std::chrono::duration<double>(stop - start).count();
+  r.dropped = backend.dropped();
+  r.written = n >= r.dropped ? n - r.dropped : 0;
+  backend.close();
+
+  if (!scanLogFiles(runDir, &r.bytes, &r.lines)) std::exit(1);
+  r.msgPerSecond = static_cast<double>(n) / r.seconds;
+  r.mibPerSecond = static_cast<double>(r.bytes) / r.seconds / (1024.0 * 1024.0);
+
+  if (opts.latency) {
+    std::sort(samples.begin(), samples.end());
+    r.latency.p50 = percentileNs(samples, 0.50);
+    r.latency.p99 = percentileNs(samples, 0.99);
+    r.latency.p999 = percentileNs(samples, 0.999);
+    r.latency.p9999 = percentileNs(samples, 0.9999);
+    r.latency.max = percentileNs(samples, 1.0);
+  }
+  return r;
+}
+
+void printRun(const char* name, const RunResult& r, bool latency) {
+  std::printf("%12s: %f seconds, %lu bytes, %10.2f msg/s, %.2f MiB/s\n", name, r.seconds,
+              static_cast<unsigned long>(r.bytes), r.msgPerSecond, r.mibPerSecond);
+  std::printf("written %llu dropped %llu lines %llu\n", static_cast<unsigned long long>(r.written),
+              static_cast<unsigned long long>(r.dropped), static_cast<unsigned long long>(r.lines));
+  if (latency) {
+    std::printf("latency_ns p50 %lld p99 %lld p99.9 %lld p99.99 %lld max %lld\n", r.latency.p50,
+                r.latency.p99, r.latency.p999, r.latency.p9999, r.latency.max);
+  }
+  std::fflush(stdout);
+}
+
+// Median of one field over the runs; with an even count, the mean of the middle two.
+template <typename T, typename Field>
+T medianOf(const std::vector<RunResult>& runs, Field field) {
+  std::vector<T> v;
+  v.reserve(runs.size());
+  for (const RunResult& r : runs) v.push_back(static_cast<T>(field(r)));
+  std::sort(v.begin(), v.end());
+  size_t mid = v.size() / 2;
+  return v.size() % 2 == 1 ? v[mid] : static_cast<T>((v[mid - 1] + v[mid]) / 2);
+}
+
+RunResult medianRun(const std::vector<RunResult>& runs) {
+  RunResult m;
+  m.seconds = medianOf<double>(runs, [](const RunResult& r) { return r.seconds; });
+  m.bytes = medianOf<uint64_t>(runs, [](const RunResult& r) { return r.bytes; });
+  m.msgPerSecond = medianOf<double>(runs, [](const RunResult& r) { return r.msgPerSecond; });
+  m.mibPerSecond = medianOf<double>(runs, [](const RunResult& r) { return r.mibPerSecond; });
+  m.written = medianOf<uint64_t>(runs, [](const RunResult& r) { return r.written; });
+  m.dropped = medianOf<uint64_t>(runs, [](const RunResult& r) { return r.dropped; });
+  m.lines = medianOf<uint64_t>(runs, [](const RunResult& r) { return r.lines; });
+  m.latency.p50 = medianOf<long long>(runs, [](const RunResult& r) { return r.latency.p50; });
+  m.latency.p99 = medianOf<long long>(runs, [](const RunResult& r) { return r.latency.p99; });
+  m.latency.p999 = medianOf<long long>(runs, [](const RunResult& r) { return r.latency.p999; });
+  m.latency.p9999 = medianOf<long long>(runs, [](const RunResult& r) { return r.latency.p9999; });
+  m.latency.max = medianOf<long long>(runs, [](const RunResult& r) { return r.latency.max; });
+  return m;
+}
+
+std::unique_ptr<Backend> makeBackend(const Options& opts, const char* argv0) {
+  if (opts.logger == "muon") return makeMuonBackend(opts.policy);
+  if (opts.logger == "spdlog-async") return makeSpdlogAsyncBackend();
+  if (opts.logger == "spdlog-sync") return makeSpdlogSyncBackend();
+  return makeGlogBackend(argv0);
+}
+
+int run(int argc, char** argv) {
+  const Options opts = parseOptions(argc, argv);
+
+  std::string parent = opts.dir;
+  bool ownParent = false;
+  if (parent.empty()) {
+    parent = makeTempDir("/tmp/logbench.XXXXXX");
+    ownParent = true;
+  } else {
+    std::error_code ec;
+    fs::create_directories(parent, ec);
+    if (ec) {
+      std::fprintf(stderr, "logbench: cannot create %s: %s\n", parent.c_str(), ec.message().c_str());
+      return 1;
+    }
+  }
+
+  std::printf("# logbench logger %s size %s threads %d messages %llu%s repeat %d\n",
+              opts.logger.c_str(), opts.longMessages ? "long" : "short", opts.threads,
+              static_cast<unsigned long long>(opts.messages),
+              opts.logger != "muon" ? ""
+              : opts.policy == MuonPolicy::kBlock ? " policy block"
+                                                  : " policy drop",
+              opts.repeat);
+  if (opts.latency) {
+    const TickClock& clock = TickClock::instance();
+    std::printf("# latency clock %s, %.1f ns per reading pair (included in every sample)\n",
+                clock.source(), clock.overheadNs());
+  }
+  std::fflush(stdout);
+
+  std::unique_ptr<Backend> backend = makeBackend(opts, argv[0]);
+  std::vector<RunResult> runs;
+  for (int i = 0; i < opts.repeat; ++i) {
+    std::string runDir = makeTempDir(parent + "/" + opts.logger + ".XXXXXX");
+    RunResult r = runOnce(*backend, opts, runDir);
+    printRun(backend->name(), r, opts.latency);
+    if (r.lines != r.written) {
+      std::fprintf(stderr, "logbench: %s reports %llu messages written but %llu are in %s\n",
+                   backend->name(), static_cast<unsigned long long>(r.written),
+                   static_cast<unsigned long long>(r.lines), runDir.c_str());
+    }
+    if (opts.keep) {
+      std::fprintf(stderr, "logbench: kept %s\n", runDir.c_str());
+    } else {
+      std::error_code ec;
+      fs::remove_all(runDir, ec);
+      if (ec) std::fprintf(stderr, "logbench: cannot remove %s: %s\n", runDir.c_str(), ec.message().c_str());
+    }
+    runs.push_back(r);
+  }
+  if (opts.repeat > 1) printRun("median", medianRun(runs), opts.latency);
+  backend.reset();
+
+  if (ownParent && !opts.keep) {
+    std::error_code ec;
+    fs::remove_all(parent, ec);
+  }
+
+  struct rusage ru;
+  ::getrusage(RUSAGE_SELF, &ru);
+  std::printf("peak_rss_kib %ld\n", ru.ru_maxrss);
+  return 0;
+}
+
+}  // namespace
+}  // namespace logbench
+
+int main(int argc, char** argv) { return logbench::run(argc, argv); }
