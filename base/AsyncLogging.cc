@@ -63,10 +63,9 @@ AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, int flus
     : flushInterval_(flushInterval > 0 ? flushInterval : 1),
       policy_(policy),
       reserve_(0),
-      // Thread-safe only so that stats() may read it; the backend is the one
-      // writer. checkEveryN = 1: each append is a whole buffer, so check the
-      // day on every one.
-      output_(basename, rollSize, true, flushInterval, 1) {
+      // Only the backend thread uses it, so no lock. checkEveryN = 1: each
+      // append is a whole buffer, so check the day on every one.
+      output_(basename, rollSize, false, flushInterval, 1) {
   std::lock_guard<std::mutex> lock(mutex_);
   Buffer* first = takeSpare();
   reserve_.store(makeReserveWord(first->slot), std::memory_order_release);
@@ -82,7 +81,11 @@ AsyncLogging::~AsyncLogging() {
   }
 }
 
-void AsyncLogging::setWriteFunction(WriteFunction write) { output_.setWriteFunction(std::move(write)); }
+void AsyncLogging::setWriteFunction(WriteFunction write) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  assert(!running_ && "setWriteFunction must come before start()");
+  output_.setWriteFunction(std::move(write));
+}
 
 void AsyncLogging::append(const char* logline, size_t len) {
   if (len == 0) return;
@@ -211,14 +214,12 @@ void AsyncLogging::flush() {
 }
 
 AsyncLogging::Stats AsyncLogging::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
   Stats s;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    s.messagesDropped = messagesDropped_ + unreportedDroppedMessages_;
-    s.buffersDropped = buffersDropped_ + unreportedDroppedBuffers_;
-    s.producerWaits = producerWaits_;
-  }
-  s.file = output_.stats();
+  s.messagesDropped = messagesDropped_ + unreportedDroppedMessages_;
+  s.buffersDropped = buffersDropped_ + unreportedDroppedBuffers_;
+  s.producerWaits = producerWaits_;
+  s.file = fileStats_;
   return s;
 }
 
@@ -250,8 +251,10 @@ void AsyncLogging::threadFunc() {
     lock.unlock();
 
     writeBatch(batch, droppedBuffers, droppedMessages);
+    LogFile::Stats fileStats = output_.stats();
 
     lock.lock();
+    fileStats_ = fileStats;
     for (Buffer* b : batch) recycle(b);
     batch.clear();
     inFlight_ = 0;

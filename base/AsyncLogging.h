@@ -118,7 +118,10 @@ class AsyncLogging {
   uint64_t unreportedDroppedMessages_ = 0;
   uint64_t unreportedDroppedBuffers_ = 0;
 
-  LogFile output_;  // written by the backend thread only
+  // The file's counters as of the last batch: stats() must not wait for a
+  // write in progress (a slow disk would stall whoever asks).
+  LogFile::Stats fileStats_;
+  LogFile output_;  // used by the backend thread only (and before start())
   std::thread thread_;
 };
 
