@@ -156,7 +156,7 @@ run_one() {
   local server=$1 client=$2 threads=$3 block=$4 sessions=$5
   local port= i rc w0 b0 o0
   : >"$tmp/why"
-  others=0
+  others=0 cpu_per_gib=
   our_seconds >"$tmp/ours"
   w0=$(now) b0=$(busy_ticks) o0=$(cat "$tmp/ours")
   rm -f "$tmp/server.out"  # a stale port must not be read back
@@ -179,6 +179,7 @@ run_one() {
   timeout -k 2 "$(awk -v s="$seconds" -v n="$sessions" 'BEGIN{print int(s + 30 + n / 200)}')" \
     "$bin/$client" 127.0.0.1 "$port" "$threads" "$block" "$sessions" "$seconds" \
     >"$tmp/client.out" 2>"$tmp/client.err" || rc=$?
+  server_cpu_seconds
   stop_server
   our_seconds >"$tmp/ours"
   others=$(others_pct "$w0" "$b0" "$o0" "$(cat "$tmp/ours")")
@@ -193,6 +194,20 @@ run_one() {
     return 1
   fi
   result=$mibs
+  # Server CPU seconds per GiB the client read back (= what the server echoed).
+  cpu_per_gib=$(awk -v cpu="$server_cpu" '$3 == "bytes" && $4 == "read" && $1 > 0 {
+    if (cpu != "") printf "%.3f", cpu / ($1 / 1073741824) }' "$tmp/client.out")
+}
+
+# server_cpu_seconds: sets $server_cpu to the user + system time the server
+# (the child of the timeout process $server_pid) has used so far, or "".
+server_cpu_seconds() {
+  local child
+  server_cpu=
+  child=$(cat "/proc/$server_pid/task/$server_pid/children" 2>/dev/null || true)
+  child=${child%% *}
+  [ -n "$child" ] || return 0
+  server_cpu=$(awk -v hz="$hz" '{sub(/^.*\) /, ""); print ($12 + $13) / hz}' "/proc/$child/stat" 2>/dev/null || true)
 }
 
 stop_server() {
@@ -201,11 +216,13 @@ stop_server() {
   server_pid=
 }
 
-# median of the numbers on stdin
-median() {
-  sort -g | awk '{v[NR] = $1} END {
+# median of the numbers on stdin, with 1 (median) or 3 (median3) decimals
+median() { median_fmt %.1f; }
+median3() { median_fmt %.3f; }
+median_fmt() {
+  sort -g | awk -v fmt="$1" '{v[NR] = $1} END {
     if (NR == 0) exit
-    if (NR % 2) printf "%.1f", v[(NR + 1) / 2]; else printf "%.1f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+    if (NR % 2) printf fmt, v[(NR + 1) / 2]; else printf fmt, (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 points=$(( ${#threads_arr[@]} * ${#blocks_arr[@]} * ${#sessions_arr[@]} ))
@@ -215,7 +232,7 @@ echo "pingpong: $points points x ${#pairs[@]} pairs x $repeat repeats = $total_r
      "load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 runs_csv=$out/pingpong_runs.csv
-echo "threads,block,sessions,pair,server,client,repeat,mibs,status,others_cpu_pct" >"$runs_csv"
+echo "threads,block,sessions,pair,server,client,repeat,mibs,status,others_cpu_pct,server_cpu_s_per_gib" >"$runs_csv"
 : >"$tmp/results"   # threads block sessions pair median ok failed max_others
 : >"$tmp/others"
 done_runs=0 point=0
@@ -224,7 +241,9 @@ for threads in "${threads_arr[@]}"; do
   for block in "${blocks_arr[@]}"; do
     for sessions in "${sessions_arr[@]}"; do
       point=$((point + 1))
-      for p in "${pairs[@]}"; do : >"$tmp/vals.${p%% *}"; echo 0 >"$tmp/maxo.${p%% *}"; done
+      for p in "${pairs[@]}"; do
+        : >"$tmp/vals.${p%% *}"; : >"$tmp/cpu.${p%% *}"; echo 0 >"$tmp/maxo.${p%% *}"
+      done
       for ((r = 1; r <= repeat; r++)); do
         for p in "${pairs[@]}"; do
           read -r label server client <<<"$p"
@@ -239,11 +258,12 @@ for threads in "${threads_arr[@]}"; do
           if [ $ok_run -eq 1 ]; then
             mibs=$result
             echo "$mibs" >>"$tmp/vals.$label"
+            [ -z "$cpu_per_gib" ] || echo "$cpu_per_gib" >>"$tmp/cpu.$label"
             status=ok shown="$mibs MiB/s"
           else
             mibs= status=failed shown="FAILED: $(cat "$tmp/why")"
           fi
-          echo "$threads,$block,$sessions,$label,$server,$client,$r,$mibs,$status,$others" >>"$runs_csv"
+          echo "$threads,$block,$sessions,$label,$server,$client,$r,$mibs,$status,$others,$cpu_per_gib" >>"$runs_csv"
           echo "$others" >>"$tmp/others"
           [ "$others" -le "$(cat "$tmp/maxo.$label")" ] || echo "$others" >"$tmp/maxo.$label"
           [ "$others" -lt 10 ] || shown+=", others used ${others}% CPU"
@@ -259,7 +279,8 @@ for threads in "${threads_arr[@]}"; do
         label=${p%% *}
         ok=$(wc -l <"$tmp/vals.$label")
         med=$(median <"$tmp/vals.$label")
-        echo "$threads $block $sessions $label ${med:-NA} $ok $((repeat - ok)) $(cat "$tmp/maxo.$label")" >>"$tmp/results"
+        cpu=$(median3 <"$tmp/cpu.$label")
+        echo "$threads $block $sessions $label ${med:-NA} $ok $((repeat - ok)) $(cat "$tmp/maxo.$label") ${cpu:-NA}" >>"$tmp/results"
       done
     done
   done
@@ -274,11 +295,11 @@ others_note=$(sort -n "$tmp/others" | awk '{v[NR] = $1} END {
 
 csv=$out/pingpong.csv
 {
-  echo "threads,block,sessions,pair,server,client,median_mibs,ok_runs,failed_runs,max_others_cpu_pct"
-  while read -r threads block sessions label med ok failed maxo; do
+  echo "threads,block,sessions,pair,server,client,median_mibs,ok_runs,failed_runs,max_others_cpu_pct,median_server_cpu_s_per_gib"
+  while read -r threads block sessions label med ok failed maxo cpu; do
     for p in "${pairs[@]}"; do
       read -r l server client <<<"$p"
-      [ "$l" = "$label" ] && echo "$threads,$block,$sessions,$label,$server,$client,$med,$ok,$failed,$maxo"
+      [ "$l" = "$label" ] && echo "$threads,$block,$sessions,$label,$server,$client,$med,$ok,$failed,$maxo,$cpu"
     done
   done <"$tmp/results"
 } >"$csv"
@@ -287,21 +308,23 @@ csv=$out/pingpong.csv
 awk -v repeat="$repeat" -v seconds="$seconds" -v note="$others_note" '
   { key = $1 " " $2 " " $3
     if (!(key in seen)) { seen[key] = 1; order[++n] = key }
-    med[key, $4] = $5; failed[key, $4] = $7 }
+    med[key, $4] = $5; failed[key, $4] = $7; cpu[key, $4] = $9 }
   function cell(k, l) {
     if (med[k, l] == "NA") return "FAILED"
     return med[k, l] (failed[k, l] > 0 ? " (" failed[k, l] " failed)" : "")
   }
   END {
     printf "Median of %d run(s) of %s s each, MiB/s (client-side bytes read / s). %s\n\n", repeat, seconds, note
-    print "| threads | block | sessions | muon | asio | muon/asio | muon server, asio client |"
-    print "|--:|--:|--:|--:|--:|--:|--:|"
+    print "| threads | block | sessions | muon | asio | muon/asio | muon server, asio client | server CPU s/GiB muon : asio |"
+    print "|--:|--:|--:|--:|--:|--:|--:|--:|"
     for (i = 1; i <= n; i++) {
       k = order[i]; split(k, f, " ")
       m = med[k, "muon"]; a = med[k, "asio"]
       ratio = (m != "NA" && a != "NA" && a > 0) ? sprintf("%.2f", m / a) : "-"
-      printf "| %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[3],
-             cell(k, "muon"), cell(k, "asio"), ratio, cell(k, "muon+asio-c")
+      printf "| %s | %s | %s | %s | %s | %s | %s | %s : %s |\n", f[1], f[2], f[3],
+             cell(k, "muon"), cell(k, "asio"), ratio, cell(k, "muon+asio-c"),
+             cpu[k, "muon"] == "NA" ? "-" : sprintf("%.2f", cpu[k, "muon"]),
+             cpu[k, "asio"] == "NA" ? "-" : sprintf("%.2f", cpu[k, "asio"])
     }
   }' "$tmp/results"
 
@@ -310,6 +333,7 @@ if ! command -v gnuplot >/dev/null; then
   echo "pingpong_bench: gnuplot not installed; no plots (apt-get install gnuplot-nox)" >&2
   exit 0
 fi
+rm -f "$out"/pingpong_threads*.png
 for threads in "${threads_arr[@]}"; do
   plot=
   for label in muon asio; do
@@ -318,13 +342,14 @@ for threads in "${threads_arr[@]}"; do
       awk -v t="$threads" -v l="$label" -v b="$block" \
         '$1 == t && $2 == b && $4 == l && $5 != "NA" {print $3, $5}' "$tmp/results" | sort -n >"$dat"
       [ -s "$dat" ] || continue
-      name=$label; [ $label = muon ] || name="Boost.Asio"
-      plot+="${plot:+, }'$dat' using 1:2 with linespoints lw 2 pt 7 title '$name server, $block-byte blocks'"
+      if [ $label = muon ]; then style="lw 2 pt 7" name=muon; else style="lw 2 pt 5 dt 2" name=Boost.Asio; fi
+      plot+="${plot:+, }'$dat' using 1:2 with linespoints $style title '$name server, $block-byte blocks'"
     done
   done
   [ -n "$plot" ] || continue
   png=$out/pingpong_threads$threads.png
-  gnuplot <<EOF || echo "pingpong_bench: gnuplot failed for $png" >&2
+  # gnuplot's warnings (e.g. an x range of one point) are noise; its errors are not.
+  gnuplot 2>"$tmp/gnuplot.err" <<EOF || { echo "pingpong_bench: gnuplot failed for $png:" >&2; cat "$tmp/gnuplot.err" >&2; }
 set terminal pngcairo size 800,500 font ',10'
 set output '$png'
 set title 'pingpong throughput, $threads thread(s) per side, median of $repeat x ${seconds}s (same client)'

@@ -43,14 +43,16 @@ class Session : public std::enable_shared_from_this<Session> {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
+  // Both safe to call from any thread: the work is posted to the session's
+  // io_context. `message` must outlive the session.
   void start(const tcp::endpoint& server, const std::string& message);
-  // Safe to call from any thread: the work is posted to the session's context.
   void stop();
 
   int64_t bytesRead() const { return bytesRead_; }
   int64_t messagesRead() const { return messagesRead_; }
 
  private:
+  void connect(const tcp::endpoint& server, const std::string& message);
   void doRead();
   void doWrite(const char* data, size_t n);
   void finish(const boost::system::error_code& ec);
@@ -68,12 +70,16 @@ class Session : public std::enable_shared_from_this<Session> {
 class Client {
  public:
   Client(const tcp::endpoint& server, int threads, size_t blockSize, int sessions)
-      : server_(server), contexts_(static_cast<size_t>(threads)), live_(sessions) {
-    for (auto& ctx : contexts_) guards_.emplace_back(asio::make_work_guard(ctx));
+      : server_(server), live_(sessions) {
+    // Concurrency hint 1: each io_context is run by one thread only.
+    for (int i = 0; i < threads; ++i) {
+      contexts_.push_back(std::make_unique<asio::io_context>(1));
+      guards_.emplace_back(asio::make_work_guard(*contexts_.back()));
+    }
     message_.resize(blockSize);
     for (size_t i = 0; i < blockSize; ++i) message_[i] = static_cast<char>(i % 128);
     for (int i = 0; i < sessions; ++i) {
-      asio::io_context& ctx = contexts_[static_cast<size_t>(i) % contexts_.size()];
+      asio::io_context& ctx = *contexts_[static_cast<size_t>(i) % contexts_.size()];
       sessions_.push_back(std::make_shared<Session>(ctx, this));
     }
   }
@@ -81,7 +87,7 @@ class Client {
   // Runs the whole benchmark; returns the process exit status.
   int run(double seconds) {
     std::vector<std::thread> threads;
-    for (auto& ctx : contexts_) threads.emplace_back([c = &ctx] { c->run(); });
+    for (auto& ctx : contexts_) threads.emplace_back([c = ctx.get()] { c->run(); });
 
     auto start = std::chrono::steady_clock::now();
     for (auto& s : sessions_) s->start(server_, message_);
@@ -97,7 +103,7 @@ class Client {
     if (!drained) {
       std::fprintf(stderr, "asio_pingpong_client: %d sessions still open 10 s after stop\n",
                    liveCount());
-      for (auto& ctx : contexts_) ctx.stop();
+      for (auto& ctx : contexts_) ctx->stop();
     }
     guards_.clear();
     for (auto& t : threads) t.join();
@@ -135,7 +141,7 @@ class Client {
 
   tcp::endpoint server_;
   std::string message_;
-  std::vector<asio::io_context> contexts_;
+  std::vector<std::unique_ptr<asio::io_context>> contexts_;  // one per thread
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
   std::vector<std::shared_ptr<Session>> sessions_;
   std::mutex mutex_;
@@ -145,6 +151,11 @@ class Client {
 };
 
 void Session::start(const tcp::endpoint& server, const std::string& message) {
+  auto self = shared_from_this();
+  asio::post(socket_.get_executor(), [this, self, server, &message] { connect(server, message); });
+}
+
+void Session::connect(const tcp::endpoint& server, const std::string& message) {
   auto self = shared_from_this();
   socket_.async_connect(server, [this, self, &message](const boost::system::error_code& ec) {
     if (ec) {

@@ -68,9 +68,8 @@ class Session : public std::enable_shared_from_this<Session> {
 class Server {
  public:
   Server(const tcp::endpoint& listenAddr, int threads)
-      : contexts_(static_cast<size_t>(threads)),
-        acceptor_(contexts_[0]) {
-    for (auto& ctx : contexts_) guards_.emplace_back(asio::make_work_guard(ctx));
+      : contexts_(makeContexts(threads)), acceptor_(*contexts_[0]) {
+    for (auto& ctx : contexts_) guards_.emplace_back(asio::make_work_guard(*ctx));
     acceptor_.open(listenAddr.protocol());
     acceptor_.set_option(tcp::acceptor::reuse_address(true));
     acceptor_.bind(listenAddr);
@@ -85,15 +84,23 @@ class Server {
     doAccept();
     std::vector<std::thread> threads;
     for (size_t i = 1; i < contexts_.size(); ++i) {
-      threads.emplace_back([ctx = &contexts_[i]] { ctx->run(); });
+      threads.emplace_back([ctx = contexts_[i].get()] { ctx->run(); });
     }
-    contexts_[0].run();
+    contexts_[0]->run();
     for (auto& t : threads) t.join();
   }
 
  private:
+  // Concurrency hint 1: each io_context is run by one thread only, which
+  // lets Asio skip some locking.
+  static std::vector<std::unique_ptr<asio::io_context>> makeContexts(int n) {
+    std::vector<std::unique_ptr<asio::io_context>> contexts;
+    for (int i = 0; i < n; ++i) contexts.push_back(std::make_unique<asio::io_context>(1));
+    return contexts;
+  }
+
   void doAccept() {
-    asio::io_context& ctx = contexts_[next_];
+    asio::io_context& ctx = *contexts_[next_];
     next_ = (next_ + 1) % contexts_.size();
     acceptor_.async_accept(ctx, [this](const boost::system::error_code& ec, tcp::socket socket) {
       if (!ec) {
@@ -106,7 +113,7 @@ class Server {
     });
   }
 
-  std::vector<asio::io_context> contexts_;
+  std::vector<std::unique_ptr<asio::io_context>> contexts_;  // one per thread
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
   tcp::acceptor acceptor_;
   size_t next_ = 0;

@@ -124,7 +124,7 @@ class Client {
 
   const std::string& message() const { return message_; }
 
-  // Called once per session, from its loop thread, after its last read.
+  // Called once per session, from its loop thread, once its TcpClient is idle.
   void sessionDone(bool failed) {
     if (failed) failed_.fetch_add(1);
     if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) loop_->quit();
@@ -191,7 +191,11 @@ void Session::onMessage(const TcpConnectionPtr& conn, Buffer* buf) {
 
 void Session::finish(bool failed) {
   state_ = kDone;
-  owner_->sessionDone(failed);
+  // Queued, not called: the disconnect callback runs before TcpClient has
+  // forgotten the connection (TcpClient::removeConnection comes right after
+  // it in the same event), and once the last session is done the main
+  // thread destroys the TcpClients. A functor queued now runs after that.
+  loop_->queueInLoop([owner = owner_, failed] { owner->sessionDone(failed); });
 }
 
 bool parseNumber(const char* s, double lo, double hi, double* out) {
