@@ -40,6 +40,10 @@ int emfileChild(int commands, int replies) {
   server.setMessageCallback([](const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) { conn->send(buf); });
   server.start();
 
+  // The first log line loads the time zone (and sanitizers need a spare fd
+  // the first time they check a type): do both while fds are left.
+  LOG_WARN << "emfile child " << ::getpid() << " serving on " << server.listenAddress().toIpPort();
+
   // Use up every fd under a low limit (the Acceptor holds its spare already).
   struct rlimit lim;
   if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return 10;
