@@ -61,7 +61,7 @@ TEST(TcpConnectionFault, WriteToClosedPeerGivesEpipeNotSigpipe) {
     return log.down.load() > 0;
   }));
   for (int i = 0; i < 10; ++i) conn->send(chunk);  // dropped, not crashing
-  runSync(server.loop(), [] {});
+  runSync(conn->getLoop(), [] {});
   EXPECT_EQ(log.down.load(), 1);
   EXPECT_TRUE(conn->disconnected());
   EXPECT_TRUE(waitFor([&] { return server.numConnections() == 0; }));
@@ -164,7 +164,7 @@ TEST(TcpConnectionFault, ClientThatNeverReadsIsBoundedByHighWaterMark) {
   }
   EXPECT_GT(sent, kMark);
   EXPECT_GE(marks.load(), 1);
-  auto sizes = runSync(server.loop(), [&] {
+  auto sizes = runSync(conn->getLoop(), [&] {
     return std::make_pair(conn->outputBuffer()->readableBytes(), conn->inputBuffer()->internalCapacity());
   });
   EXPECT_FALSE(conn->isReading());
@@ -190,10 +190,10 @@ TEST(TcpConnectionFault, StopReadHoldsDataUntilStartRead) {
   ASSERT_GE(fd, 0);
   TcpConnectionPtr conn = connected.get_future().get();
   conn->stopRead();
-  runSync(server.loop(), [] {});
+  runSync(conn->getLoop(), [] {});  // the connection's I/O loop, not the base loop
   ASSERT_TRUE(writeAll(fd, "12345", 5));
   std::promise<void> waited;
-  server.loop()->runAfter(0.03, [&] { waited.set_value(); });
+  conn->getLoop()->runAfter(0.03, [&] { waited.set_value(); });
   waited.get_future().wait();
   EXPECT_EQ(received.load(), 0u);
   conn->startRead();
