@@ -26,14 +26,15 @@ void busyWait(std::chrono::milliseconds d) {
 TEST(Timer, FireInDeadlineOrder) {
   EventLoop loop;
   std::vector<int> order;
-  loop.runAfter(0.030, [&] {
+  const Timestamp base = Timestamp::now();
+  loop.runAt(addTime(base, 0.030), [&] {
     order.push_back(30);
     loop.quit();
   });
-  loop.runAfter(0.010, [&] { order.push_back(10); });
-  loop.runAfter(0.020, [&] { order.push_back(20); });
+  loop.runAt(addTime(base, 0.010), [&] { order.push_back(10); });
+  loop.runAt(addTime(base, 0.020), [&] { order.push_back(20); });
   loop.runAfter(0, [&] { order.push_back(0); });
-  loop.runAt(addTime(Timestamp::now(), 0.015), [&] { order.push_back(15); });
+  loop.runAfter(0.015 - timeDifference(Timestamp::now(), base), [&] { order.push_back(15); });
   loop.loop();
   EXPECT_EQ(order, (std::vector<int>{0, 10, 15, 20, 30}));
 }
@@ -141,7 +142,9 @@ TEST(Timer, AddAndCancelFromAnotherThread) {
 TEST(Timer, ManyTimersInterleaved) {
   EventLoop loop;
   std::vector<int> fired;
-  for (int i = 19; i >= 0; --i) loop.runAfter(0.001 * i, [&fired, i] { fired.push_back(i); });
+  // Absolute times from one base, so slow adding (sanitizers) cannot reorder them.
+  const Timestamp base = Timestamp::now();
+  for (int i = 19; i >= 0; --i) loop.runAt(addTime(base, 0.001 * i), [&fired, i] { fired.push_back(i); });
   loop.runAfter(0.04, [&] { loop.quit(); });
   loop.loop();
   ASSERT_EQ(fired.size(), 20u);
