@@ -7,30 +7,19 @@
 namespace muon {
 namespace CurrentThread {
 
-namespace detail {
-// Per-thread cache; 0 means "not looked up yet". Reset to 0 in a forked child
-// (through pthread_atfork), because the child's thread has a new id.
-struct ThreadIdCache {
-  int tid;
-  int tidStringLength;
-  char tidString[32];  // "%5d " as the log line wants it
-};
-extern thread_local ThreadIdCache t_cache;
-void cacheTid();
-}  // namespace detail
-
-// gettid(), with one system call per thread (and per fork).
-inline int tid() {
-  if (__builtin_expect(detail::t_cache.tid == 0, 0)) detail::cacheTid();
-  return detail::t_cache.tid;
-}
+// gettid(), with one system call per thread (and per fork: the cache is
+// reset in a forked child, whose thread has a new id).
+//
+// Out of line on purpose: inlining a read of an extern thread_local into
+// callers made GCC 12 with -fsanitize=undefined test stale flags after the TLS
+// address computation and report "member access within null pointer" (a
+// false report, but it aborts sanitizer builds of every caller). The call
+// costs about a nanosecond; the system call it saves costs far more.
+int tid();
 
 // tid() as the log line prints it: right-aligned in 5 columns, then a space.
-inline std::string_view tidString() {
-  tid();
-  return std::string_view(detail::t_cache.tidString,
-                          static_cast<size_t>(detail::t_cache.tidStringLength));
-}
+// Valid until the thread exits (or forks).
+std::string_view tidString();
 
 bool isMainThread();
 

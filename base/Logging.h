@@ -35,6 +35,13 @@ constexpr size_t basenameOffset(const char* path) {
   }
   return offset;
 }
+
+// Makes `stream << a << b` a void expression, so that it can be the last
+// operand of ?: in the LOG_* macros. '&' binds looser than '<<', so it takes
+// the whole chain.
+struct LogVoidify {
+  void operator&(LogStream&) const {}
+};
 }  // namespace detail
 
 class Logger {
@@ -105,10 +112,13 @@ const char* strerror_tl(int savedErrno);
       sizeof(__FILE__) - 1 -                                                             \
           std::integral_constant<size_t, ::muon::detail::basenameOffset(__FILE__)>::value})
 
-// `if (!enabled) {} else` keeps the macros safe in an unbraced if/else, and a
-// disabled level evaluates none of its << arguments.
-#define MUON_LOG_IF_ENABLED(level) \
-  if (::muon::Logger::logLevel() > ::muon::Logger::level) {} else
+// `enabled ? (void)0 : voidify & stream << ...` is one expression: safe in an
+// unbraced if/else, and a disabled level evaluates none of its << arguments.
+// (The `if (!enabled) {} else stream` form binds a user's else right too, but
+// GCC's -Wall warns about it as a dangling else at every unbraced use.)
+#define MUON_LOG_IF_ENABLED(level)                                          \
+  (::muon::Logger::logLevel() > ::muon::Logger::level) ? static_cast<void>(0) \
+                                                       : ::muon::detail::LogVoidify() &
 
 #define LOG_TRACE MUON_LOG_IF_ENABLED(TRACE) \
   ::muon::Logger(MUON_SOURCE_FILE, __LINE__, ::muon::Logger::TRACE, __func__).stream()

@@ -1,0 +1,857 @@
+#include "muon/base/Logging.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <future>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "muon/base/CurrentThread.h"
+#include "muon/base/TimeZone.h"
+
+// The macros must not provoke a dangling-else warning in an unbraced if:
+// users build with -Wall too. Turned into an error so a regression fails the build.
+#pragma GCC diagnostic error "-Wdangling-else"
+#pragma GCC diagnostic error "-Wparentheses"
+
+extern char** environ;
+
+namespace muon {
+namespace {
+
+// ---- compile-time basename -------------------------------------------------
+
+static_assert(detail::basenameOffset("a/b/c.cc") == 4, "");
+static_assert(detail::basenameOffset("c.cc") == 0, "");
+static_assert(detail::basenameOffset("/abs/dir/x.h") == 9, "");
+static_assert(detail::basenameOffset("dir/") == 4, "");
+
+constexpr bool equals(const char* a, size_t n, const char* b) {
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i] || b[i] == '\0') return false;
+  }
+  return b[n] == '\0';
+}
+
+// MUON_SOURCE_FILE is a constant expression: the basename is cut from the
+// (absolute, under CMake) path by the compiler, not at each log statement.
+constexpr Logger::SourceFile kThisFile = MUON_SOURCE_FILE;
+static_assert(equals(kThisFile.data, kThisFile.size, "Logging_test.cc"),
+              "the basename must be computed at compile time");
+
+// ---- capture -----------------------------------------------------------------
+
+std::mutex g_mutex;
+std::vector<std::string> g_lines;  // one per output call
+int g_flushes = 0;
+std::atomic<int64_t> g_nowUs{0};
+
+void captureOutput(const char* msg, size_t len) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_lines.emplace_back(msg, len);
+}
+
+void countFlush() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  ++g_flushes;
+}
+
+Timestamp fixedClock() { return Timestamp(g_nowUs.load()); }
+
+std::vector<std::string> lines() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_lines;
+}
+
+std::string lastLine() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_lines.empty() ? std::string() : g_lines.back();
+}
+
+size_t lineCount() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_lines.size();
+}
+
+int flushCount() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_flushes;
+}
+
+int gettid() { return static_cast<int>(::syscall(SYS_gettid)); }
+
+std::string tidField(int tid) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%5d ", tid);
+  return buf;
+}
+
+std::string trailer(int line) { return " - Logging_test.cc:" + std::to_string(line) + "\n"; }
+
+int g_sideEffects = 0;
+int sideEffect() {
+  ++g_sideEffects;
+  return 7;
+}
+
+// Every test starts from the defaults, with lines captured and the clock
+// fixed, and puts every global back however it ends.
+class LoggingTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    savedLevel_ = Logger::logLevel();
+    {
+      std::lock_guard<std::mutex> lock(g_mutex);
+      g_lines.clear();
+      g_flushes = 0;
+    }
+    g_sideEffects = 0;
+    g_nowUs = 1795248902123456;  // 2026-11-21 08:15:02.123456 UTC
+    Logger::setLogLevel(Logger::INFO);
+    Logger::setOutput(&captureOutput);
+    Logger::setFlush(&countFlush);
+    Logger::setClock(&fixedClock);
+    Logger::setTimeZone(TimeZone());
+  }
+
+  void TearDown() override {
+    Logger::setLogLevel(savedLevel_);
+    Logger::setOutput(nullptr);
+    Logger::setFlush(nullptr);
+    Logger::setClock(nullptr);
+    Logger::setTimeZone(TimeZone());
+  }
+
+  static std::string logAt(int64_t us) {
+    g_nowUs = us;
+    LOG_INFO << "x";
+    return lastLine();
+  }
+
+  // The date-time part of a line: through the microseconds and the 'Z', if any.
+  static std::string dateTimeAt(int64_t us) {
+    std::string line = logAt(us);
+    return line.substr(0, line[24] == 'Z' ? 25 : 24);
+  }
+
+ private:
+  Logger::LogLevel savedLevel_ = Logger::INFO;
+};
+
+// ---- the line format ---------------------------------------------------------
+
+// A log line taken apart. parseLine() checks the shape of every field, as a
+// log-reading tool would, independently of the expected values.
+struct ParsedLine {
+  std::string dateTime;  // "20261121 08:15:02.123456", without the 'Z'
+  bool utc = false;
+  int tid = 0;
+  std::string level;  // padded to 6
+  std::string message;
+  std::string file;
+  int line = 0;
+};
+
+bool digitsAt(const std::string& s, size_t pos, size_t n) {
+  if (pos + n > s.size()) return false;
+  for (size_t i = pos; i < pos + n; ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  }
+  return true;
+}
+
+bool parseLine(const std::string& l, ParsedLine* out) {
+  // "YYYYmmdd HH:MM:SS.uuuuuu", then 'Z' in UTC only, then one space.
+  if (!digitsAt(l, 0, 8) || l[8] != ' ' || !digitsAt(l, 9, 2) || l[11] != ':' ||
+      !digitsAt(l, 12, 2) || l[14] != ':' || !digitsAt(l, 15, 2) || l[17] != '.' ||
+      !digitsAt(l, 18, 6))
+    return false;
+  out->dateTime = l.substr(0, 24);
+  size_t p = 24;
+  out->utc = p < l.size() && l[p] == 'Z';
+  if (out->utc) ++p;
+  if (p >= l.size() || l[p] != ' ') return false;
+  ++p;
+  // "%5d ": right-aligned in 5 columns, wider only for a longer number.
+  const size_t tidStart = p;
+  while (p < l.size() && l[p] == ' ') ++p;
+  const size_t digitsStart = p;
+  while (p < l.size() && std::isdigit(static_cast<unsigned char>(l[p]))) ++p;
+  const size_t digits = p - digitsStart;
+  if (digits == 0 || p - tidStart != std::max<size_t>(5, digits) || p >= l.size() || l[p] != ' ')
+    return false;
+  out->tid = std::stoi(l.substr(digitsStart, digits));
+  ++p;
+  out->level = l.substr(p, 6);
+  static const char* const kLevels[] = {"TRACE ", "DEBUG ", "INFO  ", "WARN  ", "ERROR ", "FATAL "};
+  if (std::find(std::begin(kLevels), std::end(kLevels), out->level) == std::end(kLevels)) return false;
+  p += 6;
+  // " - basename:line\n", and no other newline.
+  if (l.back() != '\n' || l.find('\n') != l.size() - 1) return false;
+  const size_t dash = l.rfind(" - ");
+  const size_t colon = l.rfind(':');
+  if (dash == std::string::npos || dash < p || colon == std::string::npos || colon < dash + 4)
+    return false;
+  out->message = l.substr(p, dash - p);
+  out->file = l.substr(dash + 3, colon - dash - 3);
+  if (out->file.find_first_of("/ ") != std::string::npos) return false;
+  const size_t lineDigits = l.size() - 1 - (colon + 1);
+  if (lineDigits == 0 || !digitsAt(l, colon + 1, lineDigits)) return false;
+  out->line = std::stoi(l.substr(colon + 1, lineDigits));
+  return true;
+}
+
+TEST(ParseLineTest, RejectsMalformedLines) {
+  ParsedLine p;
+  const std::string good = "20261121 08:15:02.123456Z  4321 INFO  message - file.cc:42\n";
+  ASSERT_TRUE(parseLine(good, &p));
+  EXPECT_EQ(p.tid, 4321);
+  EXPECT_EQ(p.message, "message");
+  EXPECT_TRUE(parseLine("20261121 08:15:02.123456 1234567 WARN  m - f.cc:1\n", &p));
+  EXPECT_FALSE(parseLine("20261121 08:15:02.123456Z 4321 INFO  message - file.cc:42\n", &p));
+  EXPECT_FALSE(parseLine("20261121 08:15:02.123456Z  4321 INFO message - file.cc:42\n", &p));
+  EXPECT_FALSE(parseLine("20261121 08:15:02.12345Z  4321 INFO  message - file.cc:42\n", &p));
+  EXPECT_FALSE(parseLine("20261121 08:15:02.123456Z  4321 INFO  message - a/file.cc:42\n", &p));
+  EXPECT_FALSE(parseLine("20261121 08:15:02.123456Z  4321 INFO  message - file.cc:42", &p));
+  EXPECT_FALSE(parseLine("20261121 08:15:02.123456Z  4321 INFO  message\n", &p));
+}
+
+TEST_F(LoggingTest, LineIsMuduosFormatByteForByte) {
+  LOG_INFO << "message"; const int line = __LINE__;  // NOLINT: same line on purpose
+  const std::string got = lastLine();
+  const std::string tid = tidField(gettid());
+  EXPECT_EQ(got, "20261121 08:15:02.123456Z " + tid + "INFO  message" + trailer(line));
+
+  ParsedLine parsed;
+  ASSERT_TRUE(parseLine(got, &parsed)) << got;
+  EXPECT_EQ(parsed.dateTime, "20261121 08:15:02.123456");
+  EXPECT_TRUE(parsed.utc);
+  EXPECT_EQ(parsed.tid, gettid());
+  EXPECT_EQ(parsed.level, "INFO  ");
+  EXPECT_EQ(parsed.message, "message");
+  EXPECT_EQ(parsed.file, "Logging_test.cc");
+  EXPECT_EQ(parsed.line, line);
+
+  // Field by field: a date-time of 24 bytes plus 'Z', a space, the tid right
+  // aligned in (at least) 5 columns and a space, the level in 6, the message.
+  ASSERT_GE(got.size(), 45u);
+  EXPECT_EQ(got.substr(0, 8), "20261121");
+  EXPECT_EQ(got[8], ' ');
+  EXPECT_EQ(got.substr(9, 8), "08:15:02");
+  EXPECT_EQ(got[17], '.');
+  EXPECT_EQ(got.substr(18, 6), "123456");
+  EXPECT_EQ(got[24], 'Z');
+  EXPECT_EQ(got[25], ' ');
+  EXPECT_EQ(got.substr(26, tid.size()), tid);
+  EXPECT_GE(tid.size(), 6u);
+  EXPECT_EQ(tid.back(), ' ');
+  const size_t level = 26 + tid.size();
+  EXPECT_EQ(got.substr(level, 6), "INFO  ");
+  EXPECT_EQ(got.substr(level + 6, 7), "message");
+  EXPECT_EQ(got.substr(level + 13), trailer(line));
+  EXPECT_EQ(got.back(), '\n');
+  EXPECT_EQ(got.find('\n'), got.size() - 1);
+}
+
+TEST_F(LoggingTest, EveryLevelNameIsPaddedToSix) {
+  Logger::setLogLevel(Logger::TRACE);
+  const std::string head = "20261121 08:15:02.123456Z " + tidField(gettid());
+  // TRACE and DEBUG name the function (gtest's TestBody) before the message.
+  LOG_TRACE << "t"; int line = __LINE__;  // NOLINT
+  EXPECT_EQ(lastLine(), head + "TRACE TestBody t" + trailer(line));
+  LOG_DEBUG << "d"; line = __LINE__;  // NOLINT
+  EXPECT_EQ(lastLine(), head + "DEBUG TestBody d" + trailer(line));
+  LOG_INFO << "i"; line = __LINE__;  // NOLINT
+  EXPECT_EQ(lastLine(), head + "INFO  i" + trailer(line));
+  LOG_WARN << "w"; line = __LINE__;  // NOLINT
+  EXPECT_EQ(lastLine(), head + "WARN  w" + trailer(line));
+  LOG_ERROR << "e"; line = __LINE__;  // NOLINT
+  EXPECT_EQ(lastLine(), head + "ERROR e" + trailer(line));
+}
+
+TEST_F(LoggingTest, NoZOutsideUtc) {
+  Logger::setTimeZone(TimeZone::load("Asia/Shanghai"));
+  LOG_WARN << "m"; const int line = __LINE__;  // NOLINT
+  const std::string got = lastLine();
+  EXPECT_EQ(got, "20261121 16:15:02.123456 " + tidField(gettid()) + "WARN  m" + trailer(line));
+  EXPECT_EQ(got[24], ' ');
+  EXPECT_EQ(Logger::timeZone().name(), "Asia/Shanghai");
+}
+
+TEST_F(LoggingTest, FileIsTheBasename) {
+  LOG_INFO << "where";
+  const std::string got = lastLine();
+  EXPECT_NE(got.find(" - Logging_test.cc:"), std::string::npos) << got;
+  EXPECT_EQ(got.find('/'), std::string::npos) << got;
+}
+
+TEST_F(LoggingTest, EachStatementIsOneOutputCall) {
+  LOG_INFO << "one" << ' ' << 1;
+  LOG_WARN << "two";
+  LOG_ERROR << "";
+  const std::vector<std::string> got = lines();
+  ASSERT_EQ(got.size(), 3u);
+  for (const std::string& l : got) {
+    EXPECT_EQ(l.find('\n'), l.size() - 1) << l;
+  }
+  EXPECT_NE(got[0].find("INFO  one 1 - "), std::string::npos);
+  EXPECT_NE(got[2].find("ERROR  - "), std::string::npos);
+}
+
+// ---- over-long messages -------------------------------------------------------
+
+TEST_F(LoggingTest, OverlongLineIsCutButKeepsItsTrailer) {
+  LOG_INFO << std::string(5000, 'x'); const int line = __LINE__;  // NOLINT
+  const std::string got = lastLine();
+  const std::string head = "20261121 08:15:02.123456Z " + tidField(gettid()) + "INFO  ";
+  const std::string tail = trailer(line);
+  ASSERT_EQ(got.size(), LogStream::kBufferSize);
+  EXPECT_EQ(got.substr(0, head.size()), head);
+  EXPECT_EQ(got.substr(got.size() - tail.size()), tail);
+  EXPECT_EQ(got.substr(head.size(), got.size() - head.size() - tail.size()),
+            std::string(LogStream::kBufferSize - head.size() - tail.size(), 'x'));
+}
+
+// At the exact boundary: a message that just fits is intact, one byte more
+// loses exactly its last byte.
+TEST_F(LoggingTest, MessageThatJustFitsIsNotCut) {
+  const std::string head = "20261121 08:15:02.123456Z " + tidField(gettid()) + "INFO  ";
+  const int line = __LINE__ + 4;
+  const std::string tail = trailer(line);
+  const size_t room = LogStream::kBufferSize - head.size() - tail.size();
+  auto logMessageOf = [](size_t n) {
+    LOG_INFO << std::string(n - 1, 'm') << 'E';
+    return lastLine();
+  };
+  std::string got = logMessageOf(room - 1);
+  EXPECT_EQ(got, head + std::string(room - 2, 'm') + "E" + tail);
+  got = logMessageOf(room);
+  EXPECT_EQ(got, head + std::string(room - 1, 'm') + "E" + tail);
+  EXPECT_EQ(got.size(), LogStream::kBufferSize);
+  got = logMessageOf(room + 1);
+  EXPECT_EQ(got, head + std::string(room, 'm') + tail);
+  EXPECT_EQ(got.size(), LogStream::kBufferSize);
+}
+
+TEST_F(LoggingTest, OverlongSyserrAndDebugLinesKeepTheirTrailer) {
+  Logger::setLogLevel(Logger::TRACE);
+  errno = EBADF;
+  LOG_SYSERR << std::string(5000, 's'); int line = __LINE__;  // NOLINT
+  std::string got = lastLine();
+  EXPECT_EQ(got.size(), LogStream::kBufferSize);
+  EXPECT_EQ(got.substr(got.size() - trailer(line).size()), trailer(line));
+  LOG_DEBUG << std::string(5000, 'd'); line = __LINE__;  // NOLINT
+  got = lastLine();
+  EXPECT_EQ(got.size(), LogStream::kBufferSize);
+  EXPECT_EQ(got.substr(got.size() - trailer(line).size()), trailer(line));
+}
+
+// ---- macros --------------------------------------------------------------------
+
+// The old `if (enabled) Logger().stream()` macro stole a user's else: with
+// the level disabled, the else branch below ran. Each macro must bind the
+// user's else to the user's if, whether its own level is on or off.
+TEST_F(LoggingTest, MacrosAreSafeInUnbracedIfElse) {
+  int elses = 0;
+  Logger::setLogLevel(Logger::WARN);  // TRACE..INFO off, WARN and ERROR on
+  const bool yes = lines().empty();   // true, but not a constant to the compiler
+  if (yes) LOG_TRACE << "a"; else ++elses;
+  if (yes) LOG_DEBUG << "a"; else ++elses;
+  if (yes) LOG_INFO << "a"; else ++elses;
+  if (yes) LOG_WARN << "a"; else ++elses;
+  if (yes) LOG_ERROR << "a"; else ++elses;
+  if (yes) LOG_SYSERR << "a"; else ++elses;
+  EXPECT_EQ(elses, 0);
+  EXPECT_EQ(lineCount(), 3u);  // WARN, ERROR, SYSERR
+
+  const bool no = !yes;
+  if (no) LOG_TRACE << "b"; else ++elses;
+  if (no) LOG_DEBUG << "b"; else ++elses;
+  if (no) LOG_INFO << "b"; else ++elses;
+  if (no) LOG_WARN << "b"; else ++elses;
+  if (no) LOG_ERROR << "b"; else ++elses;
+  if (no) LOG_SYSERR << "b"; else ++elses;
+  if (no) LOG_FATAL << "b"; else ++elses;
+  if (no) LOG_SYSFATAL << "b"; else ++elses;
+  EXPECT_EQ(elses, 8);
+  EXPECT_EQ(lineCount(), 3u);
+
+  // Nested, and without an else (no warning, no stolen statement).
+  if (yes)
+    if (yes) LOG_WARN << "nested"; else ++elses;
+  else
+    elses += 100;
+  if (no) LOG_WARN << "unbraced";
+  EXPECT_EQ(elses, 8);
+  EXPECT_EQ(lineCount(), 4u);
+  EXPECT_NE(lastLine().find("WARN  nested"), std::string::npos);
+}
+
+// What each level lets through, and that a disabled statement evaluates none
+// of its << arguments.
+TEST_F(LoggingTest, DisabledLevelsEvaluateNothing) {
+  const Logger::LogLevel levels[] = {Logger::TRACE, Logger::DEBUG, Logger::INFO,
+                                     Logger::WARN,  Logger::ERROR, Logger::FATAL};
+  for (Logger::LogLevel threshold : levels) {
+    Logger::setLogLevel(threshold);
+    ASSERT_EQ(Logger::logLevel(), threshold);
+    struct Statement {
+      Logger::LogLevel level;
+      void (*run)();
+    };
+    const Statement statements[] = {
+        {Logger::TRACE, [] { LOG_TRACE << sideEffect() << sideEffect(); }},
+        {Logger::DEBUG, [] { LOG_DEBUG << sideEffect() << sideEffect(); }},
+        {Logger::INFO, [] { LOG_INFO << sideEffect() << sideEffect(); }},
+        {Logger::WARN, [] { LOG_WARN << sideEffect() << sideEffect(); }},
+        {Logger::ERROR, [] { LOG_ERROR << sideEffect() << sideEffect(); }},
+        {Logger::ERROR, [] { LOG_SYSERR << sideEffect() << sideEffect(); }},
+    };
+    for (const Statement& st : statements) {
+      const bool enabled = st.level >= threshold;
+      g_sideEffects = 0;
+      const size_t before = lineCount();
+      st.run();
+      EXPECT_EQ(g_sideEffects, enabled ? 2 : 0) << "statement " << st.level << " at " << threshold;
+      EXPECT_EQ(lineCount(), before + (enabled ? 1 : 0)) << "statement " << st.level << " at "
+                                                         << threshold;
+    }
+  }
+}
+
+TEST(LoggerLevelTest, ParseLogLevelNames) {
+  struct Case {
+    const char* name;
+    Logger::LogLevel level;
+  };
+  const Case cases[] = {{"trace", Logger::TRACE}, {"debug", Logger::DEBUG},
+                        {"info", Logger::INFO},   {"warn", Logger::WARN},
+                        {"error", Logger::ERROR}, {"fatal", Logger::FATAL},
+                        {"WARN", Logger::WARN},   {"Debug", Logger::DEBUG}};
+  for (const Case& c : cases) {
+    Logger::LogLevel got = Logger::NUM_LOG_LEVELS;
+    EXPECT_TRUE(Logger::parseLogLevel(c.name, &got)) << c.name;
+    EXPECT_EQ(got, c.level) << c.name;
+  }
+  for (const char* bad : {"", "verbose", "warning", "info ", "inf", "4"}) {
+    Logger::LogLevel got = Logger::DEBUG;
+    EXPECT_FALSE(Logger::parseLogLevel(bad, &got)) << bad;
+    EXPECT_EQ(got, Logger::DEBUG) << "unchanged on failure: " << bad;
+  }
+}
+
+// ---- MUON_LOG_LEVEL, read once at start-up: tested in a child process -----------
+
+constexpr int kChildExitBase = 40;
+
+// Run only as the child of the tests below (the parent asks for it by name).
+TEST(LoggingEnvChild, DISABLED_ExitWithLevel) {
+  if (std::getenv("MUON_LOGGING_TEST_CHILD") == nullptr) GTEST_SKIP() << "child only";
+  std::fflush(stdout);
+  std::_Exit(kChildExitBase + Logger::logLevel());
+}
+
+struct ChildResult {
+  int exitCode = -1;
+  std::string err;
+};
+
+// Runs this test binary again, with MUON_LOG_LEVEL set to `value` (unset if
+// nullptr), and returns the child's exit code and stderr.
+ChildResult runWithLogLevel(const char* value) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string var = *e;
+    // gtest's own variables (sharding, XML output) are not for the child.
+    if (var.rfind("MUON_LOG_LEVEL=", 0) == 0 || var.rfind("GTEST_", 0) == 0) continue;
+    env.push_back(var);
+  }
+  env.push_back("MUON_LOGGING_TEST_CHILD=1");
+  if (value != nullptr) env.push_back(std::string("MUON_LOG_LEVEL=") + value);
+  std::vector<char*> envp;
+  for (std::string& s : env) envp.push_back(&s[0]);
+  envp.push_back(nullptr);
+  std::string filter = "--gtest_filter=LoggingEnvChild.DISABLED_ExitWithLevel";
+  std::string alsoDisabled = "--gtest_also_run_disabled_tests";
+  std::string exe = "/proc/self/exe";
+  char* argv[] = {&exe[0], &filter[0], &alsoDisabled[0], nullptr};
+
+  ChildResult result;
+  int errPipe[2];
+  if (::pipe2(errPipe, O_CLOEXEC) != 0) return result;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // Only async-signal-safe calls between fork and exec.
+    ::dup2(errPipe[1], STDERR_FILENO);
+    int devNull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devNull, STDOUT_FILENO);
+    ::execve(exe.c_str(), argv, envp.data());
+    ::_exit(127);
+  }
+  ::close(errPipe[1]);
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(errPipe[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+    if (n > 0) result.err.append(buf, static_cast<size_t>(n));
+  }
+  ::close(errPipe[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) result.exitCode = WEXITSTATUS(status);
+  return result;
+}
+
+TEST(LoggerEnvTest, MuonLogLevelSetsTheStartingLevel) {
+  struct Case {
+    const char* value;
+    Logger::LogLevel level;
+  };
+  const Case cases[] = {{"trace", Logger::TRACE}, {"debug", Logger::DEBUG},
+                        {"info", Logger::INFO},   {"warn", Logger::WARN},
+                        {"error", Logger::ERROR}, {"fatal", Logger::FATAL},
+                        {"TRACE", Logger::TRACE}};
+  for (const Case& c : cases) {
+    ChildResult r = runWithLogLevel(c.value);
+    EXPECT_EQ(r.exitCode, kChildExitBase + c.level) << c.value << "; stderr: " << r.err;
+    EXPECT_EQ(r.err.find("MUON_LOG_LEVEL"), std::string::npos) << r.err;
+  }
+}
+
+TEST(LoggerEnvTest, UnsetOrEmptyMeansInfoWithoutAWarning) {
+  for (const char* value : {static_cast<const char*>(nullptr), ""}) {
+    ChildResult r = runWithLogLevel(value);
+    EXPECT_EQ(r.exitCode, kChildExitBase + Logger::INFO) << r.err;
+    EXPECT_EQ(r.err.find("MUON_LOG_LEVEL"), std::string::npos) << r.err;
+  }
+}
+
+TEST(LoggerEnvTest, BadValueWarnsOnStderrAndUsesInfo) {
+  ChildResult r = runWithLogLevel("loud");
+  EXPECT_EQ(r.exitCode, kChildExitBase + Logger::INFO) << r.err;
+  EXPECT_NE(r.err.find("MUON_LOG_LEVEL=loud"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("using info"), std::string::npos) << r.err;
+}
+
+// ---- output and flush hooks ----------------------------------------------------
+
+TEST_F(LoggingTest, FlushCallsTheFlushHook) {
+  EXPECT_EQ(flushCount(), 0);
+  LOG_ERROR << "errors do not flush by themselves";
+  EXPECT_EQ(flushCount(), 0);
+  Logger::flush();
+  EXPECT_EQ(flushCount(), 1);
+  Logger::setFlush(nullptr);
+  Logger::flush();
+  EXPECT_EQ(flushCount(), 1);
+}
+
+// With no hooks, a line goes to stdout, and flush() pushes it out of stdio's
+// buffer (stdout is a pipe or file under ctest: fully buffered).
+TEST_F(LoggingTest, DefaultOutputIsStdoutAndDefaultFlushFlushesIt) {
+  std::fflush(stdout);
+  FILE* file = std::tmpfile();
+  ASSERT_NE(file, nullptr);
+  const int saved = ::dup(STDOUT_FILENO);
+  ASSERT_GE(saved, 0);
+  ASSERT_EQ(::dup2(::fileno(file), STDOUT_FILENO), STDOUT_FILENO);
+
+  Logger::setOutput(&captureOutput);
+  Logger::setOutput(nullptr);  // back to the default
+  Logger::setFlush(nullptr);
+  LOG_INFO << "to stdout"; const int line = __LINE__;  // NOLINT
+  Logger::flush();
+
+  ::dup2(saved, STDOUT_FILENO);
+  ::close(saved);
+  char buf[512];
+  const ssize_t n = ::pread(::fileno(file), buf, sizeof buf, 0);
+  std::fclose(file);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(buf, static_cast<size_t>(n)),
+            "20261121 08:15:02.123456Z " + tidField(gettid()) + "INFO  to stdout" +
+                trailer(line));
+  EXPECT_EQ(lineCount(), 0u);
+}
+
+// ---- LOG_SYSERR, LOG_FATAL, LOG_SYSFATAL ---------------------------------------
+
+int clobberErrno() {
+  errno = EACCES;
+  return 0;
+}
+
+// errno is taken when the statement starts, before its arguments run.
+TEST_F(LoggingTest, SyserrAppendsTheErrnoOfTheStatementStart) {
+  errno = ENOENT;
+  LOG_SYSERR << "open /x " << clobberErrno(); const int line = __LINE__;  // NOLINT
+  EXPECT_EQ(lastLine(), "20261121 08:15:02.123456Z " + tidField(gettid()) + "ERROR open /x 0: " +
+                            std::strerror(ENOENT) + " (errno=" + std::to_string(ENOENT) + ")" +
+                            trailer(line));
+  errno = ENOENT;
+  LOG_ERROR << "plain";
+  EXPECT_EQ(lastLine().find("errno"), std::string::npos);
+}
+
+TEST(StrerrorTest, ThreadLocalTextForAnyErrno) {
+  EXPECT_STREQ(strerror_tl(ENOENT), std::strerror(ENOENT));
+  EXPECT_STREQ(strerror_tl(EINTR), std::strerror(EINTR));
+  EXPECT_STREQ(strerror_tl(123456), "Unknown error 123456");
+}
+
+void stderrOutput(const char* msg, size_t len) {
+  ssize_t n = ::write(STDERR_FILENO, msg, len);
+  (void)n;
+}
+
+std::atomic<bool> g_lineWritten{false};
+void stderrOutputAndMark(const char* msg, size_t len) {
+  stderrOutput(msg, len);
+  g_lineWritten = true;
+}
+
+// Says whether the line was out before the flush, so the order is checked.
+void stderrFlushMarker() {
+  const char* mark = g_lineWritten ? "<flushed after the line>\n" : "<flushed before the line>\n";
+  ssize_t n = ::write(STDERR_FILENO, mark, std::strlen(mark));
+  (void)n;
+}
+
+using LoggingDeathTest = LoggingTest;
+
+TEST_F(LoggingDeathTest, FatalWritesTheLineFlushesAndAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        Logger::setOutput(&stderrOutputAndMark);
+        Logger::setFlush(&stderrFlushMarker);
+        LOG_FATAL << "cannot go on " << 42;
+      },
+      ::testing::KilledBySignal(SIGABRT),
+      "Z +[0-9]+ FATAL cannot go on 42 - Logging_test\\.cc:[0-9]+\n<flushed after the line>\n");
+}
+
+TEST_F(LoggingDeathTest, FatalIgnoresTheLogLevel) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        Logger::setLogLevel(Logger::FATAL);
+        Logger::setOutput(&stderrOutputAndMark);
+        Logger::setFlush(&stderrFlushMarker);
+        LOG_FATAL << "still printed";
+      },
+      ::testing::KilledBySignal(SIGABRT), "FATAL still printed - Logging_test\\.cc:[0-9]+\n<flushed after the line>");
+}
+
+TEST_F(LoggingDeathTest, SysfatalAppendsErrnoAndAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        Logger::setOutput(&stderrOutputAndMark);
+        Logger::setFlush(&stderrFlushMarker);
+        errno = EPIPE;
+        LOG_SYSFATAL << "write";
+      },
+      ::testing::KilledBySignal(SIGABRT),
+      "FATAL write: Broken pipe \\(errno=32\\) - Logging_test\\.cc:[0-9]+\n<flushed after the line>");
+}
+
+// ---- the cached date-time -------------------------------------------------------
+
+// Each pair: the last microsecond of a day and the first of the next. The
+// cache is keyed by second, so every step must rebuild the whole date.
+TEST_F(LoggingTest, DateTimeIsRightAcrossDayMonthAndYearEnds) {
+  struct Case {
+    int64_t lastSecond;  // 23:59:59 of the earlier day
+    const char* before;
+    const char* after;
+  };
+  const Case cases[] = {
+      {1798761599, "20261231 23:59:59.999999Z", "20270101 00:00:00.000000Z"},
+      {1777593599, "20260430 23:59:59.999999Z", "20260501 00:00:00.000000Z"},
+      {1835395199, "20280228 23:59:59.999999Z", "20280229 00:00:00.000000Z"},  // leap year
+      {1835481599, "20280229 23:59:59.999999Z", "20280301 00:00:00.000000Z"},
+      {1803859199, "20270228 23:59:59.999999Z", "20270301 00:00:00.000000Z"},
+      {951782399, "20000228 23:59:59.999999Z", "20000229 00:00:00.000000Z"},   // 400 divides 2000
+      {4107542399, "21000228 23:59:59.999999Z", "21000301 00:00:00.000000Z"},  // 100 divides 2100
+      {-1, "19691231 23:59:59.999999Z", "19700101 00:00:00.000000Z"},
+  };
+  for (const Case& c : cases) {
+    const int64_t lastUs = c.lastSecond * 1000000 + 999999;
+    EXPECT_EQ(dateTimeAt(lastUs - 999999), std::string(c.before).substr(0, 18) + "000000Z");
+    EXPECT_EQ(dateTimeAt(lastUs), c.before);
+    EXPECT_EQ(dateTimeAt(lastUs + 1), c.after);
+    // Back a second: the cache must not only ever move forward.
+    EXPECT_EQ(dateTimeAt(lastUs), c.before);
+  }
+}
+
+TEST_F(LoggingTest, MicrosecondsChangeWithinACachedSecond) {
+  const int64_t second = 1795248902LL * 1000000;
+  EXPECT_EQ(dateTimeAt(second), "20261121 08:15:02.000000Z");
+  EXPECT_EQ(dateTimeAt(second + 1), "20261121 08:15:02.000001Z");
+  EXPECT_EQ(dateTimeAt(second + 10), "20261121 08:15:02.000010Z");
+  EXPECT_EQ(dateTimeAt(second + 100200), "20261121 08:15:02.100200Z");
+  EXPECT_EQ(dateTimeAt(second + 999999), "20261121 08:15:02.999999Z");
+  EXPECT_EQ(dateTimeAt(second + 1000000), "20261121 08:15:03.000000Z");
+}
+
+// setTimeZone between two lines of the same second (cache hit on the second)
+// must still change the time printed and add or drop the 'Z'.
+TEST_F(LoggingTest, TimeZoneChangeWithinASecondIsSeen) {
+  const int64_t us = 1795248902123456;
+  EXPECT_EQ(dateTimeAt(us), "20261121 08:15:02.123456Z");
+  Logger::setTimeZone(TimeZone::load("Asia/Shanghai"));
+  EXPECT_EQ(dateTimeAt(us), "20261121 16:15:02.123456");
+  Logger::setTimeZone(TimeZone::fixed(-(9 * 3600 + 1800), "X"));
+  EXPECT_EQ(dateTimeAt(us), "20261120 22:45:02.123456");
+  Logger::setTimeZone(TimeZone());
+  EXPECT_EQ(dateTimeAt(us), "20261121 08:15:02.123456Z");
+  // The zone's offset, not a cached one, across a DST change.
+  Logger::setTimeZone(TimeZone::load("America/New_York"));
+  const int64_t springForward = 1772953200LL * 1000000;  // 2026-03-08 07:00:00 UTC
+  EXPECT_EQ(dateTimeAt(springForward - 1), "20260308 01:59:59.999999");
+  EXPECT_EQ(dateTimeAt(springForward), "20260308 03:00:00.000000");
+}
+
+// Each thread has its own cache; a change made by one thread reaches the
+// cache of another, even within the same second.
+TEST_F(LoggingTest, OtherThreadsSeeATimeZoneChange) {
+  std::promise<void> firstLogged;
+  std::promise<void> zoneChanged;
+  std::future<void> zoneChangedFuture = zoneChanged.get_future();
+  std::string first;
+  std::string second;
+  std::thread t([&] {
+    first = logAt(1795248902123456);
+    firstLogged.set_value();
+    zoneChangedFuture.wait();
+    second = logAt(1795248902123456);
+  });
+  firstLogged.get_future().wait();
+  Logger::setTimeZone(TimeZone::load("Asia/Shanghai"));
+  zoneChanged.set_value();
+  t.join();
+  EXPECT_EQ(first.substr(0, 25), "20261121 08:15:02.123456Z");
+  EXPECT_EQ(second.substr(0, 25), "20261121 16:15:02.123456 ");
+}
+
+// Threads logging while another flips the zone: each line is whole, its
+// time and its 'Z' match one zone or the other, and its tid is its thread's.
+TEST_F(LoggingTest, ConcurrentLinesStayWholeAndConsistent) {
+  constexpr int kThreads = 4;
+  constexpr int kLines = 300;
+  std::atomic<bool> stop{false};
+  const TimeZone shanghai = TimeZone::load("Asia/Shanghai");
+  std::thread flipper([&] {
+    bool utc = false;
+    while (!stop.load()) {
+      Logger::setTimeZone(utc ? TimeZone() : shanghai);
+      utc = !utc;
+    }
+  });
+  std::vector<int> tids(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&tids, i] {
+      tids[static_cast<size_t>(i)] = gettid();
+      for (int n = 0; n < kLines; ++n) LOG_INFO << "thread " << i << " line " << n;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  stop = true;
+  flipper.join();
+
+  const std::vector<std::string> got = lines();
+  ASSERT_EQ(got.size(), static_cast<size_t>(kThreads * kLines));
+  std::vector<int> perThread(kThreads);
+  for (const std::string& l : got) {
+    ParsedLine p;
+    ASSERT_TRUE(parseLine(l, &p)) << l;
+    ASSERT_EQ(p.dateTime, p.utc ? "20261121 08:15:02.123456" : "20261121 16:15:02.123456") << l;
+    ASSERT_EQ(p.level, "INFO  ") << l;
+    ASSERT_EQ(p.message.compare(0, 7, "thread "), 0) << l;
+    const int thread = p.message[7] - '0';
+    ASSERT_TRUE(thread >= 0 && thread < kThreads) << l;
+    ASSERT_EQ(p.message.compare(8, 6, " line "), 0) << l;
+    ASSERT_EQ(p.tid, tids[static_cast<size_t>(thread)]) << l;
+    ++perThread[static_cast<size_t>(thread)];
+  }
+  for (int count : perThread) EXPECT_EQ(count, kLines);
+}
+
+// ---- thread id -------------------------------------------------------------------
+
+TEST_F(LoggingTest, LinesCarryTheLoggingThreadsTid) {
+  LOG_INFO << "main";
+  const std::string mainLine = lastLine();
+  EXPECT_EQ(mainLine.substr(26, tidField(gettid()).size()), tidField(gettid()));
+  EXPECT_EQ(CurrentThread::tid(), gettid());
+  int otherTid = 0;
+  std::string otherLine;
+  std::thread t([&] {
+    otherTid = gettid();
+    LOG_INFO << "other";
+    otherLine = lastLine();
+  });
+  t.join();
+  EXPECT_NE(otherTid, gettid());
+  EXPECT_EQ(otherLine.substr(26, tidField(otherTid).size()), tidField(otherTid));
+}
+
+int g_childPipe = -1;
+void pipeOutput(const char* msg, size_t len) {
+  ssize_t n = ::write(g_childPipe, msg, len);
+  (void)n;
+}
+
+// The tid is cached per thread; a forked child is a new thread and must not
+// print its parent's cached id.
+TEST_F(LoggingTest, ForkedChildLogsItsOwnTid) {
+  LOG_INFO << "parent";  // makes sure the parent's tid is cached
+  const int parentTid = gettid();
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::close(fds[0]);
+    g_childPipe = fds[1];
+    Logger::setOutput(&pipeOutput);
+    LOG_INFO << "child";
+    ::_exit(CurrentThread::tid() == ::getpid() ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string child;
+  char buf[512];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) child.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "CurrentThread::tid() in the child is not its pid";
+  EXPECT_EQ(child.substr(26, tidField(pid).size()), tidField(pid)) << child;
+  EXPECT_NE(child.find("INFO  child"), std::string::npos) << child;
+  // And the parent keeps its own.
+  LOG_INFO << "parent again";
+  EXPECT_EQ(lastLine().substr(26, tidField(parentTid).size()), tidField(parentTid));
+}
+
+}  // namespace
+}  // namespace muon
