@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <regex.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -234,9 +235,26 @@ bool parseLine(const std::string& l, ParsedLine* out) {
   return true;
 }
 
+// The line as a POSIX extended regular expression (<regex.h>: std::regex
+// sets off -Wmaybe-uninitialized inside libstdc++ in the sanitizer builds).
+bool matchesLineRegex(const std::string& line) {
+  static const char kPattern[] =
+      "^[0-9]{8} [0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z? +[0-9]+ "
+      "(TRACE|DEBUG|INFO |WARN |ERROR|FATAL) [^\n]* - [^/ \n]+:[0-9]+\n$";
+  regex_t re;
+  if (::regcomp(&re, kPattern, REG_EXTENDED | REG_NOSUB) != 0) return false;
+  const bool matched = ::regexec(&re, line.c_str(), 0, nullptr, 0) == 0;
+  ::regfree(&re);
+  return matched;
+}
+
 TEST(ParseLineTest, RejectsMalformedLines) {
   ParsedLine p;
   const std::string good = "20261121 08:15:02.123456Z  4321 INFO  message - file.cc:42\n";
+  EXPECT_TRUE(matchesLineRegex(good));
+  EXPECT_FALSE(matchesLineRegex("20261121 08:15:02.123456Z  4321 INFO message - file.cc:42\n"));
+  EXPECT_FALSE(matchesLineRegex("20261121 08:15:02.123456Z  4321 INFO  message - a/file.cc:42\n"));
+  EXPECT_FALSE(matchesLineRegex("20261121 08:15:02.123456Z  4321 INFO  message - file.cc:42"));
   ASSERT_TRUE(parseLine(good, &p));
   EXPECT_EQ(p.tid, 4321);
   EXPECT_EQ(p.message, "message");
@@ -255,6 +273,7 @@ TEST_F(LoggingTest, LineIsMuduosFormatByteForByte) {
   const std::string tid = tidField(gettid());
   EXPECT_EQ(got, "20261121 08:15:02.123456Z " + tid + "INFO  message" + trailer(line));
 
+  EXPECT_TRUE(matchesLineRegex(got)) << got;
   ParsedLine parsed;
   ASSERT_TRUE(parseLine(got, &parsed)) << got;
   EXPECT_EQ(parsed.dateTime, "20261121 08:15:02.123456");
@@ -821,6 +840,7 @@ TEST_F(LoggingTest, ConcurrentLinesStayWholeAndConsistent) {
   ASSERT_EQ(got.size(), static_cast<size_t>(kThreads * kLines));
   std::vector<int> perThread(kThreads);
   for (const std::string& l : got) {
+    ASSERT_TRUE(matchesLineRegex(l)) << l;
     ParsedLine p;
     ASSERT_TRUE(parseLine(l, &p)) << l;
     ASSERT_EQ(p.dateTime, p.utc ? "20261121 08:15:02.123456" : "20261121 16:15:02.123456") << l;
