@@ -268,7 +268,7 @@ TEST(ParseLineTest, RejectsMalformedLines) {
 }
 
 TEST_F(LoggingTest, LineIsMuduosFormatByteForByte) {
-  LOG_INFO << "message"; const int line = __LINE__;  // NOLINT: same line on purpose
+  LOG_INFO << "message"; const int line = __LINE__;  // one line: __LINE__ is the log line's
   const std::string got = lastLine();
   const std::string tid = tidField(gettid());
   EXPECT_EQ(got, "20261121 08:15:02.123456Z " + tid + "INFO  message" + trailer(line));
@@ -309,21 +309,21 @@ TEST_F(LoggingTest, EveryLevelNameIsPaddedToSix) {
   Logger::setLogLevel(Logger::TRACE);
   const std::string head = "20261121 08:15:02.123456Z " + tidField(gettid());
   // TRACE and DEBUG name the function (gtest's TestBody) before the message.
-  LOG_TRACE << "t"; int line = __LINE__;  // NOLINT
+  LOG_TRACE << "t"; int line = __LINE__;
   EXPECT_EQ(lastLine(), head + "TRACE TestBody t" + trailer(line));
-  LOG_DEBUG << "d"; line = __LINE__;  // NOLINT
+  LOG_DEBUG << "d"; line = __LINE__;
   EXPECT_EQ(lastLine(), head + "DEBUG TestBody d" + trailer(line));
-  LOG_INFO << "i"; line = __LINE__;  // NOLINT
+  LOG_INFO << "i"; line = __LINE__;
   EXPECT_EQ(lastLine(), head + "INFO  i" + trailer(line));
-  LOG_WARN << "w"; line = __LINE__;  // NOLINT
+  LOG_WARN << "w"; line = __LINE__;
   EXPECT_EQ(lastLine(), head + "WARN  w" + trailer(line));
-  LOG_ERROR << "e"; line = __LINE__;  // NOLINT
+  LOG_ERROR << "e"; line = __LINE__;
   EXPECT_EQ(lastLine(), head + "ERROR e" + trailer(line));
 }
 
 TEST_F(LoggingTest, NoZOutsideUtc) {
   Logger::setTimeZone(TimeZone::load("Asia/Shanghai"));
-  LOG_WARN << "m"; const int line = __LINE__;  // NOLINT
+  LOG_WARN << "m"; const int line = __LINE__;
   const std::string got = lastLine();
   EXPECT_EQ(got, "20261121 16:15:02.123456 " + tidField(gettid()) + "WARN  m" + trailer(line));
   EXPECT_EQ(got[24], ' ');
@@ -353,7 +353,7 @@ TEST_F(LoggingTest, EachStatementIsOneOutputCall) {
 // ---- over-long messages -------------------------------------------------------
 
 TEST_F(LoggingTest, OverlongLineIsCutButKeepsItsTrailer) {
-  LOG_INFO << std::string(5000, 'x'); const int line = __LINE__;  // NOLINT
+  LOG_INFO << std::string(5000, 'x'); const int line = __LINE__;
   const std::string got = lastLine();
   const std::string head = "20261121 08:15:02.123456Z " + tidField(gettid()) + "INFO  ";
   const std::string tail = trailer(line);
@@ -388,11 +388,11 @@ TEST_F(LoggingTest, MessageThatJustFitsIsNotCut) {
 TEST_F(LoggingTest, OverlongSyserrAndDebugLinesKeepTheirTrailer) {
   Logger::setLogLevel(Logger::TRACE);
   errno = EBADF;
-  LOG_SYSERR << std::string(5000, 's'); int line = __LINE__;  // NOLINT
+  LOG_SYSERR << std::string(5000, 's'); int line = __LINE__;
   std::string got = lastLine();
   EXPECT_EQ(got.size(), LogStream::kBufferSize);
   EXPECT_EQ(got.substr(got.size() - trailer(line).size()), trailer(line));
-  LOG_DEBUG << std::string(5000, 'd'); line = __LINE__;  // NOLINT
+  LOG_DEBUG << std::string(5000, 'd'); line = __LINE__;
   got = lastLine();
   EXPECT_EQ(got.size(), LogStream::kBufferSize);
   EXPECT_EQ(got.substr(got.size() - trailer(line).size()), trailer(line));
@@ -611,7 +611,7 @@ TEST_F(LoggingTest, DefaultOutputIsStdoutAndDefaultFlushFlushesIt) {
   Logger::setOutput(&captureOutput);
   Logger::setOutput(nullptr);  // back to the default
   Logger::setFlush(nullptr);
-  LOG_INFO << "to stdout"; const int line = __LINE__;  // NOLINT
+  LOG_INFO << "to stdout"; const int line = __LINE__;
   Logger::flush();
 
   ::dup2(saved, STDOUT_FILENO);
@@ -636,7 +636,7 @@ int clobberErrno() {
 // errno is taken when the statement starts, before its arguments run.
 TEST_F(LoggingTest, SyserrAppendsTheErrnoOfTheStatementStart) {
   errno = ENOENT;
-  LOG_SYSERR << "open /x " << clobberErrno(); const int line = __LINE__;  // NOLINT
+  LOG_SYSERR << "open /x " << clobberErrno(); const int line = __LINE__;
   EXPECT_EQ(lastLine(), "20261121 08:15:02.123456Z " + tidField(gettid()) + "ERROR open /x 0: " +
                             std::strerror(ENOENT) + " (errno=" + std::to_string(ENOENT) + ")" +
                             trailer(line));
