@@ -5,6 +5,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <new>
+
+#include <sys/mman.h>
 
 #include "muon/base/Timestamp.h"
 
@@ -21,8 +24,25 @@ constexpr uint64_t kBytesMask = (uint64_t{1} << kMessageShift) - 1;
 uint64_t makeReserveWord(size_t slot) { return static_cast<uint64_t>(slot) << kSlotShift; }
 }  // namespace
 
+namespace {
+// Buffers are mapped, not malloc'ed: munmap gives a burst's memory back to the
+// system at once, where free() would keep it in a malloc arena. The pages
+// are not zeroed by us (the kernel's zero pages are touched only as lines
+// land). With populate, the kernel faults every page in now, so that the
+// producer that later fills the buffer does not pay for it.
+char* mapBuffer(bool populate) {
+  void* p = ::mmap(nullptr, AsyncLogging::kBufferSize, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0), -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return static_cast<char*>(p);
+}
+}  // namespace
+
 struct AsyncLogging::Buffer {
-  explicit Buffer(size_t s) : slot(s), data(new char[kBufferSize]) {}  // not zeroed: never read unwritten
+  Buffer(size_t s, char* mapped) : slot(s), data(mapped) {}
+  ~Buffer() { ::munmap(data, kBufferSize); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
 
   // Back to empty, before the buffer is published as current again.
   void reset() {
@@ -49,7 +69,7 @@ struct AsyncLogging::Buffer {
   uint64_t messages() const { return committed.load(std::memory_order_relaxed) >> kMessageShift; }
 
   const size_t slot;
-  std::unique_ptr<char[]> data;
+  char* const data;
   // Bytes reserved in this buffer when it stopped being current (set under
   // mutex_); once committed bytes reach it, no writer is left.
   uint64_t finalReserved = 0;
@@ -95,7 +115,7 @@ void AsyncLogging::append(const char* logline, size_t len) {
   Buffer* b = slots_[word >> kSlotShift];
   uint64_t offset = word & kOffsetMask;
   if (offset + len <= kBufferSize) {
-    std::memcpy(b->data.get() + offset, logline, len);
+    std::memcpy(b->data + offset, logline, len);
     b->committed.fetch_add(len + (uint64_t{1} << kMessageShift), std::memory_order_release);
     return;
   }
@@ -162,13 +182,34 @@ AsyncLogging::Buffer* AsyncLogging::takeSpare() {
     b = spares_.back();
     spares_.pop_back();
   } else {
-    size_t slot = 0;
-    while (slot < kMaxBuffers && slots_[slot] != nullptr) ++slot;
-    assert(slot < kMaxBuffers && "AsyncLogging: buffer bound broken");
-    b = slots_[slot] = new Buffer(slot);
+    // The backend keeps spares ready; a producer maps one only when it
+    // outruns the backend.
+    b = install(mapBuffer(false));
+    assert(b != nullptr && "AsyncLogging: buffer bound broken");
   }
   b->reset();
   return b;
+}
+
+AsyncLogging::Buffer* AsyncLogging::install(char* mapped) {
+  size_t slot = 0;
+  while (slot < kMaxBuffers && slots_[slot] != nullptr) ++slot;
+  if (slot == kMaxBuffers) {
+    ::munmap(mapped, kBufferSize);
+    return nullptr;
+  }
+  return slots_[slot] = new Buffer(slot, mapped);
+}
+
+void AsyncLogging::prepareSpares(std::unique_lock<std::mutex>& lock) {
+  while (spares_.size() < kPreparedSpares) {
+    lock.unlock();
+    char* mapped = mapBuffer(true);  // the slow part, outside the lock
+    lock.lock();
+    Buffer* b = install(mapped);
+    if (!b) return;
+    spares_.push_back(b);
+  }
 }
 
 void AsyncLogging::recycle(Buffer* b) {
@@ -261,6 +302,7 @@ void AsyncLogging::threadFunc() {
     flushDone_ = flushTarget;
     producerCond_.notify_all();
     if (stopNow && queued_.empty()) break;
+    prepareSpares(lock);
   }
 }
 
@@ -278,7 +320,7 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, uint64_t droppe
   }
   for (Buffer* b : batch) {
     b->waitForWriters();
-    output_.append(b->data.get(), b->length());
+    output_.append(b->data, b->length());
   }
   output_.flush();
 }

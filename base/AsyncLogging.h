@@ -76,7 +76,8 @@ class AsyncLogging {
   // Every buffer that can exist at once: kMaxPendingBuffers waiting or being
   // written, the current one, and a few spares.
   static constexpr size_t kMaxBuffers = kMaxPendingBuffers + 8;
-  static constexpr size_t kMaxSpares = 4;
+  static constexpr size_t kMaxSpares = 4;       // kept after a burst; the rest unmapped
+  static constexpr size_t kPreparedSpares = 2;  // mapped ahead by the backend
 
   void threadFunc();
   void appendSlow(Buffer* full, uint64_t offset, const char* logline, size_t len);
@@ -87,6 +88,10 @@ class AsyncLogging {
   // Applies the overflow rule after a buffer was queued. mutex_ held.
   void dropExcess();
   Buffer* takeSpare();  // mutex_ held
+  // Wraps mapped memory in a Buffer in a free slot (nullptr if none). mutex_ held.
+  Buffer* install(char* mapped);
+  // Maps spares ahead of need, outside the lock. Backend thread; mutex_ held on entry and exit.
+  void prepareSpares(std::unique_lock<std::mutex>& lock);
   void recycle(Buffer* b);  // mutex_ held
   void writeBatch(const std::vector<Buffer*>& batch, uint64_t droppedBuffers,
                   uint64_t droppedMessages);

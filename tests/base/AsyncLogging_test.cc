@@ -62,7 +62,7 @@ class AsyncLoggingTest : public ::testing::Test {
 // million-line test crawl under the sanitizers.
 void expectPerThreadOrder(const std::vector<std::string>& lines, int threads, int perThread) {
   ASSERT_FALSE(lines.empty());
-  EXPECT_TRUE(std::regex_match(lines[0], std::regex(".* INFO  t0 0 - AsyncLogging_test.cc:[0-9]+")))
+  EXPECT_TRUE(std::regex_match(lines[0], std::regex(".* INFO  t[0-9]+ 0 - AsyncLogging_test.cc:[0-9]+")))
       << lines[0];
   std::vector<long> next(static_cast<size_t>(threads), 0);
   for (const std::string& line : lines) {
