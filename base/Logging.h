@@ -83,7 +83,7 @@ class Logger {
   static void setTimeZone(const TimeZone& tz);
   static TimeZone timeZone();
 
-  // Where the time of a line comes from (Timestamp::now by default); tests
+  // Where the time of a line comes from (TscClock::now by default); tests
   // and replays inject their own. nullptr restores the default.
   using ClockFunc = Timestamp (*)();
   static void setClock(ClockFunc clock);

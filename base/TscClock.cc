@@ -1,0 +1,187 @@
+#include "muon/base/TscClock.h"
+
+#include <atomic>
+#include <cstdint>
+#include <ctime>
+#include <fstream>
+#include <string>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+namespace muon {
+
+namespace {
+
+constexpr uint64_t kNanosPerSecond = 1000 * 1000 * 1000;
+// The first scale is measured over this much time, using clock_gettime meanwhile.
+constexpr uint64_t kWarmupNanos = 20 * 1000 * 1000;
+// A calibration this far off the prediction is a step of the wall clock, not
+// drift: the scale is then kept and only the base moved.
+constexpr int64_t kStepNanos = 1000 * 1000;
+
+uint64_t realtimeNanos() {
+  struct timespec ts;
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * kNanosPerSecond + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+#if defined(__x86_64__)
+uint64_t readTsc() { return __rdtsc(); }
+
+bool kernelUsesTsc() {
+  std::ifstream in("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+  std::string source;
+  return static_cast<bool>(in >> source) && source == "tsc";
+}
+#else
+uint64_t readTsc() { return 0; }
+bool kernelUsesTsc() { return false; }
+#endif
+
+// One (tsc, realtime) pair, the tsc taken half-way through the clock_gettime
+// call; the tightest of three tries.
+void samplePair(uint64_t* tsc, uint64_t* ns) {
+  uint64_t best = UINT64_MAX;
+  for (int i = 0; i < 3; ++i) {
+    uint64_t before = readTsc();
+    uint64_t now = realtimeNanos();
+    uint64_t after = readTsc();
+    if (after - before < best) {
+      best = after - before;
+      *tsc = before + (after - before) / 2;
+      *ns = now;
+    }
+  }
+}
+
+// The conversion tsc -> ns: ns = baseNs + ((tsc - baseTsc) * scale) >> 32.
+// Published under a sequence lock: readers never wait, and retry in the rare
+// case a calibration ran while they read.
+struct Calibration {
+  std::atomic<uint32_t> sequence{0};
+  std::atomic<uint64_t> baseTsc{0};
+  std::atomic<uint64_t> baseNs{0};
+  std::atomic<uint64_t> scale{0};  // ns per tick, 32.32 fixed point
+  std::atomic<uint64_t> resyncTsc{0};
+};
+
+enum class Mode { kSyscall, kWarmup, kTsc };
+
+struct State {
+  State() {
+    if (kernelUsesTsc()) {
+      samplePair(&anchorTsc, &anchorNs);
+      mode.store(Mode::kWarmup, std::memory_order_release);
+    }
+  }
+
+  std::atomic<Mode> mode{Mode::kSyscall};
+  std::atomic_flag calibrating = ATOMIC_FLAG_INIT;
+  // The long baseline the scale is measured over; only the calibrating
+  // thread touches these after construction.
+  uint64_t anchorTsc = 0;
+  uint64_t anchorNs = 0;
+  Calibration cal;
+};
+
+State g_state;
+
+uint64_t convert(uint64_t tsc, uint64_t baseTsc, uint64_t baseNs, uint64_t scale) {
+  // Signed: a thread may read the counter just before another calibrates.
+  int64_t ticks = static_cast<int64_t>(tsc - baseTsc);
+  __int128 delta = (static_cast<__int128>(ticks) * static_cast<__int128>(scale)) >> 32;
+  return baseNs + static_cast<uint64_t>(static_cast<int64_t>(delta));
+}
+
+// `baseline` is how long the scale was measured over. While it is short, the
+// scale is less sure, so the next calibration comes sooner (a quarter of the
+// baseline, at least 1 ms, at most kResyncIntervalMs).
+void publish(uint64_t tsc, uint64_t ns, uint64_t scale, uint64_t baseline) {
+  Calibration& cal = g_state.cal;
+  uint32_t seq = cal.sequence.load(std::memory_order_relaxed);
+  cal.sequence.store(seq + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  cal.baseTsc.store(tsc, std::memory_order_relaxed);
+  cal.baseNs.store(ns, std::memory_order_relaxed);
+  cal.scale.store(scale, std::memory_order_relaxed);
+  uint64_t intervalNs = baseline / 4;
+  const uint64_t kMaxInterval = static_cast<uint64_t>(TscClock::kResyncIntervalMs) * 1000 * 1000;
+  if (intervalNs < 1000 * 1000) intervalNs = 1000 * 1000;
+  if (intervalNs > kMaxInterval) intervalNs = kMaxInterval;
+  uint64_t interval = static_cast<uint64_t>((static_cast<unsigned __int128>(intervalNs) << 32) / scale);
+  cal.resyncTsc.store(tsc + interval, std::memory_order_relaxed);
+  cal.sequence.store(seq + 2, std::memory_order_release);
+}
+
+// Measures the scale over the whole time since the anchor. Called by one
+// thread at a time (the `calibrating` flag).
+void calibrate() {
+  uint64_t tsc = 0, ns = 0;
+  samplePair(&tsc, &ns);
+  Calibration& cal = g_state.cal;
+  uint64_t oldScale = cal.scale.load(std::memory_order_relaxed);
+  if (oldScale != 0) {
+    uint64_t predicted = convert(tsc, cal.baseTsc.load(std::memory_order_relaxed),
+                                 cal.baseNs.load(std::memory_order_relaxed), oldScale);
+    int64_t error = static_cast<int64_t>(ns - predicted);
+    if (error > kStepNanos || error < -kStepNanos) {
+      // The wall clock was set: start a new baseline from here.
+      g_state.anchorTsc = tsc;
+      g_state.anchorNs = ns;
+      publish(tsc, ns, oldScale, 0);
+      return;
+    }
+  }
+  uint64_t ticks = tsc - g_state.anchorTsc;
+  uint64_t nanos = ns - g_state.anchorNs;
+  if (ticks == 0) return;
+  uint64_t scale = static_cast<uint64_t>((static_cast<unsigned __int128>(nanos) << 32) / ticks);
+  if (scale == 0) return;
+  publish(tsc, ns, scale, nanos);
+}
+
+bool tryCalibrate() {
+  if (g_state.calibrating.test_and_set(std::memory_order_acquire)) return false;
+  calibrate();
+  g_state.calibrating.clear(std::memory_order_release);
+  return true;
+}
+
+Timestamp fromNanos(uint64_t ns) { return Timestamp(static_cast<int64_t>(ns / 1000)); }
+
+}  // namespace
+
+Timestamp TscClock::now() {
+  Mode mode = g_state.mode.load(std::memory_order_acquire);
+  if (mode != Mode::kTsc) {
+    uint64_t ns = realtimeNanos();
+    if (mode == Mode::kWarmup && ns - g_state.anchorNs >= kWarmupNanos && tryCalibrate()) {
+      g_state.mode.store(Mode::kTsc, std::memory_order_release);
+    }
+    return fromNanos(ns);
+  }
+
+  Calibration& cal = g_state.cal;
+  uint64_t tsc = readTsc();
+  uint64_t baseTsc, baseNs, scale, resyncTsc;
+  for (;;) {
+    uint32_t seq = cal.sequence.load(std::memory_order_acquire);
+    baseTsc = cal.baseTsc.load(std::memory_order_relaxed);
+    baseNs = cal.baseNs.load(std::memory_order_relaxed);
+    scale = cal.scale.load(std::memory_order_relaxed);
+    resyncTsc = cal.resyncTsc.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if ((seq & 1) == 0 && cal.sequence.load(std::memory_order_relaxed) == seq) break;
+  }
+  if (static_cast<int64_t>(tsc - resyncTsc) > 0 && tryCalibrate()) {
+    // Read the fresh calibration rather than extrapolate the old one.
+    return fromNanos(realtimeNanos());
+  }
+  return fromNanos(convert(tsc, baseTsc, baseNs, scale));
+}
+
+bool TscClock::usingTsc() { return g_state.mode.load(std::memory_order_acquire) == Mode::kTsc; }
+
+}  // namespace muon
