@@ -1,0 +1,325 @@
+// Crashes in a forked child: the exit status must be the signal, stderr must
+// hold one report, and the log file every line logged before the crash.
+#include "muon/base/FailureSignalHandler.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "TempDir.h"
+#include "muon/base/AsyncLogging.h"
+#include "muon/base/Logging.h"
+
+using muon::AsyncLogging;
+using muon::Logger;
+using muon::test::readFile;
+using muon::test::readLines;
+using muon::test::TempDir;
+
+namespace {
+
+// TSan runs handlers of synchronous signals at once but reports the locks a
+// flush takes in them, and intercepts sigaltstack-less deep recursion
+// itself; the handler's contract is about release and ASan builds.
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kUnderTsan = true;
+#else
+constexpr bool kUnderTsan = false;
+#endif
+
+struct ChildResult {
+  bool exited = false;  // false: killed by us at the deadline
+  int status = 0;
+  std::string stderrText;
+};
+
+// Runs `body` in a forked child with stderr sent to a file, and waits at most
+// `deadline` for it; a child still alive then is killed and reported as such.
+ChildResult runInChild(const TempDir& dir, const std::function<void()>& body,
+                       std::chrono::seconds deadline = std::chrono::seconds(20)) {
+  ChildResult r;
+  std::string errPath = dir.file("stderr.txt");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    // No core files from the crashes we provoke: they are slow and big.
+    struct rlimit noCore = {0, 0};
+    ::setrlimit(RLIMIT_CORE, &noCore);
+    FILE* err = std::freopen(errPath.c_str(), "w", stderr);
+    if (err == nullptr) ::_exit(100);
+    body();
+    ::_exit(0);  // the crash did not happen: the parent sees status 0
+  }
+  if (pid < 0) {
+    ADD_FAILURE() << "fork failed";
+    return r;
+  }
+  auto until = std::chrono::steady_clock::now() + deadline;
+  for (;;) {
+    pid_t w = ::waitpid(pid, &r.status, WNOHANG);
+    if (w == pid) {
+      r.exited = true;
+      break;
+    }
+    if (std::chrono::steady_clock::now() > until) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &r.status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  r.stderrText = readFile(errPath);
+  return r;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+  return n;
+}
+
+void expectDiedOf(const ChildResult& r, int sig) {
+  ASSERT_TRUE(r.exited) << "child hung; stderr:\n" << r.stderrText;
+  ASSERT_TRUE(WIFSIGNALED(r.status)) << "status " << r.status << "; stderr:\n" << r.stderrText;
+  EXPECT_EQ(WTERMSIG(r.status), sig) << r.stderrText;
+}
+
+// A write through a pointer the compiler cannot prove null, so it emits a
+// real store (not a trap instruction, which would be SIGILL).
+void nullWrite() {
+  volatile int* volatile p = nullptr;
+  *p = 1;
+}
+
+// Shared with the parent: what each thread had logged when the crash came.
+constexpr int kThreads = 4;
+struct Shared {
+  std::atomic<long> logged[kThreads];
+  long atCrash[kThreads];
+};
+
+std::atomic<AsyncLogging*> g_async{nullptr};
+void asyncOutput(const char* msg, size_t len) { g_async.load()->append(msg, len); }
+void asyncFlush() { g_async.load()->flush(); }
+
+TEST(FailureSignalHandler, CrashFlushesEveryLineFromFourThreads) {
+  if (kUnderTsan) GTEST_SKIP() << "signal handler tests do not run under TSan";
+  TempDir dir;
+  void* page = ::mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(page, MAP_FAILED);
+  Shared* shared = new (page) Shared();
+  const long kBeforeCrash = 20000;  // each thread's lines before the crash point
+
+  ChildResult r = runInChild(dir, [&] {
+    // flushInterval 3 and a roll size far above what we log: without the
+    // handler's flush, most of these lines would still be in memory.
+    AsyncLogging log(dir.file("crash"), 1L << 30, 3, AsyncLogging::kBlock);
+    g_async = &log;
+    Logger::setOutput(&asyncOutput);
+    Logger::setFlush(&asyncFlush);
+    log.start();
+    muon::installFailureSignalHandler();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([t, shared, kBeforeCrash] {
+        for (long seq = 1;; ++seq) {
+          LOG_INFO << "thread=" << t << " seq=" << seq;
+          shared->logged[t].store(seq, std::memory_order_release);
+          if (t == 0 && seq == kBeforeCrash) {
+            // The crash point: wait until the others are past it too, then
+            // record what everyone has logged. They keep logging while we
+            // crash, as a real server's threads would.
+            for (int o = 1; o < kThreads; ++o) {
+              while (shared->logged[o].load(std::memory_order_acquire) < kBeforeCrash) {
+                std::this_thread::yield();
+              }
+            }
+            for (int o = 0; o < kThreads; ++o) shared->atCrash[o] = shared->logged[o].load();
+            nullWrite();
+          }
+        }
+      });
+    }
+    for (std::thread& th : threads) th.join();
+  });
+
+  expectDiedOf(r, SIGSEGV);
+  EXPECT_EQ(count(r.stderrText, "*** muon: SIGSEGV"), 1u) << r.stderrText;
+  EXPECT_EQ(count(r.stderrText, "end of report"), 1u) << r.stderrText;
+  EXPECT_NE(r.stderrText.find("backtrace"), std::string::npos) << r.stderrText;
+
+  // Every line up to each thread's count at the crash is in the file, in
+  // order, once; lines after it may or may not be.
+  std::map<int, long> next;
+  for (int t = 0; t < kThreads; ++t) next[t] = 1;
+  size_t files = 0;
+  for (const std::string& f : dir.files()) {
+    if (f.find("/crash.") == std::string::npos) continue;
+    ++files;
+    bool unterminated = false;
+    for (const std::string& line : readLines(f, &unterminated)) {
+      int t = -1;
+      long seq = 0;
+      size_t at = line.find("thread=");
+      ASSERT_NE(at, std::string::npos) << line;
+      ASSERT_EQ(std::sscanf(line.c_str() + at, "thread=%d seq=%ld", &t, &seq), 2) << line;
+      ASSERT_TRUE(t >= 0 && t < kThreads) << line;
+      ASSERT_EQ(seq, next[t]) << "thread " << t << " out of order: " << line;
+      ++next[t];
+    }
+    EXPECT_FALSE(unterminated) << f;
+  }
+  EXPECT_EQ(files, 1u);
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_GE(shared->atCrash[t], kBeforeCrash);
+    EXPECT_GT(next[t], shared->atCrash[t]) << "thread " << t << " lost lines logged before the crash";
+  }
+  ::munmap(page, sizeof(Shared));
+}
+
+// The first crashing thread reports; a second one, crashing while the first
+// is still flushing, parks. One report, and the status is the first signal.
+std::atomic<bool> g_inFlush{false};
+std::atomic<bool> g_secondCrashing{false};
+void slowFlush() {
+  g_inFlush.store(true);
+  while (!g_secondCrashing.load()) std::this_thread::yield();
+  // The second thread is at its raise(); give it time to enter the handler.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+}
+
+TEST(FailureSignalHandler, TwoThreadsCrashingAtOnceReportOnce) {
+  if (kUnderTsan) GTEST_SKIP() << "signal handler tests do not run under TSan";
+  TempDir dir;
+  ChildResult r = runInChild(dir, [] {
+    Logger::setFlush(&slowFlush);
+    muon::installFailureSignalHandler();
+    std::thread first([] { nullWrite(); });
+    std::thread second([] {
+      // Crash only once the first is inside the flush.
+      while (!g_inFlush.load()) std::this_thread::yield();
+      g_secondCrashing.store(true);
+      ::raise(SIGBUS);
+    });
+    first.join();
+    second.join();
+  });
+  expectDiedOf(r, SIGSEGV);
+  EXPECT_EQ(count(r.stderrText, "*** muon: SIG"), 1u) << r.stderrText;
+  EXPECT_EQ(count(r.stderrText, "end of report"), 1u) << r.stderrText;
+  EXPECT_EQ(count(r.stderrText, "SIGBUS"), 0u) << r.stderrText;
+}
+
+// A flush that never returns (a crash while the logger's lock is held, or in
+// its backend thread) is cut by the watchdog. The crashing thread blocks
+// SIGALRM, as a thread waiting on signals would, so the alarm has to be
+// passed on to it.
+void hangingFlush() {
+  for (;;) ::pause();
+}
+
+TEST(FailureSignalHandler, HungFlushIsCutByWatchdog) {
+  if (kUnderTsan) GTEST_SKIP() << "signal handler tests do not run under TSan";
+  TempDir dir;
+  auto start = std::chrono::steady_clock::now();
+  ChildResult r = runInChild(dir, [] {
+    Logger::setFlush(&hangingFlush);
+    muon::FailureSignalOptions options;
+    options.flushTimeoutSeconds = 1;
+    muon::installFailureSignalHandler(options);
+    std::thread crasher([] {
+      sigset_t set;
+      sigemptyset(&set);
+      sigaddset(&set, SIGALRM);
+      pthread_sigmask(SIG_BLOCK, &set, nullptr);
+      std::abort();
+    });
+    crasher.join();
+  });
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  expectDiedOf(r, SIGABRT);
+  EXPECT_NE(r.stderrText.find("did not finish in time"), std::string::npos) << r.stderrText;
+  EXPECT_EQ(count(r.stderrText, "end of report"), 1u) << r.stderrText;
+  EXPECT_GE(seconds, 0.9);  // it did wait for the flush first
+}
+
+// A fault inside the flush itself is reported, and the process still dies of
+// the first signal.
+void crashingFlush() { nullWrite(); }
+
+TEST(FailureSignalHandler, CrashInsideFlushStillReports) {
+  if (kUnderTsan) GTEST_SKIP() << "signal handler tests do not run under TSan";
+  TempDir dir;
+  ChildResult r = runInChild(dir, [] {
+    Logger::setFlush(&crashingFlush);
+    muon::installFailureSignalHandler();
+    ::raise(SIGFPE);
+  });
+  expectDiedOf(r, SIGFPE);
+  EXPECT_NE(r.stderrText.find("SIGSEGV (segmentation fault) inside the failure handler"),
+            std::string::npos)
+      << r.stderrText;
+  EXPECT_EQ(count(r.stderrText, "end of report"), 1u) << r.stderrText;
+}
+
+// Infinite recursion: the fault comes with no stack left, so only the
+// alternate stack lets the handler run at all.
+// The compiler must not see that the recursion never ends (it warns, and
+// could drop it): the limit is read at run time and never reached.
+volatile int g_recursionLimit = 1 << 30;
+int recurse(int depth) {
+  if (depth > g_recursionLimit) return 0;
+  volatile char frame[1024];
+  frame[0] = static_cast<char>(depth);
+  return recurse(depth + 1) + frame[0];  // not a tail call
+}
+
+TEST(FailureSignalHandler, StackOverflowIsReported) {
+  if (kUnderTsan) GTEST_SKIP() << "signal handler tests do not run under TSan";
+  TempDir dir;
+  ChildResult r = runInChild(dir, [] {
+    muon::installFailureSignalHandler();
+    std::thread([] {
+      muon::installFailureSignalStack();
+      std::printf("%d\n", recurse(0));
+    }).join();
+  });
+  expectDiedOf(r, SIGSEGV);
+  EXPECT_EQ(count(r.stderrText, "*** muon: SIGSEGV"), 1u) << r.stderrText;
+  EXPECT_EQ(count(r.stderrText, "end of report"), 1u) << r.stderrText;
+}
+
+// LOG_FATAL flushes and aborts; the handler then reports the SIGABRT with the
+// FATAL line already written (the second flush finds nothing new).
+TEST(FailureSignalHandler, LogFatalEndsInOneReport) {
+  if (kUnderTsan) GTEST_SKIP() << "signal handler tests do not run under TSan";
+  TempDir dir;
+  std::string logPath = dir.file("fatal.log");
+  ChildResult r = runInChild(dir, [&] {
+    if (std::freopen(logPath.c_str(), "w", stdout) == nullptr) ::_exit(101);
+    muon::installFailureSignalHandler();
+    LOG_FATAL << "the end";
+  });
+  expectDiedOf(r, SIGABRT);
+  EXPECT_NE(readFile(logPath).find("FATAL the end"), std::string::npos);
+  EXPECT_EQ(count(r.stderrText, "*** muon: SIGABRT"), 1u) << r.stderrText;
+}
+
+}  // namespace
