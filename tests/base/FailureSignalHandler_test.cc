@@ -100,11 +100,13 @@ void expectDiedOf(const ChildResult& r, int sig) {
   EXPECT_EQ(WTERMSIG(r.status), sig) << r.stderrText;
 }
 
-// A write through a pointer the compiler cannot prove null, so it emits a
-// real store (not a trap instruction, which would be SIGILL).
-void nullWrite() {
-  volatile int* volatile p = nullptr;
-  *p = 1;
+// A store to a page mapped with no access: a real SIGSEGV. (A null store is
+// undefined behaviour: GCC may drop it or make it a trap, and UBSan ends the
+// process itself before the fault.)
+void faultingWrite() {
+  void* page = ::mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) std::abort();
+  *static_cast<volatile int*>(page) = 1;
 }
 
 // Shared with the parent: what each thread had logged when the crash came.
@@ -152,7 +154,7 @@ TEST(FailureSignalHandler, CrashFlushesEveryLineFromFourThreads) {
               }
             }
             for (int o = 0; o < kThreads; ++o) shared->atCrash[o] = shared->logged[o].load();
-            nullWrite();
+            faultingWrite();
           }
         }
       });
@@ -211,7 +213,7 @@ TEST(FailureSignalHandler, TwoThreadsCrashingAtOnceReportOnce) {
   ChildResult r = runInChild(dir, [] {
     Logger::setFlush(&slowFlush);
     muon::installFailureSignalHandler();
-    std::thread first([] { nullWrite(); });
+    std::thread first([] { faultingWrite(); });
     std::thread second([] {
       // Crash only once the first is inside the flush.
       while (!g_inFlush.load()) std::this_thread::yield();
@@ -262,7 +264,7 @@ TEST(FailureSignalHandler, HungFlushIsCutByWatchdog) {
 
 // A fault inside the flush itself is reported, and the process still dies of
 // the first signal.
-void crashingFlush() { nullWrite(); }
+void crashingFlush() { faultingWrite(); }
 
 TEST(FailureSignalHandler, CrashInsideFlushStillReports) {
   if (kUnderTsan) GTEST_SKIP() << "signal handler tests do not run under TSan";
