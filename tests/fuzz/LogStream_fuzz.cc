@@ -1,0 +1,260 @@
+// libFuzzer target for LogStream and Fmt: the input is a program of
+// operations (value kind + value), run against a LogStream and a std::string
+// model of what it must hold.
+//
+// Invariants checked after every operation:
+//  - length() <= capacity(), and the text equals the model;
+//  - a string is cut at the end of the buffer, never elsewhere;
+//  - a number (integer, floating, pointer, Fmt) is written whole or not at
+//    all, and what was written parses back to the same value.
+// Writes past the buffer are caught by ASan: the LogStream is on the heap,
+// and its buffer is its last member, so one byte too far lands in a redzone.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "muon/base/LogStream.h"
+
+namespace {
+
+using muon::Fmt;
+using muon::LogStream;
+
+// Crashes with a message, so the fuzzer records the input.
+#define FUZZ_CHECK(cond)                                                       \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::abort();                                                            \
+    }                                                                          \
+  } while (0)
+
+// What `s` holds past `before` bytes, after one operation.
+std::string appended(const LogStream& s, size_t before) {
+  std::string_view all = s.buffer().toStringView();
+  return std::string(all.substr(before));
+}
+
+class Checker {
+ public:
+  Checker() : stream_(std::make_unique<LogStream>()) {}
+
+  // The text must be the model, and the model must fit.
+  void checkBuffer() const {
+    const LogStream::Buffer& b = stream_->buffer();
+    FUZZ_CHECK(b.length() <= LogStream::Buffer::capacity());
+    FUZZ_CHECK(b.length() + b.avail() == LogStream::Buffer::capacity());
+    FUZZ_CHECK(b.toStringView() == model_);
+  }
+
+  // A number is all there or not at all; `parsesBack` checks the text.
+  template <typename Write, typename Parse>
+  void number(Write write, Parse parsesBack) {
+    size_t before = model_.size();
+    write(*stream_);
+    std::string text = appended(*stream_, before);
+    if (!text.empty()) {
+      FUZZ_CHECK(parsesBack(text));
+    }
+    model_ += text;
+    checkBuffer();
+  }
+
+  void string(const std::string& s) {
+    size_t before = model_.size();
+    size_t room = LogStream::kBufferSize - before;
+    *stream_ << s;
+    std::string text = appended(*stream_, before);
+    FUZZ_CHECK(text == s.substr(0, room));  // cut at the end only
+    model_ += text;
+    checkBuffer();
+  }
+
+  void reset() {
+    stream_->resetBuffer();
+    model_.clear();
+    checkBuffer();
+  }
+
+  size_t room() const { return LogStream::kBufferSize - model_.size(); }
+
+ private:
+  std::unique_ptr<LogStream> stream_;
+  std::string model_;
+};
+
+template <typename T>
+bool parsesAsSigned(const std::string& text, T v) {
+  char* end = nullptr;
+  errno = 0;
+  long long back = std::strtoll(text.c_str(), &end, 10);
+  return errno == 0 && *end == '\0' && back == static_cast<long long>(v);
+}
+
+template <typename T>
+bool parsesAsUnsigned(const std::string& text, T v) {
+  if (!text.empty() && text[0] == '-') return false;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long back = std::strtoull(text.c_str(), &end, 10);
+  return errno == 0 && *end == '\0' && back == static_cast<unsigned long long>(v);
+}
+
+// "Shortest text that reads back as the same value": same bits (so -0 stays
+// -0), or both NaN.
+bool parsesAsDouble(const std::string& text, double v) {
+  char* end = nullptr;
+  double back = std::strtod(text.c_str(), &end);
+  if (*end != '\0') return false;
+  if (std::isnan(v)) return std::isnan(back);
+  return std::memcmp(&back, &v, sizeof v) == 0;
+}
+
+bool parsesAsFloat(const std::string& text, float v) {
+  char* end = nullptr;
+  float back = std::strtof(text.c_str(), &end);
+  if (*end != '\0') return false;
+  if (std::isnan(v)) return std::isnan(back);
+  return std::memcmp(&back, &v, sizeof v) == 0;
+}
+
+void fmt(Checker& c, FuzzedDataProvider& in) {
+  // Fmt's result is at most kMaxLength chars, and goes in whole or not at all.
+  auto check = [&c](const Fmt& f, const std::string& expectedPrefix) {
+    FUZZ_CHECK(f.length() <= Fmt::kMaxLength);
+    FUZZ_CHECK(std::string(f.data(), f.length()) == expectedPrefix.substr(0, f.length()));
+    c.number([&f](LogStream& s) { s << f; },
+             [&f](const std::string& text) { return text == std::string(f.data(), f.length()); });
+  };
+  switch (in.ConsumeIntegralInRange<int>(0, 2)) {
+    case 0: {
+      long long v = in.ConsumeIntegral<long long>();
+      check(Fmt("%lld", v), std::to_string(v));
+      break;
+    }
+    case 1: {
+      std::string s = in.ConsumeRandomLengthString(200);
+      // Fmt copies up to the first NUL, as printf does.
+      check(Fmt("<%s>", s.c_str()), "<" + std::string(s.c_str()) + ">");
+      break;
+    }
+    default: {
+      int precision = in.ConsumeIntegralInRange<int>(0, 60);
+      double v = in.ConsumeFloatingPoint<double>();
+      char full[512];
+      std::snprintf(full, sizeof full, "%.*e", precision, v);
+      check(Fmt("%.*e", precision, v), full);
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  FuzzedDataProvider in(data, size);
+  Checker c;
+  while (in.remaining_bytes() > 0) {
+    switch (in.ConsumeIntegralInRange<int>(0, 13)) {
+      case 0: {
+        long long v = in.ConsumeIntegral<long long>();
+        c.number([v](LogStream& s) { s << v; },
+                 [v](const std::string& t) { return parsesAsSigned(t, v); });
+        break;
+      }
+      case 1: {
+        unsigned long long v = in.ConsumeIntegral<unsigned long long>();
+        c.number([v](LogStream& s) { s << v; },
+                 [v](const std::string& t) { return parsesAsUnsigned(t, v); });
+        break;
+      }
+      case 2: {
+        int v = in.ConsumeIntegral<int>();
+        c.number([v](LogStream& s) { s << v; },
+                 [v](const std::string& t) { return parsesAsSigned(t, v); });
+        break;
+      }
+      case 3: {
+        short v = in.ConsumeIntegral<short>();
+        c.number([v](LogStream& s) { s << v; },
+                 [v](const std::string& t) { return parsesAsSigned(t, v); });
+        break;
+      }
+      case 4: {
+        // int8_t is a number here, not a character.
+        signed char v = in.ConsumeIntegral<signed char>();
+        c.number([v](LogStream& s) { s << v; },
+                 [v](const std::string& t) { return parsesAsSigned(t, v); });
+        break;
+      }
+      case 5: {
+        unsigned char v = in.ConsumeIntegral<unsigned char>();
+        c.number([v](LogStream& s) { s << v; },
+                 [v](const std::string& t) { return parsesAsUnsigned(t, v); });
+        break;
+      }
+      case 6: {
+        // Raw bits, so NaNs, infinities and subnormals all come up.
+        uint64_t bits = in.ConsumeIntegral<uint64_t>();
+        double v;
+        std::memcpy(&v, &bits, sizeof v);
+        c.number([v](LogStream& s) { s << v; },
+                 [v](const std::string& t) { return parsesAsDouble(t, v); });
+        break;
+      }
+      case 7: {
+        uint32_t bits = in.ConsumeIntegral<uint32_t>();
+        float v;
+        std::memcpy(&v, &bits, sizeof v);
+        c.number([v](LogStream& s) { s << v; },
+                 [v](const std::string& t) { return parsesAsFloat(t, v); });
+        break;
+      }
+      case 8: {
+        uintptr_t v = in.ConsumeIntegral<uintptr_t>();
+        const void* p = reinterpret_cast<const void*>(v);
+        c.number([p](LogStream& s) { s << p; },
+                 [v](const std::string& t) {
+                   if (t.size() < 3 || t.compare(0, 2, "0x") != 0) return false;
+                   char* end = nullptr;
+                   return std::strtoull(t.c_str() + 2, &end, 16) == v && *end == '\0';
+                 });
+        break;
+      }
+      case 9:
+        c.string(in.ConsumeRandomLengthString(in.ConsumeBool() ? 64 : 8192));
+        break;
+      case 10: {
+        // Fill to a chosen distance from the end, where cutting happens.
+        size_t leave = in.ConsumeIntegralInRange<size_t>(0, 50);
+        if (c.room() > leave) c.string(std::string(c.room() - leave, 'x'));
+        break;
+      }
+      case 11: {
+        char ch = in.ConsumeIntegral<char>();
+        bool b = in.ConsumeBool();
+        c.number([ch, b](LogStream& s) { s << ch << b; },
+                 [ch, b](const std::string& t) {
+                   std::string want{ch, b ? '1' : '0'};
+                   return t == want || t == want.substr(0, 1);
+                 });
+        break;
+      }
+      case 12:
+        fmt(c, in);
+        break;
+      default:
+        c.reset();
+        break;
+    }
+  }
+  c.checkBuffer();
+  return 0;
+}
