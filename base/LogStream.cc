@@ -42,12 +42,24 @@ char* writeDigitsBackward(char* end, unsigned long long v) {
   return p;
 }
 
+// Decimal digits in v (1 for 0).
+size_t countDigits(unsigned long long v) {
+  size_t n = 1;
+  for (;;) {
+    if (v < 10) return n;
+    if (v < 100) return n + 1;
+    if (v < 1000) return n + 2;
+    if (v < 10000) return n + 3;
+    v /= 10000;
+    n += 4;
+  }
+}
+
+// Counting first lets the digits go straight to their place: no scratch
+// buffer and no copy.
 size_t convertUnsignedTo(char* buf, unsigned long long v) {
-  char tmp[24];
-  char* end = tmp + sizeof tmp;
-  char* begin = writeDigitsBackward(end, v);
-  size_t n = static_cast<size_t>(end - begin);
-  std::memcpy(buf, begin, n);
+  size_t n = countDigits(v);
+  writeDigitsBackward(buf + n, v);
   return n;
 }
 }  // namespace

@@ -35,7 +35,14 @@ class FixedBuffer {
 
   // Appends as much of [buf, buf+len) as fits; returns how many bytes were taken.
   size_t append(const char* buf, size_t len) {
-    size_t n = len <= avail() ? len : avail();
+    // The whole-piece path copies `len` itself, so for a literal the
+    // compiler turns the memcpy into a few moves.
+    if (__builtin_expect(len <= avail(), 1)) {
+      std::memcpy(cur_, buf, len);
+      cur_ += len;
+      return len;
+    }
+    size_t n = avail();
     std::memcpy(cur_, buf, n);
     cur_ += n;
     return n;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <pthread.h>
 #include <strings.h>
 
 #include "muon/base/CurrentThread.h"
@@ -15,10 +16,15 @@ namespace muon {
 
 namespace {
 
-constexpr const char* kLevelNames[Logger::NUM_LOG_LEVELS] = {
-    "TRACE ", "DEBUG ", "INFO  ", "WARN  ", "ERROR ", "FATAL ",
+// Padded to 8 bytes so that a line copies a fixed 8 (one move) and keeps 6.
+constexpr char kLevelNames[Logger::NUM_LOG_LEVELS][8] = {
+    "TRACE  ", "DEBUG  ", "INFO   ", "WARN   ", "ERROR  ", "FATAL  ",
 };
 constexpr size_t kLevelNameLength = 6;
+// Date-time, microseconds, 'Z', space, and "%5d " of a tid up to 10 digits;
+// copied as a fixed-size block into the empty line buffer.
+constexpr size_t kPrefixCapacity = 48;
+static_assert(kPrefixCapacity + sizeof kLevelNames[0] < LogStream::kBufferSize, "");
 
 Logger::LogLevel initialLogLevel() {
   Logger::LogLevel level = Logger::INFO;
@@ -49,27 +55,30 @@ TimeZone& currentTimeZone() {  // guarded by g_timeZoneMutex
 }
 std::atomic<unsigned> g_timeZoneGeneration{0};
 
-// Per-thread cache of "YYYYmmdd HH:MM:SS", rebuilt when the second or the
-// zone changes: the costly part of a line is then done once per second.
-struct TimeCache {
+// Per-thread cache of the line's prefix up to the level,
+//   "20261121 08:15:02.______Z  4321 "
+// rebuilt when the second or the zone changes; a line then copies it whole
+// and writes only the six microsecond digits. The thread id is in it, so a
+// forked child drops its copy (the child's thread has a new id).
+struct PrefixCache {
   int64_t second = INT64_MIN;
   unsigned generation = ~0u;
-  bool utc = true;
-  char text[24];
+  size_t length = 0;
+  char text[kPrefixCapacity];
 };
-thread_local TimeCache t_timeCache;
+thread_local PrefixCache t_prefix;
 
-constexpr size_t kDateTimeLength = 17;  // "20261121 08:15:02"
+constexpr size_t kMicroOffset = 18;  // "20261121 08:15:02." is 18 chars
 
 void write2(char* p, int v) {
   p[0] = static_cast<char>('0' + v / 10);
   p[1] = static_cast<char>('0' + v % 10);
 }
 
-void rebuildTimeCache(int64_t second, unsigned generation) {
+void rebuildPrefix(int64_t second, unsigned generation) {
   TimeZone tz = Logger::timeZone();
   DateTime dt = tz.toLocalTime(second);
-  char* p = t_timeCache.text;
+  char* p = t_prefix.text;
   // Years 0..9999 print as 4 digits; anything else is out of a log's range.
   int year = dt.year < 0 ? 0 : (dt.year > 9999 ? 9999 : dt.year);
   write2(p, year / 100);
@@ -82,10 +91,23 @@ void rebuildTimeCache(int64_t second, unsigned generation) {
   write2(p + 12, dt.minute);
   p[14] = ':';
   write2(p + 15, dt.second);
-  t_timeCache.second = second;
-  t_timeCache.generation = generation;
-  t_timeCache.utc = tz.isUtc();
+  p[17] = '.';
+  p += kMicroOffset + 6;  // the digits are written per line
+  if (tz.isUtc()) *p++ = 'Z';
+  *p++ = ' ';
+  std::string_view tid = CurrentThread::tidString();
+  std::memcpy(p, tid.data(), tid.size());
+  p += tid.size();
+  t_prefix.length = static_cast<size_t>(p - t_prefix.text);
+  t_prefix.second = second;
+  t_prefix.generation = generation;
 }
+
+void forgetPrefixInChild() { t_prefix.second = INT64_MIN; }
+struct AtForkRegistration {
+  AtForkRegistration() { ::pthread_atfork(nullptr, nullptr, &forgetPrefixInChild); }
+};
+AtForkRegistration g_atForkRegistration;
 
 }  // namespace
 
@@ -96,19 +118,19 @@ const char* strerror_tl(int savedErrno) {
   return ::strerror_r(savedErrno, t_errnoBuf, sizeof t_errnoBuf);
 }
 
-Logger::Logger(SourceFile file, int line, LogLevel level)
-    : file_(file), line_(line), level_(level), savedErrno_(0) {
+Logger::Logger(const detail::SourceLocation& where, LogLevel level)
+    : where_(where), level_(level), savedErrno_(0) {
   formatHeader(level);
 }
 
-Logger::Logger(SourceFile file, int line, LogLevel level, const char* func)
-    : file_(file), line_(line), level_(level), savedErrno_(0) {
+Logger::Logger(const detail::SourceLocation& where, LogLevel level, const char* func)
+    : where_(where), level_(level), savedErrno_(0) {
   formatHeader(level);
   stream_ << func << ' ';
 }
 
-Logger::Logger(SourceFile file, int line, bool toAbort)
-    : file_(file), line_(line), level_(toAbort ? FATAL : ERROR), savedErrno_(errno) {
+Logger::Logger(const detail::SourceLocation& where, bool toAbort)
+    : where_(where), level_(toAbort ? FATAL : ERROR), savedErrno_(errno) {
   formatHeader(level_);
 }
 
@@ -117,26 +139,20 @@ void Logger::formatHeader(LogLevel level) {
   int64_t second = now.secondsSinceEpoch();
   int micro = now.microSecondsInSecond();
   unsigned generation = g_timeZoneGeneration.load(std::memory_order_acquire);
-  if (second != t_timeCache.second || generation != t_timeCache.generation) {
-    rebuildTimeCache(second, generation);
+  if (second != t_prefix.second || generation != t_prefix.generation) {
+    rebuildPrefix(second, generation);
   }
 
-  // The header is at most 17 + 9 + 32 + 6 bytes: it always fits the empty buffer.
+  // Fixed-size copies into the empty 4000-byte buffer; only `length` and
+  // kLevelNameLength bytes of them count.
   LogStream::Buffer& buf = stream_.buffer();
   char* p = buf.current();
-  std::memcpy(p, t_timeCache.text, kDateTimeLength);
-  p += kDateTimeLength;
-  *p++ = '.';
-  write2(p, micro / 10000);
-  write2(p + 2, micro / 100 % 100);
-  write2(p + 4, micro % 100);
-  p += 6;
-  if (t_timeCache.utc) *p++ = 'Z';
-  *p++ = ' ';
-  std::string_view tid = CurrentThread::tidString();
-  std::memcpy(p, tid.data(), tid.size());
-  p += tid.size();
-  std::memcpy(p, kLevelNames[level], kLevelNameLength);
+  std::memcpy(p, t_prefix.text, kPrefixCapacity);
+  write2(p + kMicroOffset, micro / 10000);
+  write2(p + kMicroOffset + 2, micro / 100 % 100);
+  write2(p + kMicroOffset + 4, micro % 100);
+  p += t_prefix.length;
+  std::memcpy(p, kLevelNames[level], sizeof kLevelNames[level]);
   p += kLevelNameLength;
   buf.add(static_cast<size_t>(p - buf.current()));
 }
@@ -145,22 +161,13 @@ void Logger::finish() {
   if (savedErrno_ != 0) {
     stream_ << ": " << strerror_tl(savedErrno_) << " (errno=" << savedErrno_ << ')';
   }
-  // The trailer " - file.cc:42\n" always goes in whole: if the message filled
-  // the buffer, its end is cut to make room, so every line ends in '\n'.
-  char trailer[300];
-  size_t fileLength = file_.size < 256 ? file_.size : 256;
-  size_t n = 0;
-  std::memcpy(trailer, " - ", 3);
-  n += 3;
-  std::memcpy(trailer + n, file_.data, fileLength);
-  n += fileLength;
-  trailer[n++] = ':';
-  n += detail::convertDecimal(trailer + n, static_cast<long long>(line_));
-  trailer[n++] = '\n';
-
+  // The trailer " - file.cc:42\n" (made at compile time) always goes in
+  // whole: if the message filled the buffer, its end is cut to make room, so
+  // every line ends in '\n'.
   LogStream::Buffer& buf = stream_.buffer();
+  size_t n = where_.length;
   if (buf.avail() < n) buf.unwind(n - buf.avail());
-  buf.append(trailer, n);
+  buf.append(where_.trailer, n);
 }
 
 Logger::~Logger() {

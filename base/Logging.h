@@ -42,23 +42,51 @@ constexpr size_t basenameOffset(const char* path) {
 struct LogVoidify {
   void operator&(LogStream&) const {}
 };
+// What a line ends with, " - file.cc:42\n", built at compile time once per
+// LOG_* statement (see MUON_SOURCE_LOCATION), so a line only copies it.
+struct SourceLocation {
+  static constexpr size_t kCapacity = 96;
+  char trailer[kCapacity];
+  size_t length;
+};
+
+constexpr SourceLocation makeSourceLocation(const char* path, int line) {
+  SourceLocation where{};
+  size_t n = 0;
+  where.trailer[n++] = ' ';
+  where.trailer[n++] = '-';
+  where.trailer[n++] = ' ';
+  // Room is kept for ':', ten digits and '\n'; a longer name is cut.
+  const char* base = path + basenameOffset(path);
+  for (size_t i = 0; base[i] != '\0' && n < SourceLocation::kCapacity - 12; ++i) {
+    where.trailer[n++] = base[i];
+  }
+  where.trailer[n++] = ':';
+  char digits[10] = {};
+  size_t count = 0;
+  unsigned v = line > 0 ? static_cast<unsigned>(line) : 0u;
+  do {
+    digits[count++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  while (count > 0) where.trailer[n++] = digits[--count];
+  where.trailer[n++] = '\n';
+  where.length = n;
+  return where;
+}
+
 }  // namespace detail
 
 class Logger {
  public:
   enum LogLevel { TRACE, DEBUG, INFO, WARN, ERROR, FATAL, NUM_LOG_LEVELS };
 
-  // A source file's basename, cut from the path at compile time by the macros.
-  struct SourceFile {
-    const char* data;
-    size_t size;
-  };
-
-  Logger(SourceFile file, int line, LogLevel level);
+  // `where` is the statement's MUON_SOURCE_LOCATION.
+  Logger(const detail::SourceLocation& where, LogLevel level);
   // TRACE and DEBUG lines also name the function.
-  Logger(SourceFile file, int line, LogLevel level, const char* func);
+  Logger(const detail::SourceLocation& where, LogLevel level, const char* func);
   // LOG_SYSERR / LOG_SYSFATAL: the message is followed by errno's text.
-  Logger(SourceFile file, int line, bool toAbort);
+  Logger(const detail::SourceLocation& where, bool toAbort);
   // Writes the line; a FATAL line is then flushed and the process aborts.
   ~Logger();
   Logger(const Logger&) = delete;
@@ -95,8 +123,7 @@ class Logger {
   static std::atomic<int> g_logLevel;
 
   LogStream stream_;
-  SourceFile file_;
-  int line_;
+  const detail::SourceLocation& where_;
   LogLevel level_;
   int savedErrno_;  // LOG_SYSERR's errno, taken before the arguments run; 0 otherwise
 };
@@ -106,11 +133,14 @@ const char* strerror_tl(int savedErrno);
 
 }  // namespace muon
 
-#define MUON_SOURCE_FILE                                                                 \
-  (::muon::Logger::SourceFile{                                                           \
-      __FILE__ + std::integral_constant<size_t, ::muon::detail::basenameOffset(__FILE__)>::value, \
-      sizeof(__FILE__) - 1 -                                                             \
-          std::integral_constant<size_t, ::muon::detail::basenameOffset(__FILE__)>::value})
+// A reference to this statement's SourceLocation: a constant in the binary,
+// made by the compiler (constexpr), with no guard or run-time work.
+#define MUON_SOURCE_LOCATION                                                 \
+  ([]() -> const ::muon::detail::SourceLocation& {                           \
+    static constexpr ::muon::detail::SourceLocation kWhere =                 \
+        ::muon::detail::makeSourceLocation(__FILE__, __LINE__);              \
+    return kWhere;                                                           \
+  }())
 
 // `enabled ? (void)0 : voidify & stream << ...` is one expression: safe in an
 // unbraced if/else, and a disabled level evaluates none of its << arguments.
@@ -121,16 +151,16 @@ const char* strerror_tl(int savedErrno);
                                                        : ::muon::detail::LogVoidify() &
 
 #define LOG_TRACE MUON_LOG_IF_ENABLED(TRACE) \
-  ::muon::Logger(MUON_SOURCE_FILE, __LINE__, ::muon::Logger::TRACE, __func__).stream()
+  ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::TRACE, __func__).stream()
 #define LOG_DEBUG MUON_LOG_IF_ENABLED(DEBUG) \
-  ::muon::Logger(MUON_SOURCE_FILE, __LINE__, ::muon::Logger::DEBUG, __func__).stream()
+  ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::DEBUG, __func__).stream()
 #define LOG_INFO MUON_LOG_IF_ENABLED(INFO) \
-  ::muon::Logger(MUON_SOURCE_FILE, __LINE__, ::muon::Logger::INFO).stream()
+  ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::INFO).stream()
 #define LOG_WARN MUON_LOG_IF_ENABLED(WARN) \
-  ::muon::Logger(MUON_SOURCE_FILE, __LINE__, ::muon::Logger::WARN).stream()
+  ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::WARN).stream()
 #define LOG_ERROR MUON_LOG_IF_ENABLED(ERROR) \
-  ::muon::Logger(MUON_SOURCE_FILE, __LINE__, ::muon::Logger::ERROR).stream()
-#define LOG_FATAL ::muon::Logger(MUON_SOURCE_FILE, __LINE__, ::muon::Logger::FATAL).stream()
+  ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::ERROR).stream()
+#define LOG_FATAL ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::FATAL).stream()
 #define LOG_SYSERR MUON_LOG_IF_ENABLED(ERROR) \
-  ::muon::Logger(MUON_SOURCE_FILE, __LINE__, false).stream()
-#define LOG_SYSFATAL ::muon::Logger(MUON_SOURCE_FILE, __LINE__, true).stream()
+  ::muon::Logger(MUON_SOURCE_LOCATION, false).stream()
+#define LOG_SYSFATAL ::muon::Logger(MUON_SOURCE_LOCATION, true).stream()

@@ -67,11 +67,14 @@ constexpr bool equals(const char* a, size_t n, const char* b) {
   return b[n] == '\0';
 }
 
-// MUON_SOURCE_FILE is a constant expression: the basename is cut from the
-// (absolute, under CMake) path by the compiler, not at each log statement.
-constexpr Logger::SourceFile kThisFile = MUON_SOURCE_FILE;
-static_assert(equals(kThisFile.data, kThisFile.size, "Logging_test.cc"),
-              "the basename must be computed at compile time");
+// The trailer " - basename:line\n" is a constant expression: the basename is
+// cut from the (absolute, under CMake) path and the line number written by
+// the compiler, not at each log statement.
+constexpr detail::SourceLocation kHere = detail::makeSourceLocation(__FILE__, 1234);
+static_assert(equals(kHere.trailer, kHere.length, " - Logging_test.cc:1234\n"),
+              "the trailer must be computed at compile time");
+constexpr detail::SourceLocation kLineZero = detail::makeSourceLocation("/x/y.cc", 0);
+static_assert(equals(kLineZero.trailer, kLineZero.length, " - y.cc:0\n"), "");
 
 // ---- capture -----------------------------------------------------------------
 
