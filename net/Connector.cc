@@ -43,7 +43,9 @@ void Connector::start() {
 
 void Connector::startInLoop() {
   loop_->assertInLoopThread();
-  if (state_ != kDisconnected) return;  // an attempt is already under way
+  // An attempt in flight finishes on its own. (kConnected only means an fd
+  // was handed over; that connection may be gone, so connect again.)
+  if (state_ == kConnecting) return;
   if (connect_) {
     connect();
   } else {
@@ -145,13 +147,13 @@ void Connector::handleWrite() {
   } else if (sockets::isSelfConnect(sockfd)) {
     LOG_WARN << "Connector::handleWrite - self connect";
     retry(sockfd);
+  } else if (!connect_) {
+    // stop() came earlier in this iteration (from another fd's callback).
+    sockets::close(sockfd);
+    setState(kDisconnected);
   } else {
     setState(kConnected);
-    if (connect_) {
-      newConnectionCallback_(sockfd);
-    } else {
-      sockets::close(sockfd);
-    }
+    newConnectionCallback_(sockfd);
   }
 }
 

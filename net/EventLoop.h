@@ -38,6 +38,8 @@ class EventLoop {
 
   EventLoop();
   // Must run in the owner thread, after loop() has returned (or never ran).
+  // Functors still queued are run first: dropping them would destroy, say,
+  // a TcpConnection whose channel is still registered.
   ~EventLoop();
   EventLoop(const EventLoop&) = delete;
   EventLoop& operator=(const EventLoop&) = delete;

@@ -56,6 +56,10 @@ void TcpClient::connect() {
   LOG_DEBUG << "TcpClient::connect[" << name_ << "] - connecting to "
             << connector_->serverAddress().toIpPort();
   connect_ = true;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (connection_) return;  // connected already
+  }
   connector_->start();
 }
 

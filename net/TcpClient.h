@@ -30,6 +30,7 @@ class TcpClient {
 
   // Starts connecting; failed attempts are retried with exponential back-off
   // (initial delay 500 ms, doubling, capped at 30 s) until connected or stop().
+  // Does nothing while connected; after a disconnect it connects again.
   void connect();
   // Half-closes the current connection (TcpConnection::shutdown).
   void disconnect();

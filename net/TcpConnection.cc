@@ -103,9 +103,15 @@ void TcpConnection::sendInLoop(const char* data, size_t len) {
         // a write-complete callback that sends again must not recurse.
         loop_->queueInLoop([self = shared_from_this()] { self->writeCompleteCallback_(self); });
       }
-    } else if (errno != EAGAIN) {
-      LOG_SYSERR << "TcpConnection::sendInLoop[" << name_ << "]";
-      if (errno == EPIPE || errno == ECONNRESET) faultError = true;
+    } else {
+      const int savedErrno = errno;  // before logging can change it
+      if (savedErrno == EPIPE || savedErrno == ECONNRESET) {
+        // A peer that went away is the network's business, not an error of ours.
+        LOG_WARN << "TcpConnection::sendInLoop[" << name_ << "] " << strerror_tl(savedErrno);
+        faultError = true;
+      } else if (savedErrno != EAGAIN) {
+        LOG_SYSERR << "TcpConnection::sendInLoop[" << name_ << "]";
+      }
     }
   }
   if (faultError) {
@@ -258,7 +264,12 @@ void TcpConnection::handleWrite() {
       }
     }
   } else if (n < 0 && errno != EAGAIN) {
-    LOG_SYSERR << "TcpConnection::handleWrite[" << name_ << "]";
+    const int savedErrno = errno;
+    if (savedErrno == EPIPE || savedErrno == ECONNRESET) {
+      LOG_WARN << "TcpConnection::handleWrite[" << name_ << "] " << strerror_tl(savedErrno);
+    } else {
+      LOG_SYSERR << "TcpConnection::handleWrite[" << name_ << "]";
+    }
     handleClose();
   }
 }

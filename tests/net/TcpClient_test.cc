@@ -221,3 +221,16 @@ TEST(TcpClient, DestroyedWhileConnected) {
   }
   EXPECT_TRUE(waitFor([&] { return serverDown.load() == 1; }));
 }
+
+TEST(TcpClient, ConnectAgainAfterDisconnect) {
+  ServerThread server(0, [](TcpServer& s) { s.setMessageCallback(echo); });
+  ClientThread c(server.address(), 5);
+  c.client->connect();
+  ASSERT_TRUE(waitFor([&] { return c.up.load() == 1; }));
+  c.client->connect();  // connected: nothing happens
+  c.client->disconnect();
+  ASSERT_TRUE(waitFor([&] { return c.down.load() == 1; }));
+  c.client->connect();
+  ASSERT_TRUE(waitFor([&] { return c.up.load() == 2; }));
+  EXPECT_TRUE(waitFor([&] { return server.numConnections() == 1; }));
+}

@@ -3,6 +3,7 @@
 #include "muon/net/TcpServer.h"
 
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <map>
@@ -96,6 +97,14 @@ TEST(TcpServer, StartIsIdempotentAndThreadSafe) {
 
 TEST(TcpServer, ThousandConcurrentConnectionsOnTwoLoops) {
   constexpr int kConns = 1000;
+  // Both ends live in this process: 2000 fds and some.
+  struct rlimit lim;
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &lim), 0);
+  if (lim.rlim_cur < 2 * kConns + 100 && lim.rlim_max >= 2 * kConns + 100) {
+    lim.rlim_cur = 2 * kConns + 100;
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &lim), 0);
+  }
+  if (lim.rlim_cur < 2 * kConns + 100) GTEST_SKIP() << "RLIMIT_NOFILE hard limit " << lim.rlim_max << " is too low";
   std::mutex mu;
   std::map<EventLoop*, int> perLoop;
   std::atomic<int> up{0};

@@ -1,5 +1,9 @@
 // Timers: EventLoop::runAt / runAfter / runEvery / cancel.
+#include <unistd.h>
+
 #include <chrono>
+#include <fstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -149,4 +153,25 @@ TEST(Timer, ManyTimersInterleaved) {
   loop.loop();
   ASSERT_EQ(fired.size(), 20u);
   for (int i = 0; i < 20; ++i) EXPECT_EQ(fired[static_cast<size_t>(i)], i);
+}
+
+// A wall-clock jump cannot be made in a test without disturbing the whole
+// machine, so check what makes timers immune to it: the loop's timerfd is
+// on CLOCK_MONOTONIC and armed with an absolute deadline.
+TEST(Timer, TimerfdIsMonotonicAndAbsolute) {
+  EventLoop loop;
+  loop.runAfter(100, [] {});  // armed, never reached
+  int found = 0;
+  for (int fd = 0; fd < 1024; ++fd) {
+    char target[64] = "";
+    std::string link = "/proc/self/fd/" + std::to_string(fd);
+    ssize_t n = ::readlink(link.c_str(), target, sizeof target - 1);
+    if (n <= 0 || std::string(target, static_cast<size_t>(n)) != "anon_inode:[timerfd]") continue;
+    std::ifstream info("/proc/self/fdinfo/" + std::to_string(fd));
+    std::string text((std::istreambuf_iterator<char>(info)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("clockid: 1\n"), std::string::npos) << text;  // CLOCK_MONOTONIC
+    EXPECT_NE(text.find("settime flags: 01\n"), std::string::npos) << text;  // TFD_TIMER_ABSTIME
+    ++found;
+  }
+  EXPECT_EQ(found, 1);
 }
