@@ -1,0 +1,387 @@
+// A process that logs through AsyncLogging, and the processes it forks or
+// that are killed under it:
+//  - Fork: fork() while the backend and producers run. The child has one
+//    thread and no backend; it sets its own output (docs/reliability.md) and
+//    must be able to log at once, with its own thread id, without touching
+//    the parent's file.
+//  - KillNine: SIGKILL at an arbitrary instant. What reached the file must be
+//    whole lines, a prefix of each thread's sequence, and the loss bounded by
+//    what the unwritten buffers can hold. The tests print the loss measured.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <new>
+#include <regex>
+#include <cctype>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "TempDir.h"
+#include "muon/base/AsyncLogging.h"
+#include "muon/base/CurrentThread.h"
+#include "muon/base/LogFile.h"
+#include "muon/base/Logging.h"
+
+using muon::AsyncLogging;
+using muon::Logger;
+using muon::LogFile;
+using muon::test::readLines;
+using muon::test::TempDir;
+
+namespace {
+
+// Waits for `pid` until `deadline`; a child still alive then is killed and
+// the wait reports false (a hung child is the failure these tests look for).
+bool waitWithDeadline(pid_t pid, int* status, std::chrono::milliseconds deadline) {
+  auto until = std::chrono::steady_clock::now() + deadline;
+  for (;;) {
+    pid_t w = ::waitpid(pid, status, WNOHANG);
+    if (w == pid) return true;
+    if (w < 0) return false;
+    if (std::chrono::steady_clock::now() > until) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, status, 0);
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+std::atomic<AsyncLogging*> g_async{nullptr};
+void asyncOutput(const char* msg, size_t len) { g_async.load()->append(msg, len); }
+void asyncFlush() { g_async.load()->flush(); }
+
+std::atomic<LogFile*> g_childFile{nullptr};
+void childFileOutput(const char* msg, size_t len) { g_childFile.load()->append(msg, len); }
+void childFileFlush() { g_childFile.load()->flush(); }
+
+// The files in `dir` whose name starts with `prefix`.
+std::vector<std::string> filesStartingWith(const TempDir& dir, const std::string& prefix) {
+  std::vector<std::string> result;
+  for (const std::string& f : dir.files()) {
+    if (f.compare(0, dir.path().size() + 1 + prefix.size(), dir.path() + "/" + prefix) == 0) {
+      result.push_back(f);
+    }
+  }
+  return result;
+}
+
+// A log line as Logger writes it, with our "<tag> t=<thread> seq=<n> xxx"
+// message:
+//   20261122 01:02:03.123456Z  4321 INFO  <tag> t=<thread> seq=<n> xxx - Fork_test.cc:<line>
+// Parsed by hand: the kill -9 cases read millions of lines, too many for
+// std::regex.
+struct Parsed {
+  int tid;
+  std::string tag;
+  int thread;
+  long seq;
+};
+
+bool digits(const std::string& s, size_t from, size_t n) {
+  if (from + n > s.size()) return false;
+  for (size_t i = from; i < from + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+  }
+  return true;
+}
+
+// The number at s[*pos..] (at least one digit); advances *pos past it.
+bool number(const std::string& s, size_t* pos, long* out) {
+  size_t start = *pos;
+  long v = 0;
+  while (*pos < s.size() && s[*pos] >= '0' && s[*pos] <= '9') v = v * 10 + (s[(*pos)++] - '0');
+  *out = v;
+  return *pos > start;
+}
+
+bool literal(const std::string& s, size_t* pos, const char* text) {
+  size_t n = std::strlen(text);
+  if (s.compare(*pos, n, text) != 0) return false;
+  *pos += n;
+  return true;
+}
+
+bool parse(const std::string& line, Parsed* out) {
+  // "YYYYmmdd HH:MM:SS.uuuuuu"
+  if (!digits(line, 0, 8) || line.compare(8, 1, " ") != 0 || !digits(line, 9, 2) ||
+      line.compare(11, 1, ":") != 0 || !digits(line, 12, 2) || line.compare(14, 1, ":") != 0 ||
+      !digits(line, 15, 2) || line.compare(17, 1, ".") != 0 || !digits(line, 18, 6)) {
+    return false;
+  }
+  size_t pos = 24;
+  if (pos < line.size() && line[pos] == 'Z') ++pos;
+  size_t spaces = pos;
+  while (pos < line.size() && line[pos] == ' ') ++pos;
+  long tid = 0, thread = 0, seq = 0, sourceLine = 0;
+  if (pos == spaces || !number(line, &pos, &tid) || !literal(line, &pos, " INFO  ")) return false;
+  size_t tagStart = pos;
+  while (pos < line.size() && std::isalnum(static_cast<unsigned char>(line[pos]))) ++pos;
+  if (pos == tagStart) return false;
+  out->tag = line.substr(tagStart, pos - tagStart);
+  if (!literal(line, &pos, " t=") || !number(line, &pos, &thread) ||
+      !literal(line, &pos, " seq=") || !number(line, &pos, &seq) || !literal(line, &pos, " ")) {
+    return false;
+  }
+  size_t xs = pos;
+  while (pos < line.size() && line[pos] == 'x') ++pos;
+  if (pos == xs || !literal(line, &pos, " - Fork_test.cc:") || !number(line, &pos, &sourceLine)) {
+    return false;
+  }
+  out->tid = static_cast<int>(tid);
+  out->thread = static_cast<int>(thread);
+  out->seq = seq;
+  return pos == line.size();
+}
+
+const std::string kPayload(40, 'x');
+
+void cleanUpLogger() {
+  Logger::setOutput(nullptr);
+  Logger::setFlush(nullptr);
+  g_async = nullptr;
+}
+
+TEST(Fork, ChildOfRunningAsyncLoggingLogsToItsOwnOutput) {
+  TempDir dir;
+  const int kProducers = 2;
+  const int kForks = 20;
+  const long kChildLines = 200;
+  std::atomic<bool> stop{false};
+  std::vector<long> logged(kProducers, 0);
+  std::vector<pid_t> childPids;
+  {
+    AsyncLogging log(dir.file("parent"), 1L << 30, 1, AsyncLogging::kBlock);
+    g_async = &log;
+    Logger::setOutput(&asyncOutput);
+    Logger::setFlush(&asyncFlush);
+    log.start();
+    std::vector<std::thread> producers;
+    std::vector<std::atomic<long>> progress(kProducers);
+    for (int t = 0; t < kProducers; ++t) {
+      producers.emplace_back([&, t] {
+        long seq = 0;
+        while (!stop.load(std::memory_order_relaxed)) {
+          ++seq;
+          LOG_INFO << "parent t=" << t << " seq=" << seq << ' ' << kPayload;
+          progress[static_cast<size_t>(t)].store(seq, std::memory_order_relaxed);
+        }
+        logged[static_cast<size_t>(t)] = seq;
+      });
+    }
+    int parentTid = muon::CurrentThread::tid();
+    for (int k = 0; k < kForks; ++k) {
+      // Fork while the producers are mid-stream: wait for them to move on.
+      long before = progress[0].load() + progress[1].load();
+      while (progress[0].load() + progress[1].load() < before + 1000) std::this_thread::yield();
+      std::string childLog = dir.file("child" + std::to_string(k));
+      std::fflush(stdout);
+      pid_t pid = ::fork();
+      if (pid == 0) {
+        // The child's rule: replace the output before logging. Even forks
+        // log through a LogFile of their own, odd ones to stdout.
+        int code = 0;
+        if (muon::CurrentThread::tid() != ::getpid() || muon::CurrentThread::tid() == parentTid) {
+          code = 2;
+        }
+        LogFile* file = nullptr;
+        if (k % 2 == 0) {
+          file = new LogFile(childLog, 1L << 30, false);
+          g_childFile = file;
+          Logger::setOutput(&childFileOutput);
+          Logger::setFlush(&childFileFlush);
+        } else {
+          if (std::freopen((childLog + ".stdout").c_str(), "w", stdout) == nullptr) ::_exit(3);
+          Logger::setOutput(nullptr);
+          Logger::setFlush(nullptr);
+        }
+        for (long seq = 1; seq <= kChildLines; ++seq) {
+          LOG_INFO << "child t=" << k << " seq=" << seq << ' ' << kPayload;
+        }
+        Logger::flush();
+        // _exit, not exit: the parent's AsyncLogging (a static, in a real
+        // server) must not be destroyed here; its backend thread does not
+        // exist in the child, and stop() would wait for it.
+        ::_exit(code);
+      }
+      ASSERT_GT(pid, 0);
+      childPids.push_back(pid);
+      int status = 0;
+      ASSERT_TRUE(waitWithDeadline(pid, &status, std::chrono::seconds(5)))
+          << "child " << k << " hung";
+      ASSERT_TRUE(WIFEXITED(status)) << "child " << k << " status " << status;
+      EXPECT_EQ(WEXITSTATUS(status), 0) << "child " << k << " (2: wrong thread id)";
+    }
+    stop = true;
+    for (std::thread& p : producers) p.join();
+    log.stop();
+    cleanUpLogger();
+  }
+
+  // The parent's file: whole lines, each thread's full sequence in order, no
+  // line of a child.
+  std::vector<std::string> parentFiles = filesStartingWith(dir, "parent.");
+  ASSERT_EQ(parentFiles.size(), 1u);
+  bool unterminated = false;
+  std::vector<long> next(kProducers, 1);
+  for (const std::string& line : readLines(parentFiles[0], &unterminated)) {
+    Parsed p;
+    ASSERT_TRUE(parse(line, &p)) << "not a whole line: " << line;
+    ASSERT_EQ(p.tag, "parent") << line;
+    ASSERT_EQ(p.seq, next[static_cast<size_t>(p.thread)]) << line;
+    ++next[static_cast<size_t>(p.thread)];
+  }
+  EXPECT_FALSE(unterminated);
+  for (int t = 0; t < kProducers; ++t) EXPECT_EQ(next[static_cast<size_t>(t)] - 1, logged[static_cast<size_t>(t)]);
+
+  // Each child's own output: all its lines, with its own pid as thread id.
+  for (int k = 0; k < kForks; ++k) {
+    std::vector<std::string> files =
+        filesStartingWith(dir, "child" + std::to_string(k) + (k % 2 == 0 ? "." : ".stdout"));
+    ASSERT_EQ(files.size(), 1u) << "child " << k;
+    long seq = 0;
+    for (const std::string& line : readLines(files[0])) {
+      Parsed p;
+      ASSERT_TRUE(parse(line, &p)) << line;
+      EXPECT_EQ(p.tag, "child");
+      EXPECT_EQ(p.thread, k);
+      EXPECT_EQ(p.seq, ++seq);
+      // The forking thread's cached id was reset: the child's only thread
+      // is its main thread, whose id is the pid.
+      EXPECT_EQ(p.tid, childPids[static_cast<size_t>(k)]) << line;
+    }
+    EXPECT_EQ(seq, kChildLines) << "child " << k;
+  }
+}
+
+// ---- kill -9 ----------------------------------------------------------------
+
+constexpr int kKillThreads = 2;
+struct KillShared {
+  std::atomic<long> logged[kKillThreads];
+};
+
+struct KillCase {
+  const char* name;
+  int flushInterval;
+  long linesPerSecondPerThread;  // 0: as fast as possible
+  int killAfterMs;
+};
+
+class KillNine : public ::testing::TestWithParam<KillCase> {};
+
+// The bytes that may be in memory, unwritten, when the process dies: the
+// current buffer, every pending one (kBlock lets the backend queue one over
+// the bound), the batch being written, and LogFile's 64 KiB stdio-like buffer.
+constexpr size_t kUnwrittenBound =
+    (AsyncLogging::kMaxPendingBuffers + 3) * AsyncLogging::kBufferSize + 64 * 1024;
+
+TEST_P(KillNine, FileHoldsWholeLinesAndAPrefixOfEachThread) {
+  const KillCase c = GetParam();
+  TempDir dir;
+  void* page = ::mmap(nullptr, sizeof(KillShared), PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(page, MAP_FAILED);
+  KillShared* shared = new (page) KillShared();
+  std::fflush(stdout);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    AsyncLogging log(dir.file("k9"), 1L << 40, c.flushInterval, AsyncLogging::kBlock);
+    g_async = &log;
+    Logger::setOutput(&asyncOutput);
+    Logger::setFlush(&asyncFlush);
+    log.start();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kKillThreads; ++t) {
+      threads.emplace_back([t, shared, c] {
+        auto start = std::chrono::steady_clock::now();
+        for (long seq = 1;; ++seq) {
+          if (c.linesPerSecondPerThread > 0) {
+            // Paced: line `seq` is due at seq / rate seconds.
+            auto due = start + std::chrono::microseconds(seq * 1000000 / c.linesPerSecondPerThread);
+            std::this_thread::sleep_until(due);
+          }
+          LOG_INFO << "k9 t=" << t << " seq=" << seq << ' ' << kPayload;
+          shared->logged[t].store(seq, std::memory_order_release);
+        }
+      });
+    }
+    for (std::thread& th : threads) th.join();  // never: we are killed
+    ::_exit(1);
+  }
+  ASSERT_GT(pid, 0);
+  // Kill once the children logged something and the time is up.
+  auto killAt = std::chrono::steady_clock::now() + std::chrono::milliseconds(c.killAfterMs);
+  while (std::chrono::steady_clock::now() < killAt || shared->logged[0].load() == 0 ||
+         shared->logged[1].load() == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ASSERT_TRUE(waitWithDeadline(pid, &status, std::chrono::seconds(10)));
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+
+  std::vector<std::string> files = filesStartingWith(dir, "k9.");
+  ASSERT_LE(files.size(), 1u);  // no file at all is fine: nothing was written yet
+  std::vector<long> inFile(kKillThreads, 0);
+  size_t lineBytes = 0;
+  if (!files.empty()) {
+    bool unterminated = false;
+    std::vector<std::string> lines = readLines(files[0], &unterminated);
+    // write(2) of a big batch can stop at a page boundary when the process
+    // dies: the last line may be cut, but it is then a line's beginning.
+    if (unterminated) {
+      std::string cut = lines.back();
+      lines.pop_back();
+      EXPECT_TRUE(std::regex_match(cut, std::regex(R"(^\d[\w :.=\-]*$)")))
+          << "a cut line that is not the start of a line: " << cut;
+    }
+    for (const std::string& line : lines) {
+      Parsed p;
+      ASSERT_TRUE(parse(line, &p)) << "not a whole line: " << line;
+      ASSERT_EQ(p.seq, inFile[static_cast<size_t>(p.thread)] + 1) << "a gap: " << line;
+      inFile[static_cast<size_t>(p.thread)] = p.seq;
+      lineBytes = line.size() + 1;
+    }
+  }
+  long lost = 0;
+  long logged = 0;
+  for (int t = 0; t < kKillThreads; ++t) {
+    long n = shared->logged[t].load();
+    // A line may be in the file before its thread counted it.
+    EXPECT_LE(inFile[static_cast<size_t>(t)], n + 1);
+    logged += n;
+    lost += std::max(0L, n - inFile[static_cast<size_t>(t)]);
+  }
+  // ~100-byte lines: the bound in lines is the unwritten bytes over that.
+  EXPECT_LE(static_cast<size_t>(lost) * 90, kUnwrittenBound) << "lost more than the buffers hold";
+  std::printf("[ kill -9  ] %s: flushInterval=%d rate=%s killed at %d ms: logged %ld, in file %ld, "
+              "lost %ld lines (%.1f%%, ~%zu bytes)\n",
+              c.name, c.flushInterval,
+              c.linesPerSecondPerThread > 0
+                  ? (std::to_string(c.linesPerSecondPerThread * kKillThreads) + "/s").c_str()
+                  : "max",
+              c.killAfterMs, logged, logged - lost, lost,
+              logged > 0 ? 100.0 * static_cast<double>(lost) / static_cast<double>(logged) : 0.0,
+              static_cast<size_t>(lost) * (lineBytes > 0 ? lineBytes : 100));
+  ::munmap(page, sizeof(KillShared));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, KillNine,
+    ::testing::Values(KillCase{"FastDefault", 3, 0, 500}, KillCase{"FastInterval1", 1, 0, 500},
+                      KillCase{"PacedDefault", 3, 5000, 500},
+                      KillCase{"PacedDefaultAfterFirstTick", 3, 5000, 3500},
+                      KillCase{"PacedInterval1", 1, 5000, 1500}),
+    [](const ::testing::TestParamInfo<KillCase>& p) { return std::string(p.param.name); });
+
+}  // namespace
