@@ -33,9 +33,9 @@ using muon::test::TempDir;
 
 namespace {
 
-// TSan runs handlers of synchronous signals at once but reports the locks a
-// flush takes in them, and intercepts sigaltstack-less deep recursion
-// itself; the handler's contract is about release and ASan builds.
+// Not under TSan: it intercepts sigaction and defers signal delivery, and the
+// handler's flush is deliberately not async-signal-safe; the contract is for
+// release and ASan builds (docs/reliability.md).
 #if defined(__SANITIZE_THREAD__)
 constexpr bool kUnderTsan = true;
 #else
