@@ -176,7 +176,13 @@ TEST(FailureSignalHandler, CrashFlushesEveryLineFromFourThreads) {
     if (f.find("/crash.") == std::string::npos) continue;
     ++files;
     bool unterminated = false;
-    for (const std::string& line : readLines(f, &unterminated)) {
+    std::vector<std::string> lines = readLines(f, &unterminated);
+    // The others keep logging after the flush, and the backend keeps
+    // writing until the re-raised signal ends the process, possibly in the
+    // middle of a write(2): the last line may be cut. It comes after every
+    // line the flush wrote, so it is not one that must be there whole.
+    if (unterminated) lines.pop_back();
+    for (const std::string& line : lines) {
       int t = -1;
       long seq = 0;
       size_t at = line.find("thread=");
@@ -186,7 +192,6 @@ TEST(FailureSignalHandler, CrashFlushesEveryLineFromFourThreads) {
       ASSERT_EQ(seq, next[t]) << "thread " << t << " out of order: " << line;
       ++next[t];
     }
-    EXPECT_FALSE(unterminated) << f;
   }
   EXPECT_EQ(files, 1u);
   for (int t = 0; t < kThreads; ++t) {
