@@ -12,8 +12,15 @@ namespace test {
 
 class LogCapture {
  public:
-  LogCapture() { Logger::setOutput(&LogCapture::output); }
-  ~LogCapture() { Logger::setOutput(nullptr); }
+  // INFO at least, whatever MUON_LOG_LEVEL says: tests count INFO lines.
+  LogCapture() : savedLevel_(Logger::logLevel()) {
+    if (savedLevel_ > Logger::INFO) Logger::setLogLevel(Logger::INFO);
+    Logger::setOutput(&LogCapture::output);
+  }
+  ~LogCapture() {
+    Logger::setOutput(nullptr);
+    Logger::setLogLevel(savedLevel_);
+  }
   LogCapture(const LogCapture&) = delete;
   LogCapture& operator=(const LogCapture&) = delete;
 
@@ -42,6 +49,8 @@ class LogCapture {
     static std::string b;
     return b;
   }
+
+  const Logger::LogLevel savedLevel_;
 };
 
 }  // namespace test
