@@ -14,8 +14,9 @@
 # timeout(1) and is reaped, so a failed run is reported and never hangs.
 # Client and server share the machine's CPUs, as in the muduo book. Because
 # the machine may be shared, each run waits for the CPUs to be idle first,
-# measures the CPU others took meanwhile, and is run again (twice at most)
-# when that was 20% or more; the share is in the CSV and in the table's note.
+# measures the CPU others took meanwhile, and is run again (once) when that
+# was 20% or more; the share is in the CSV and in the table's note. Waits and
+# reruns get 3 minutes in all, so a busy machine slows the matrix only so much.
 #
 # Progress goes to stderr; the markdown table (median MiB/s of the repeats and
 # muon/asio) to stdout. Files, in BUILD_DIR/bench/:
@@ -134,18 +135,26 @@ others_pct() {
     printf "%.0f", p < 0 ? 0 : p }'
 }
 
-# wait_quiet: before a run, wait (up to 30 s) until the CPUs are nearly idle,
-# sampled over 0.2 s; between runs nothing of ours is running.
+# wait_quiet: before a run, wait (up to 10 s) until the CPUs are nearly idle,
+# sampled over 0.2 s; between runs nothing of ours is running. All waits and
+# reruns together may take at most wait_budget seconds: on a machine that
+# stays busy the matrix then runs on, its runs flagged, rather than for hours.
+wait_budget=180 waited=0
+budget_left() { awk -v w="$waited" -v b=$wait_budget 'BEGIN{exit !(w < b)}'; }
 wait_quiet() {
-  local i b0 w0 pct
-  for ((i = 0; i < 150; i++)); do
+  local i b0 w0 t0 pct
+  budget_left || return 0
+  t0=$(now)
+  for ((i = 0; i < 50; i++)); do
     b0=$(busy_ticks) w0=$(now)
     sleep 0.2
     pct=$(awk -v w0="$w0" -v w1="$(now)" -v b0="$b0" -v b1="$(busy_ticks)" -v hz="$hz" -v n="$ncpu" \
           'BEGIN {printf "%.0f", (b1 - b0) / hz / ((w1 - w0) * n) * 100}')
-    [ "$pct" -ge 15 ] || return 0
-    [ $i -eq 0 ] && echo "pingpong: other processes use ${pct}% of the CPUs; waiting for quiet (30 s at most)" >&2
+    [ "$pct" -ge 15 ] || break
+    [ $i -eq 0 ] && echo "pingpong: other processes use ${pct}% of the CPUs; waiting for quiet (10 s at most)" >&2
   done
+  waited=$(awk -v w="$waited" -v a="$(now)" -v b="$t0" 'BEGIN{print w + a - b}')
+  budget_left || echo "pingpong: the machine stays busy: no more waiting or reruns (see the others_cpu_pct column)" >&2
   return 0
 }
 
@@ -248,11 +257,13 @@ for threads in "${threads_arr[@]}"; do
         for p in "${pairs[@]}"; do
           read -r label server client <<<"$p"
           # A run during which others took 20% of the CPUs or more is done
-          # again (twice at most); the last one counts.
+          # again (once, within the budget); the last one counts.
           for ((attempt = 0; ; attempt++)); do
             wait_quiet
+            t_run=$(now)
             run_one "$server" "$client" "$threads" "$block" "$sessions" && ok_run=1 || ok_run=0
-            [ "$others" -ge 20 ] && [ $attempt -lt 2 ] || break
+            [ "$others" -ge 20 ] && [ $attempt -lt 1 ] && budget_left || break
+            waited=$(awk -v w="$waited" -v a="$(now)" -v b="$t_run" 'BEGIN{print w + a - b}')
             echo "pingpong: others used ${others}% of the CPUs during that run; running it again" >&2
           done
           if [ $ok_run -eq 1 ]; then
@@ -336,13 +347,18 @@ fi
 rm -f "$out"/pingpong_threads*.png
 for threads in "${threads_arr[@]}"; do
   plot=
+  colors=('#1f77b4' '#d62728' '#2ca02c' '#ff7f0e' '#9467bd' '#8c564b')  # one per block size
   for label in muon asio; do
+    ci=0
     for block in "${blocks_arr[@]}"; do
+      color=${colors[ci % ${#colors[@]}]}; ci=$((ci + 1))
       dat=$tmp/plot.$threads.$label.$block
       awk -v t="$threads" -v l="$label" -v b="$block" \
         '$1 == t && $2 == b && $4 == l && $5 != "NA" {print $3, $5}' "$tmp/results" | sort -n >"$dat"
       [ -s "$dat" ] || continue
+      # Same colour for one block size; muon solid with dots, Asio dashed with squares.
       if [ $label = muon ]; then style="lw 2 pt 7" name=muon; else style="lw 2 pt 5 dt 2" name=Boost.Asio; fi
+      style+=" lc rgb '$color'"
       plot+="${plot:+, }'$dat' using 1:2 with linespoints $style title '$name server, $block-byte blocks'"
     done
   done

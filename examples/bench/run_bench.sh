@@ -22,6 +22,7 @@ build=$1; shift
 case "$build" in -*) usage ;; esac
 [ -d "$build" ] || { echo "run_bench: no build directory '$build'" >&2; exit 1; }
 build=$(cd "$build" && pwd)
+args="$*"
 
 only=all
 common=()     # for both benchmarks
@@ -56,7 +57,7 @@ machine() {
 echo "# muon benchmarks"
 echo
 machine
-echo "Command: ./build.sh bench${common[*]:+ ${common[*]}}${pingpong[*]:+ ${pingpong[*]}}$([ $only = all ] || echo " --only $only")"
+echo "Command: ./build.sh bench${args:+ $args}"
 
 if [ $only != pingpong ]; then
   section "Logging"
