@@ -95,6 +95,9 @@ AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, int flus
 
 AsyncLogging::~AsyncLogging() {
   stop();
+  // Lines appended after stop(), or without start() at all, have no backend
+  // to write them; they are written here, so that none is lost.
+  writeLeftovers();
   for (Buffer*& b : slots_) {
     delete b;
     b = nullptr;
@@ -127,37 +130,46 @@ void AsyncLogging::appendSlow(Buffer* full, uint64_t offset, const char* logline
   // ends; its bytes and those of every later failed reservation are committed
   // as empty, so the backend's count still adds up.
   if (offset <= kBufferSize) full->validEnd.store(offset, std::memory_order_relaxed);
+  // After this commit `full` may be written out, dropped or even unmapped by
+  // another thread: it must not be touched again.
   full->committed.fetch_add(len, std::memory_order_release);
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    retireCurrent(full, lock, true);
+    if (policy_ == kBlock && running_) {
+      // Wait for room; someone else may retire the full buffer meanwhile.
+      auto mayGo = [this] {
+        return !currentIsFull() || queued_.size() + inFlight_ < kMaxPendingBuffers ||
+               !running_ || stopping_;
+      };
+      if (!mayGo()) {
+        ++producerWaits_;
+        producerCond_.wait(lock, mayGo);
+      }
+    }
+    // Whoever comes first retires it; the others find a fresh buffer.
+    if (currentIsFull()) retireCurrent();
   }
   append(logline, len);
 }
 
-void AsyncLogging::retireCurrent(Buffer* full, std::unique_lock<std::mutex>& lock,
-                                 bool mayWait) {
-  auto isCurrent = [this, full] {
-    return (reserve_.load(std::memory_order_relaxed) >> kSlotShift) == full->slot;
-  };
-  if (policy_ == kBlock && mayWait) {
-    // Wait for room; someone else may retire `full` meanwhile.
-    auto mayGo = [&] {
-      return !isCurrent() || queued_.size() + inFlight_ < kMaxPendingBuffers || !running_ ||
-             stopping_;
-    };
-    if (!mayGo()) {
-      ++producerWaits_;
-      producerCond_.wait(lock, mayGo);
-    }
-  }
-  if (!isCurrent()) return;
+bool AsyncLogging::currentIsFull() const {
+  // A writer only gets here after its reservation crossed the end, so the
+  // current buffer is full exactly when its reserved count is past the end.
+  // (Comparing buffers instead would be fooled when the full one was dropped
+  // and its slot, or the Buffer itself, came back as the new current one.)
+  return (reserve_.load(std::memory_order_relaxed) & kOffsetMask) > kBufferSize;
+}
+
+void AsyncLogging::retireCurrent() {
   Buffer* fresh = takeSpare();
-  uint64_t old =
-      reserve_.exchange(makeReserveWord(fresh->slot), std::memory_order_acq_rel);
+  uint64_t old = reserve_.exchange(makeReserveWord(fresh->slot), std::memory_order_acq_rel);
+  Buffer* full = slots_[old >> kSlotShift];
   full->finalReserved = old & kOffsetMask;
   queued_.push_back(full);
-  if (policy_ == kDrop) dropExcess();
+  // kBlock with no backend running (before start(), after stop()) cannot
+  // wait for room, so it drops and counts like kDrop rather than grow
+  // without bound.
+  if (policy_ == kDrop || !running_) dropExcess();
   backendCond_.notify_one();
 }
 
@@ -278,20 +290,10 @@ void AsyncLogging::threadFunc() {
     uint64_t flushTarget = flushRequested_;
     // Take the partly filled current buffer too: lines must not wait longer
     // than flushInterval, and stop/flush must see everything before them.
-    uint64_t word = reserve_.load(std::memory_order_relaxed);
-    // The backend never waits for room: only it can make room. (With kBlock
-    // this may queue one buffer over the bound, briefly.)
-    if ((word & kOffsetMask) != 0) retireCurrent(slots_[word >> kSlotShift], lock, false);
-    batch.swap(queued_);
-    inFlight_ = batch.size();
-    uint64_t droppedBuffers = unreportedDroppedBuffers_;
-    uint64_t droppedMessages = unreportedDroppedMessages_;
-    buffersDropped_ += droppedBuffers;
-    messagesDropped_ += droppedMessages;
-    unreportedDroppedBuffers_ = unreportedDroppedMessages_ = 0;
+    Dropped dropped = takeBatch(batch);
     lock.unlock();
 
-    writeBatch(batch, droppedBuffers, droppedMessages);
+    writeBatch(batch, dropped);
     LogFile::Stats fileStats = output_.stats();
 
     lock.lock();
@@ -306,15 +308,41 @@ void AsyncLogging::threadFunc() {
   }
 }
 
-void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, uint64_t droppedBuffers,
-                              uint64_t droppedMessages) {
-  if (droppedBuffers > 0) {
+AsyncLogging::Dropped AsyncLogging::takeBatch(std::vector<Buffer*>& batch) {
+  // The backend never waits for room: only it can make room. (With kBlock
+  // this may queue one buffer over the bound, briefly.)
+  if ((reserve_.load(std::memory_order_relaxed) & kOffsetMask) != 0) retireCurrent();
+  batch.swap(queued_);
+  inFlight_ = batch.size();
+  Dropped dropped{unreportedDroppedBuffers_, unreportedDroppedMessages_};
+  buffersDropped_ += dropped.buffers;
+  messagesDropped_ += dropped.messages;
+  unreportedDroppedBuffers_ = unreportedDroppedMessages_ = 0;
+  return dropped;
+}
+
+void AsyncLogging::writeLeftovers() {
+  std::vector<Buffer*> batch;
+  Dropped dropped;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    dropped = takeBatch(batch);
+  }
+  if (batch.empty() && dropped.buffers == 0) return;
+  writeBatch(batch, dropped);
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (Buffer* b : batch) recycle(b);
+  inFlight_ = 0;
+}
+
+void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped) {
+  if (dropped.buffers > 0) {
     char line[256];
     int n = std::snprintf(line, sizeof line,
                           "Dropped log messages at %s, %llu larger buffers (%llu messages)\n",
                           Timestamp::now().toFormattedString().c_str(),
-                          static_cast<unsigned long long>(droppedBuffers),
-                          static_cast<unsigned long long>(droppedMessages));
+                          static_cast<unsigned long long>(dropped.buffers),
+                          static_cast<unsigned long long>(dropped.messages));
     std::fputs(line, stderr);
     output_.append(line, static_cast<size_t>(n));
   }

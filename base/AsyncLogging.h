@@ -11,7 +11,9 @@
 // default) drops all queued buffers but the first two, as muduo does, counts
 // every message in them, and writes
 //   "Dropped log messages at <time>, N larger buffers (M messages)"
-// to the file and to stderr; kBlock makes producers wait, so nothing is lost.
+// to the file and to stderr; kBlock makes producers wait, so nothing is lost
+// (while the backend runs: with no backend to wait for, before start() or
+// after stop(), kBlock drops and counts as kDrop does).
 //
 // Thread safety: append() and flush() from any thread; start() and stop()
 // from the owning thread. Lines from one thread stay in order.
@@ -42,7 +44,8 @@ class AsyncLogging {
 
   AsyncLogging(const std::string& basename, off_t rollSize, int flushInterval = 3,
                OverflowPolicy policy = kDrop);
-  ~AsyncLogging();  // stop()
+  // stop(), then writes in the calling thread whatever was appended after it.
+  ~AsyncLogging();
   AsyncLogging(const AsyncLogging&) = delete;
   AsyncLogging& operator=(const AsyncLogging&) = delete;
 
@@ -81,10 +84,11 @@ class AsyncLogging {
 
   void threadFunc();
   void appendSlow(Buffer* full, uint64_t offset, const char* logline, size_t len);
-  // Puts a fresh buffer in place of `full` if `full` is still current, and
-  // queues `full` for the backend. With kBlock and mayWait, first waits for
-  // room in the queue. mutex_ held.
-  void retireCurrent(Buffer* full, std::unique_lock<std::mutex>& lock, bool mayWait);
+  // Whether the current buffer has been filled past its end. mutex_ held.
+  bool currentIsFull() const;
+  // Puts a fresh buffer in place of the current one and queues the old one
+  // for the backend, then applies the overflow rule. mutex_ held.
+  void retireCurrent();
   // Applies the overflow rule after a buffer was queued. mutex_ held.
   void dropExcess();
   Buffer* takeSpare();  // mutex_ held
@@ -93,8 +97,17 @@ class AsyncLogging {
   // Maps spares ahead of need, outside the lock. Backend thread; mutex_ held on entry and exit.
   void prepareSpares(std::unique_lock<std::mutex>& lock);
   void recycle(Buffer* b);  // mutex_ held
-  void writeBatch(const std::vector<Buffer*>& batch, uint64_t droppedBuffers,
-                  uint64_t droppedMessages);
+  struct Dropped {
+    uint64_t buffers = 0;
+    uint64_t messages = 0;
+  };
+  // Retires the current buffer if it holds anything, moves the queue into
+  // `batch` (marked in flight) and takes the drop counts not yet reported.
+  // mutex_ held.
+  Dropped takeBatch(std::vector<Buffer*>& batch);
+  void writeBatch(const std::vector<Buffer*>& batch, Dropped dropped);
+  // After the backend is gone: writes what is left, in the calling thread.
+  void writeLeftovers();
 
   const int flushInterval_;
   const OverflowPolicy policy_;

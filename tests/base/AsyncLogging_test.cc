@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -222,6 +223,51 @@ TEST_F(AsyncLoggingTest, LinesAppendedBeforeStartAreKept) {
   log.stop();
   std::vector<std::string> lines = allLines();
   EXPECT_EQ(lines, (std::vector<std::string>{"early", "late"}));
+}
+
+TEST_F(AsyncLoggingTest, LinesAppendedAfterStopOrWithoutStartAreWrittenByTheDestructor) {
+  {
+    AsyncLogging log(dir_.file("after"), 1L << 30);
+    log.start();
+    log.append("before stop\n", 12);
+    log.stop();
+    log.append("after stop\n", 11);
+  }
+  {
+    AsyncLogging never(dir_.file("never"), 1L << 30);
+    never.append("never started\n", 14);
+  }
+  std::vector<std::string> lines = allLines();
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<std::string>{"after stop", "before stop", "never started"}));
+}
+
+TEST_F(AsyncLoggingTest, BlockPolicyWithoutBackendDropsAndCountsInsteadOfGrowing) {
+  // More full buffers than can exist at once, logged before start(): there
+  // is no backend to wait for, so kBlock must drop (and count) as kDrop does.
+  const std::string line = std::string(1023, 'b') + '\n';
+  const size_t perBuffer = AsyncLogging::kBufferSize / line.size();
+  const size_t total = perBuffer * (AsyncLogging::kMaxPendingBuffers + 12);
+  uint64_t dropped = 0;
+  {
+    AsyncLogging log(dir_.file("early"), 1L << 30, 3, AsyncLogging::kBlock);
+    for (size_t i = 0; i < total; ++i) log.append(line.data(), line.size());
+    log.start();
+    log.stop();
+    dropped = log.stats().messagesDropped;
+  }
+  EXPECT_GT(dropped, 0u);
+  uint64_t lines = 0;
+  uint64_t reported = 0;
+  for (const std::string& l : allLines()) {
+    if (l.rfind("Dropped log messages at ", 0) == 0) {
+      reported += std::stoull(l.substr(l.find('(') + 1));
+    } else {
+      ++lines;
+    }
+  }
+  EXPECT_EQ(reported, dropped);
+  EXPECT_EQ(lines + dropped, total);
 }
 
 TEST_F(AsyncLoggingTest, FlushWritesEverythingBeforeIt) {
