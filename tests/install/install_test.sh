@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# install_test.sh BUILD_DIR SOURCE_DIR WORK_DIR
+# What README promises to a project that uses muon: `cmake --install` gives
+# headers, libraries and a CMake package; examples/hello, a project of its
+# own, finds it with find_package(muon), builds, runs, and its lines land in
+# the log file in muduo's format.
+set -euo pipefail
+build=$1 src=$2 work=$3
+rm -rf "$work"
+mkdir -p "$work/run"
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+test -f "$work/prefix/include/muon/base/Logging.h"
+test -f "$work/prefix/include/muon/net/TcpServer.h"
+cmake -S "$src/examples/hello" -B "$work/hello" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/hello" >/dev/null
+cd "$work/run"
+"$work/hello/hello"
+shopt -s nullglob
+logs=(hello.*.log)
+[ ${#logs[@]} -eq 1 ] || { echo "expected one hello.*.log, found: ${logs[*]:-none}" >&2; exit 1; }
+cat "${logs[0]}"
+line='^[0-9]{8} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z? +[0-9]+ INFO  hello 42 pi=3\.142 - hello\.cc:[0-9]+$'
+grep -Eq "$line" "${logs[0]}" || { echo "no INFO line in the expected format" >&2; exit 1; }
+grep -Eq ' WARN  disk at 93\.5% - hello\.cc:[0-9]+$' "${logs[0]}" || { echo "no WARN line" >&2; exit 1; }
+echo "install_test: ok"
