@@ -103,9 +103,20 @@ void rebuildPrefix(int64_t second, unsigned generation) {
   t_prefix.generation = generation;
 }
 
-void forgetPrefixInChild() { t_prefix.second = INT64_MIN; }
+// fork() copies only the calling thread: had another thread held
+// g_timeZoneMutex at that instant, the child's copy would stay locked for
+// ever and its first line of a new second would hang. So the fork waits for
+// the mutex, and both sides release it.
+void lockZoneBeforeFork() { g_timeZoneMutex.lock(); }
+void unlockZoneInParent() { g_timeZoneMutex.unlock(); }
+void unlockZoneAndForgetPrefixInChild() {
+  g_timeZoneMutex.unlock();
+  t_prefix.second = INT64_MIN;
+}
 struct AtForkRegistration {
-  AtForkRegistration() { ::pthread_atfork(nullptr, nullptr, &forgetPrefixInChild); }
+  AtForkRegistration() {
+    ::pthread_atfork(&lockZoneBeforeFork, &unlockZoneInParent, &unlockZoneAndForgetPrefixInChild);
+  }
 };
 AtForkRegistration g_atForkRegistration;
 

@@ -29,6 +29,7 @@
 #include "muon/base/CurrentThread.h"
 #include "muon/base/LogFile.h"
 #include "muon/base/Logging.h"
+#include "muon/base/TimeZone.h"
 
 using muon::AsyncLogging;
 using muon::Logger;
@@ -268,6 +269,34 @@ constexpr int kKillThreads = 2;
 struct KillShared {
   std::atomic<long> logged[kKillThreads];
 };
+
+void discardOutput(const char*, size_t) {}
+
+// Another thread keeps taking the Logger's time-zone lock (setTimeZone)
+// while this one forks. A child's first line rebuilds its date-time prefix,
+// which takes that lock: had it been copied locked, the child would hang.
+TEST(Fork, ChildIsNotBlockedByATimeZoneChangeInAnotherThread) {
+  Logger::setOutput(&discardOutput);
+  std::atomic<bool> done{false};
+  std::thread changer([&done] {
+    while (!done.load(std::memory_order_relaxed)) Logger::setTimeZone(muon::TimeZone());
+  });
+  int hung = 0;
+  for (int i = 0; i < 200 && hung == 0; ++i) {
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      LOG_INFO << "child " << i;
+      ::_exit(0);
+    }
+    int status = 0;
+    if (!waitWithDeadline(pid, &status, std::chrono::seconds(5))) ++hung;
+  }
+  done = true;
+  changer.join();
+  Logger::setOutput(nullptr);
+  EXPECT_EQ(hung, 0) << "a child hung on the time-zone lock it inherited";
+}
 
 struct KillCase {
   const char* name;
