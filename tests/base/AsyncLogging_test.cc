@@ -9,15 +9,16 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
-#include <regex>
 #include <thread>
 #include <vector>
 
+#include "PosixRegex.h"
 #include "TempDir.h"
 #include "muon/base/Logging.h"
 
 using muon::AsyncLogging;
 using muon::Logger;
+using muon::test::PosixRegex;
 using muon::test::readFile;
 using muon::test::readLines;
 using muon::test::TempDir;
@@ -58,12 +59,22 @@ class AsyncLoggingTest : public ::testing::Test {
   TempDir dir_;
 };
 
+// AsyncLogging's report of a drop; `messages` gets its M.
+bool isDropReport(const std::string& line, uint64_t* messages) {
+  static const PosixRegex report(
+      "Dropped log messages at [0-9]{8} [0-9:.]{15}, ([0-9]+) larger buffers \\(([0-9]+) messages\\)");
+  std::vector<std::string> groups;
+  if (!report.fullMatch(line, &groups)) return false;
+  *messages = std::stoull(groups[2]);
+  return true;
+}
+
 // Lines "... INFO  t<thread> <seq> - file:line", with each thread's sequence
 // numbers 0, 1, 2 ... in file order. Parsed by hand: a regex per line makes a
 // million-line test crawl under the sanitizers.
 void expectPerThreadOrder(const std::vector<std::string>& lines, int threads, int perThread) {
   ASSERT_FALSE(lines.empty());
-  EXPECT_TRUE(std::regex_match(lines[0], std::regex(".* INFO  t[0-9]+ 0 - AsyncLogging_test.cc:[0-9]+")))
+  EXPECT_TRUE(PosixRegex(".* INFO  t[0-9]+ 0 - AsyncLogging_test\\.cc:[0-9]+").fullMatch(lines[0]))
       << lines[0];
   std::vector<long> next(static_cast<size_t>(threads), 0);
   for (const std::string& line : lines) {
@@ -143,11 +154,10 @@ TEST_F(AsyncLoggingTest, DropPolicyAccountsForEveryMessage) {
   }
   uint64_t lines = 0;
   uint64_t droppedInFile = 0;
-  std::regex report("Dropped log messages at [0-9]{8} [0-9:.]{15}, ([0-9]+) larger buffers \\(([0-9]+) messages\\)");
   for (const std::string& line : allLines()) {
-    std::smatch m;
-    if (std::regex_match(line, m, report)) {
-      droppedInFile += std::stoull(m[2]);
+    uint64_t messages = 0;
+    if (isDropReport(line, &messages)) {
+      droppedInFile += messages;
     } else {
       ASSERT_NE(line.find(" INFO  msg "), std::string::npos) << line.substr(0, 100);
       ++lines;
@@ -260,8 +270,9 @@ TEST_F(AsyncLoggingTest, BlockPolicyWithoutBackendDropsAndCountsInsteadOfGrowing
   uint64_t lines = 0;
   uint64_t reported = 0;
   for (const std::string& l : allLines()) {
-    if (l.rfind("Dropped log messages at ", 0) == 0) {
-      reported += std::stoull(l.substr(l.find('(') + 1));
+    uint64_t messages = 0;
+    if (isDropReport(l, &messages)) {
+      reported += messages;
     } else {
       ++lines;
     }

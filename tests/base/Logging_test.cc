@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <regex.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -23,6 +22,7 @@
 
 #include <gtest/gtest.h>
 
+#include "PosixRegex.h"
 #include "muon/base/CurrentThread.h"
 #include "muon/base/TimeZone.h"
 
@@ -238,17 +238,12 @@ bool parseLine(const std::string& l, ParsedLine* out) {
   return true;
 }
 
-// The line as a POSIX extended regular expression (<regex.h>: std::regex
-// sets off -Wmaybe-uninitialized inside libstdc++ in the sanitizer builds).
+// The line as a POSIX extended regular expression.
 bool matchesLineRegex(const std::string& line) {
-  static const char kPattern[] =
-      "^[0-9]{8} [0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z? +[0-9]+ "
-      "(TRACE|DEBUG|INFO |WARN |ERROR|FATAL) [^\n]* - [^/ \n]+:[0-9]+\n$";
-  regex_t re;
-  if (::regcomp(&re, kPattern, REG_EXTENDED | REG_NOSUB) != 0) return false;
-  const bool matched = ::regexec(&re, line.c_str(), 0, nullptr, 0) == 0;
-  ::regfree(&re);
-  return matched;
+  static const muon::test::PosixRegex kLine(
+      "[0-9]{8} [0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z? +[0-9]+ "
+      "(TRACE|DEBUG|INFO |WARN |ERROR|FATAL) [^\n]* - [^/ \n]+:[0-9]+\n");
+  return kLine.fullMatch(line);
 }
 
 TEST(ParseLineTest, RejectsMalformedLines) {
