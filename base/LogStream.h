@@ -77,7 +77,7 @@ class FixedBuffer {
 class Fmt {
  public:
   static constexpr size_t kMaxLength = 47;
-  Fmt(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+  explicit Fmt(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
   const char* data() const { return buf_; }
   size_t length() const { return length_; }
@@ -117,8 +117,18 @@ class LogStream {
   LogStream& operator<<(float v);
   LogStream& operator<<(double v);
 
+  // Extended precision is not kept: printed as the nearest double.
+  LogStream& operator<<(long double v) { return *this << static_cast<double>(v); }
+
   // Pointers print as hex: 0x7ffd5c3a1b20 (nullptr: 0x0).
   LogStream& operator<<(const void* p);
+  // So do function pointers (which would otherwise convert to bool and print 1).
+  template <typename R, typename... Args>
+  LogStream& operator<<(R (*f)(Args...)) {
+    return *this << reinterpret_cast<const void*>(f);
+  }
+  // A bare nullptr reads as "no string", as a null const char* does.
+  LogStream& operator<<(std::nullptr_t) { return append("(null)", 6); }
 
   LogStream& operator<<(const char* s) {
     if (s) return append(s, std::strlen(s));

@@ -284,6 +284,22 @@ TEST(LogStreamTest, PointersPrintAsHex) {
   EXPECT_EQ(str(pd), "0xabcdef0");
 }
 
+int sampleFunction(double) { return 0; }
+
+TEST(LogStreamTest, FunctionPointersPrintAsHexNotAsBool) {
+  char expected[32];
+  std::snprintf(expected, sizeof expected, "%p", reinterpret_cast<void*>(&sampleFunction));
+  EXPECT_EQ(str(&sampleFunction), expected);
+  EXPECT_NE(str(&sampleFunction), "1");
+}
+
+TEST(LogStreamTest, NullptrPrintsNull) { EXPECT_EQ(str(nullptr), "(null)"); }
+
+TEST(LogStreamTest, LongDoublePrintsAsTheNearestDouble) {
+  EXPECT_EQ(str(0.1L), "0.1");
+  EXPECT_EQ(str(-2.5L), "-2.5");
+}
+
 TEST(LogStreamTest, CStrings) {
   EXPECT_EQ(str("hello"), "hello");
   EXPECT_EQ(str(""), "");
