@@ -350,6 +350,10 @@ std::shared_ptr<TimeZone::Data> parseTzif(const std::string& path, const std::st
       }
     }
   }
+  // A zone that is UTC all the time ("UTC", "Etc/UTC", "Zulu") is UTC, and
+  // its lines get the 'Z' as the default zone's do.
+  data->utc = data->transitions.empty() && data->initialOffset == 0 &&
+              (!data->hasFooter || (data->footer.stdOffset == 0 && !data->footer.hasDst));
   return data;
 }
 

@@ -287,6 +287,16 @@ TEST(TimeZoneTest, DefaultIsUtc) {
   EXPECT_TRUE(localIs(tz, -1, 1969, 12, 31, 23, 59, 59, 0));
 }
 
+TEST(TimeZoneTest, ZonesThatAreAlwaysUtcAreUtc) {
+  EXPECT_TRUE(TimeZone::load("UTC").isUtc());
+  EXPECT_TRUE(TimeZone::load("Etc/UTC").isUtc());
+  EXPECT_EQ(TimeZone::load("Etc/UTC").name(), "Etc/UTC");
+  // Offset 0 today, but not always: not UTC.
+  EXPECT_FALSE(TimeZone::load("Europe/London").isUtc());
+  EXPECT_FALSE(TimeZone::load("Africa/Abidjan").isUtc());
+  EXPECT_FALSE(TimeZone::fixed(3600, "+01").isUtc());
+}
+
 TEST(TimeZoneTest, ToUtcTimeOfKnownInstants) {
   EXPECT_TRUE(localIs(TimeZone(), 0, 1970, 1, 1, 0, 0, 0, 0));
   EXPECT_TRUE(localIs(TimeZone(), 951782400, 2000, 2, 29, 0, 0, 0, 0));
