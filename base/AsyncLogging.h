@@ -15,8 +15,9 @@
 // (while the backend runs: with no backend to wait for, before start() or
 // after stop(), kBlock drops and counts as kDrop does).
 //
-// Thread safety: append() and flush() from any thread; start() and stop()
-// from the owning thread. Lines from one thread stay in order.
+// Thread safety: append() and flush() from any thread, requestReopen() also
+// from a signal handler; start() and stop() from the owning thread. Lines
+// from one thread stay in order.
 #pragma once
 
 #include <sys/types.h>
@@ -62,6 +63,16 @@ class AsyncLogging {
   // flushed (LOG_FATAL calls this before abort). Returns at once if the
   // backend is not running.
   void flush();
+  // Asks the backend to start a new log file (LogFile::rollFile) after
+  // writing what it holds: the SIGHUP of a logrotate "postrotate" script.
+  // Async-signal-safe and callable from any thread: it only sets a lock-free
+  // atomic flag and wakes no one. The backend checks the flag each time it
+  // wakes, so the new file comes at the next flush(), full buffer or tick
+  // (at most flushInterval seconds later); lines from before the request may
+  // still go to the old file, and none is lost or split. If the backend's
+  // write starts a new file anyway (the old one was renamed or deleted,
+  // which LogFile notices at each flush), that file serves the request.
+  void requestReopen();
 
   struct Stats {
     uint64_t messagesDropped = 0;
@@ -125,6 +136,10 @@ class AsyncLogging {
   std::vector<Buffer*> queued_;           // full, oldest first, waiting for the backend
   std::vector<Buffer*> spares_;           // written out, ready to be current again
   size_t inFlight_ = 0;                   // taken by the backend, not yet written
+  // Set by requestReopen(), taken by the backend.
+  std::atomic<bool> reopenRequested_{false};
+  static_assert(std::atomic<bool>::is_always_lock_free,
+                "requestReopen() must stay async-signal-safe");
   uint64_t flushRequested_ = 0;
   uint64_t flushDone_ = 0;
   bool running_ = false;         // start() called, stop() not finished

@@ -35,7 +35,13 @@ class LogFile {
 
   void append(const char* logline, size_t len);
   void flush();
-  // Closes the current file and starts a new one. False if it cannot be created.
+  // Closes the current file and starts a new one. False if it cannot be
+  // created; the current file is then kept and written to. This is also the
+  // reopen after an outside rotation (logrotate, SIGHUP): names carry the
+  // time, so "reopen" means a new file, never the old name again. Not
+  // async-signal-safe (it takes the lock and allocates): a signal handler
+  // sets a flag and the writing thread calls this, as
+  // AsyncLogging::requestReopen does.
   bool rollFile();
 
   struct Stats {
