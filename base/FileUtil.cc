@@ -56,6 +56,25 @@ bool AppendFile::flush() {
 }
 
 bool AppendFile::writeFully(const char* data, size_t len) {
+  // An earlier failure cut a line: end it first, or the next line would be
+  // glued to its front half and both read as one garbled line.
+  if (cutLine_) {
+    if (writeSome("\n", 1) == 0) {
+      lostBytes_ += len;
+      return false;
+    }
+    cutLine_ = false;
+  }
+  size_t done = writeSome(data, len);
+  if (done == len) return true;
+  lostBytes_ += len - done;
+  // Callers append whole lines, so a chunk that stops short of its end
+  // stops inside a line unless it stopped right after a '\n'.
+  if (done > 0 && data[done - 1] != '\n') cutLine_ = true;
+  return false;
+}
+
+size_t AppendFile::writeSome(const char* data, size_t len) {
   size_t done = 0;
   while (done < len) {
     ssize_t n = write_(fd_, data + done, len - done);
@@ -68,11 +87,10 @@ bool AppendFile::writeFully(const char* data, size_t len) {
       // n == 0 (nothing taken, no error) is treated like an error, or we could spin.
       lastError_ = n < 0 ? errno : EIO;
       ++writeErrors_;
-      lostBytes_ += len - done;
-      return false;
+      break;
     }
   }
-  return true;
+  return done;
 }
 
 }  // namespace muon

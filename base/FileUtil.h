@@ -2,8 +2,12 @@
 //
 // Errors are values, never asserts: a failed write is retried on EINTR and
 // on short writes, then counted; writtenBytes() counts only bytes the kernel
-// took. All writes go through a WriteFunction, the seam through which tests
-// inject ENOSPC, EIO, short writes and slowness without touching a disk.
+// took. A write that fails part-way (a full disk) can leave the file ending
+// inside a line; the next write first ends that line with '\n' (counted as
+// written), so a later line is never glued to the front half of a cut one.
+// Callers append whole lines. All writes go through a WriteFunction, the
+// seam through which tests inject ENOSPC, EIO, short writes and slowness
+// without touching a disk.
 // Not thread-safe: one owner (LogFile) calls it, under its own lock.
 #pragma once
 
@@ -55,6 +59,8 @@ class AppendFile {
   AppendFile(std::string path, int fd, WriteFunction write);
   // Writes all of [data, data+len) or fails; counts what happened.
   bool writeFully(const char* data, size_t len);
+  // Writes until done or a write fails (counted); returns the bytes written.
+  size_t writeSome(const char* data, size_t len);
 
   const std::string path_;
   const int fd_;
@@ -65,6 +71,7 @@ class AppendFile {
   uint64_t lostBytes_ = 0;
   uint64_t writeErrors_ = 0;
   int lastError_ = 0;
+  bool cutLine_ = false;  // a failed write left the file ending inside a line
 };
 
 }  // namespace muon

@@ -6,9 +6,9 @@
 
 #include <atomic>
 #include <cerrno>
-#include <regex>
 #include <set>
 
+#include "PosixRegex.h"
 #include "TempDir.h"
 #include "muon/base/Logging.h"
 #include "muon/base/TimeZone.h"
@@ -76,14 +76,14 @@ TEST_F(LogFileTest, RollsBySizeWithoutSplittingOrLosingLines) {
   std::vector<std::string> files = dir_.files();
   ASSERT_GT(files.size(), 100u);  // ~35-byte lines, 200-byte files
   std::set<int> seen;
-  std::regex lineFormat("line ([0-9]+) of the size roll test");
+  muon::test::PosixRegex lineFormat("line ([0-9]+) of the size roll test");
   for (const std::string& f : files) {
     bool unterminated = false;
     std::vector<std::string> lines = readLines(f, &unterminated);
     EXPECT_FALSE(unterminated) << f << " ends inside a line";
     for (const std::string& line : lines) {
-      std::smatch m;
-      ASSERT_TRUE(std::regex_match(line, m, lineFormat)) << "split or garbled: '" << line << "'";
+      std::vector<std::string> m;
+      ASSERT_TRUE(lineFormat.fullMatch(line, &m)) << "split or garbled: '" << line << "'";
       EXPECT_TRUE(seen.insert(std::stoi(m[1])).second) << "line twice: " << line;
     }
   }
@@ -236,6 +236,36 @@ TEST_F(LogFileTest, BytesAreCountedOnlyWhenWritten) {
   EXPECT_EQ(file.stats().lostBytes, 11u);
   EXPECT_EQ(readFile(file.currentFileName()), "0123456789");
   EXPECT_NE(err.find("Input/output error"), std::string::npos) << err;
+}
+
+TEST_F(LogFileTest, LineCutByAFailedWriteIsEndedBeforeWritingResumes) {
+  // A disk with room for 10 more bytes, until space comes back.
+  size_t room = 10;
+  LogFile file(dir_.file("cut"), 1 << 20, false);
+  file.setWriteFunction([&](int fd, const char* data, size_t len) -> ssize_t {
+    if (room == 0) {
+      errno = ENOSPC;
+      return -1;
+    }
+    size_t n = len < room ? len : room;
+    room -= n;
+    return ::write(fd, data, n);
+  });
+  testing::internal::CaptureStderr();
+  file.append("0123456789abcdefghij\n", 21);
+  file.flush();  // the line is cut after 10 bytes
+  file.append("lost\n", 5);
+  file.flush();  // not even the '\n' that would end the cut line fits
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(readFile(file.currentFileName()), "0123456789");
+
+  room = 1 << 20;
+  file.append("back\n", 5);
+  file.flush();
+  // The cut line is ended first: "back" is a line of its own, not glued to it.
+  EXPECT_EQ(readFile(file.currentFileName()), "0123456789\nback\n");
+  EXPECT_EQ(file.stats().writtenBytes, 16u);
+  EXPECT_EQ(file.stats().lostBytes, 16u);
 }
 
 TEST_F(LogFileTest, MissingDirectoryIsReportedNotFatal) {
