@@ -34,12 +34,15 @@ class TempDir {
   std::string file(const std::string& name) const { return path_ + "/" + name; }
 
   // Full paths of the regular files in the directory, sorted by name.
-  std::vector<std::string> files() const {
+  std::vector<std::string> files() const { return filesIn(path_); }
+
+  // The same for any directory.
+  static std::vector<std::string> filesIn(const std::string& dir) {
     std::vector<std::string> result;
-    if (DIR* d = ::opendir(path_.c_str())) {
+    if (DIR* d = ::opendir(dir.c_str())) {
       while (struct dirent* e = ::readdir(d)) {
         std::string name = e->d_name;
-        if (name != "." && name != "..") result.push_back(file(name));
+        if (name != "." && name != "..") result.push_back(dir + "/" + name);
       }
       ::closedir(d);
     }

@@ -1,0 +1,629 @@
+// Log files on real devices that fail: a tmpfs that fills up (blocks, then
+// inodes), one that is or becomes read-only, a directory the process may not
+// write to; and the reopen a log rotation asks for with SIGHUP. The write
+// seam tests in LogFile_test.cc cover the same paths by injection; these
+// check that the kernel's real errors take them too.
+//
+// The tmpfs is mounted by a helper child in a mount namespace of its own, so
+// nothing is ever mounted on the host, even if the test dies; the test
+// reaches it through /proc/<child>/root. Without the right to mount (not
+// root, or a container without CAP_SYS_ADMIN) those tests skip.
+#include <fcntl.h>
+#include <grp.h>
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "TempDir.h"
+#include "muon/base/AsyncLogging.h"
+#include "muon/base/LogFile.h"
+#include "muon/base/Timestamp.h"
+
+using muon::AsyncLogging;
+using muon::LogFile;
+using muon::Timestamp;
+using muon::test::readFile;
+using muon::test::readLines;
+using muon::test::TempDir;
+
+namespace {
+
+// A tmpfs on `mountPoint`, mounted in a private mount namespace held by a
+// child process. The child also runs the later remounts, since mount(2) acts
+// only in the caller's namespace. Commands go down one pipe, errno values
+// come back up another; when the test closes its end the child exits, and
+// the namespace and the mount go with it.
+class TmpfsMount {
+ public:
+  TmpfsMount(const std::string& mountPoint, const std::string& options) : mountPoint_(mountPoint) {
+    int down[2], up[2];
+    if (::pipe2(down, O_CLOEXEC) != 0 || ::pipe2(up, O_CLOEXEC) != 0) {
+      error_ = errno;
+      return;
+    }
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::close(down[1]);
+      ::close(up[0]);
+      serve(down[0], up[1], options);  // never returns
+    }
+    ::close(down[0]);
+    ::close(up[1]);
+    commandFd_ = down[1];
+    replyFd_ = up[0];
+    if (pid_ < 0) {
+      error_ = errno;
+      return;
+    }
+    error_ = reply();
+    path_ = "/proc/" + std::to_string(pid_) + "/root" + mountPoint_;
+  }
+  ~TmpfsMount() {
+    if (commandFd_ >= 0) ::close(commandFd_);
+    if (replyFd_ >= 0) ::close(replyFd_);
+    if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
+  }
+  TmpfsMount(const TmpfsMount&) = delete;
+  TmpfsMount& operator=(const TmpfsMount&) = delete;
+
+  // 0 once mounted, else the errno of the step that failed.
+  int error() const { return error_; }
+  // The mount point as this process sees it.
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+  std::vector<std::string> files() const { return TempDir::filesIn(path_); }
+
+  // Each returns 0 or the errno mount(2)/umount(2) gave.
+  int remountReadOnly() { return command('r'); }
+  int remountReadWrite() { return command('w'); }
+  // Mounts an empty read-only tmpfs over the directory: files already open
+  // stay writable (they are on the covered one), new ones cannot be created.
+  // A plain remount would refuse (EBUSY) while a file is open for writing.
+  int coverReadOnly() { return command('c'); }
+  int uncover() { return command('u'); }
+
+ private:
+  // The child: only system calls from here on, then _exit.
+  [[noreturn]] void serve(int commandFd, int replyFd, const std::string& options) {
+    const char* dir = mountPoint_.c_str();
+    int err = 0;
+    // Private first, so that nothing done here propagates to the host.
+    if (::unshare(CLONE_NEWNS) != 0 ||
+        ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount("tmpfs", dir, "tmpfs", 0, options.c_str()) != 0) {
+      err = errno;
+    }
+    if (::write(replyFd, &err, sizeof err) != sizeof err) ::_exit(1);
+    char c;
+    while (err == 0 && ::read(commandFd, &c, 1) == 1) {
+      int rc = -1;
+      if (c == 'r') rc = ::mount(nullptr, dir, nullptr, MS_REMOUNT | MS_RDONLY, nullptr);
+      if (c == 'w') rc = ::mount(nullptr, dir, nullptr, MS_REMOUNT, nullptr);
+      if (c == 'c') rc = ::mount("tmpfs", dir, "tmpfs", MS_RDONLY, "size=4k");
+      if (c == 'u') rc = ::umount2(dir, 0);
+      int result = rc == 0 ? 0 : errno;
+      if (::write(replyFd, &result, sizeof result) != sizeof result) break;
+    }
+    ::_exit(0);
+  }
+
+  int command(char c) {
+    if (::write(commandFd_, &c, 1) != 1) return errno;
+    return reply();
+  }
+  int reply() {
+    int result = 0;
+    ssize_t n = ::read(replyFd_, &result, sizeof result);
+    return n == sizeof result ? result : EPIPE;  // the child died
+  }
+
+  const std::string mountPoint_;
+  std::string path_;
+  pid_t pid_ = -1;
+  int commandFd_ = -1;
+  int replyFd_ = -1;
+  int error_ = 0;
+};
+
+constexpr size_t kTmpfsSize = 1 << 20;
+// Few inodes, so that the inode test can run out of them quickly; the root
+// directory takes one.
+constexpr int kTmpfsInodes = 16;
+
+// Every test here starts on a fresh 1 MiB tmpfs, or skips.
+class LogOnTmpfs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "mounting a tmpfs needs root (CAP_SYS_ADMIN)";
+    tmpfs_.reset(new TmpfsMount(dir_.path(), "size=" + std::to_string(kTmpfsSize) +
+                                                 ",nr_inodes=" + std::to_string(kTmpfsInodes)));
+    if (tmpfs_->error() == EPERM || tmpfs_->error() == EACCES) {
+      GTEST_SKIP() << "mount(2) not permitted here (" << std::strerror(tmpfs_->error())
+                   << "): a container without CAP_SYS_ADMIN?";
+    }
+    ASSERT_EQ(tmpfs_->error(), 0) << std::strerror(tmpfs_->error());
+    if (::access(tmpfs_->file(".").c_str(), W_OK) != 0) {
+      GTEST_SKIP() << "the mount cannot be reached through /proc/<pid>/root here ("
+                   << std::strerror(errno) << ")";
+    }
+  }
+
+  // Fills the file system until `left` bytes remain free, with a file that
+  // the test deletes to give the space back.
+  void fillLeaving(size_t left) {
+    std::string filler = tmpfs_->file("filler");
+    int fd = ::open(filler.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0) << std::strerror(errno);
+    std::string block(kTmpfsSize - left, 'f');
+    ASSERT_EQ(::write(fd, block.data(), block.size()), static_cast<ssize_t>(block.size()));
+    ::close(fd);
+  }
+  void removeFiller() { ASSERT_EQ(::unlink(tmpfs_->file("filler").c_str()), 0); }
+
+  TempDir dir_;  // the mount point, empty on the host
+  std::unique_ptr<TmpfsMount> tmpfs_;
+};
+
+size_t countOf(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// A line of the given tag and number, the same length for every number.
+std::string numberedLine(const std::string& tag, int i) {
+  char buf[96];
+  int n =
+      std::snprintf(buf, sizeof buf, "%s %07d padding padding padding padding\n", tag.c_str(), i);
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+// What a file written through a full disk must look like: the `tag` lines
+// 0..k-1 whole and in order (k may be 0), then at most one line cut short
+// (the write the disk stopped), then `after` lines "after 0..afterCount-1"
+// whole. Anything else (a line glued to a cut one, a gap, a repeat) fails.
+void expectPrefixThenCutThenAfter(const std::vector<std::string>& lines, const std::string& tag,
+                                  int afterCount) {
+  size_t i = 0;
+  int next = 0;
+  while (i < lines.size() && lines[i] + "\n" == numberedLine(tag, next)) {
+    ++i;
+    ++next;
+  }
+  if (i < lines.size() && lines[i].compare(0, tag.size(), tag) == 0) {
+    std::string expected = numberedLine(tag, next);
+    EXPECT_LT(lines[i].size() + 1, expected.size()) << "line " << i << ": '" << lines[i] << "'";
+    EXPECT_EQ(expected.compare(0, lines[i].size(), lines[i]), 0)
+        << "line " << i << " is not a cut '" << tag << "' line: '" << lines[i] << "'";
+    ++i;
+  }
+  ASSERT_EQ(lines.size() - i, static_cast<size_t>(afterCount)) << "lines after the disk had room";
+  for (int k = 0; k < afterCount; ++k, ++i) {
+    EXPECT_EQ(lines[i] + "\n", numberedLine("after", k)) << "line " << i;
+  }
+}
+
+TEST_F(LogOnTmpfs, FullDiskIsReportedOnceCountedAndWritingResumes) {
+  fillLeaving(128 * 1024);
+  LogFile file(tmpfs_->file("full"), 1 << 30, /*threadSafe=*/false);
+  ASSERT_NE(file.currentFileName(), "");
+  uint64_t appended = 0;
+  int lines = 0;
+  auto logSome = [&](int n) {
+    for (int k = 0; k < n; ++k, ++lines) {
+      std::string line = numberedLine("line", lines);
+      file.append(line.data(), line.size());
+      appended += line.size();
+    }
+  };
+  testing::internal::CaptureStderr();
+  // Until the disk is full: the 64 KiB buffer goes out as it fills.
+  while (file.stats().writeErrors == 0 && lines < 100000) logSome(1);
+  logSome(5000);  // and well past it, through several more failed writes
+  file.flush();
+  file.flush();
+  std::string err = testing::internal::GetCapturedStderr();
+
+  LogFile::Stats s = file.stats();
+  EXPECT_GT(s.writeErrors, 2u);
+  EXPECT_GT(s.lostBytes, 5000u * 40);
+  EXPECT_EQ(s.writtenBytes + s.lostBytes, appended);  // every byte is one or the other
+  EXPECT_LE(s.writtenBytes, 128u * 1024);
+  // Reported once, with the file's name and the kernel's words; the other
+  // failures fall within the rate limit.
+  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;
+  EXPECT_NE(err.find("No space left on device"), std::string::npos) << err;
+  EXPECT_NE(err.find(file.currentFileName()), std::string::npos) << err;
+  std::string beforeResume = readFile(file.currentFileName());
+  EXPECT_EQ(beforeResume.size(), s.writtenBytes);
+  bool cut = !beforeResume.empty() && beforeResume.back() != '\n';
+
+  // Space comes back: the next write goes through, on a line of its own.
+  removeFiller();
+  testing::internal::CaptureStderr();
+  for (int k = 0; k < 100; ++k) {
+    std::string line = numberedLine("after", k);
+    file.append(line.data(), line.size());
+    appended += line.size();
+  }
+  file.flush();
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  LogFile::Stats t = file.stats();
+  EXPECT_EQ(t.writeErrors, s.writeErrors);
+  EXPECT_EQ(t.lostBytes, s.lostBytes);
+  // Plus the '\n' that ended the cut line.
+  EXPECT_EQ(t.writtenBytes + t.lostBytes, appended + (cut ? 1 : 0));
+  expectPrefixThenCutThenAfter(readLines(file.currentFileName()), "line", 100);
+}
+
+TEST_F(LogOnTmpfs, AsyncLoggingOnAFullDiskNeverBlocksProducersAndResumes) {
+  fillLeaving(256 * 1024);
+  constexpr int kThreads = 2;
+  constexpr int kPerThread = 60000;  // ~6 MB in all: more than one 4 MiB buffer
+  AsyncLogging log(tmpfs_->file("async"), 1 << 30, /*flushInterval=*/1, AsyncLogging::kBlock);
+  std::atomic<uint64_t> appended{0};
+  auto produce = [&](int t) {
+    std::string tag = "t" + std::to_string(t);
+    for (int i = 0; i < kPerThread; ++i) {
+      std::string line = numberedLine(tag, i);
+      log.append(line.data(), line.size());
+      appended += line.size();
+    }
+  };
+  testing::internal::CaptureStderr();
+  auto started = std::chrono::steady_clock::now();
+  log.start();
+  // kBlock: a backend stuck on the full disk would stop the producers for
+  // good. They must finish, and flush() must return.
+  std::future<void> done = std::async(std::launch::async, [&] {
+    std::vector<std::thread> producers;
+    for (int t = 0; t < kThreads; ++t) producers.emplace_back(produce, t);
+    for (std::thread& p : producers) p.join();
+    log.flush();
+  });
+  if (done.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+    std::fprintf(stderr, "producers or flush() blocked on a full disk for 60 s\n");
+    std::abort();  // the threads cannot be joined; fail loudly rather than hang
+  }
+  double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::string err = testing::internal::GetCapturedStderr();
+
+  AsyncLogging::Stats s = log.stats();
+  EXPECT_EQ(s.messagesDropped, 0u);
+  EXPECT_GT(s.file.writeErrors, 0u);
+  EXPECT_GT(s.file.lostBytes, 0u);
+  EXPECT_EQ(s.file.writtenBytes + s.file.lostBytes, appended.load());
+  // One report per LogFile::kReportInterval at most.
+  size_t reports = countOf(err, "muon::LogFile");
+  EXPECT_GE(reports, 1u) << err;
+  EXPECT_LE(reports, 1 + static_cast<size_t>(elapsed / LogFile::kReportInterval)) << err;
+  EXPECT_NE(err.find("No space left on device"), std::string::npos) << err;
+
+  removeFiller();
+  testing::internal::CaptureStderr();
+  for (int k = 0; k < 100; ++k) {
+    std::string line = numberedLine("after", k);
+    log.append(line.data(), line.size());
+  }
+  log.flush();
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(log.stats().file.lostBytes, s.file.lostBytes);
+
+  // What reached the file before it filled up is each thread's first lines,
+  // whole and in order (kBlock drops nothing); then at most one line cut
+  // short, then the lines logged after the space came back, all whole.
+  std::vector<std::string> files = tmpfs_->files();
+  ASSERT_EQ(files.size(), 1u);
+  std::vector<std::string> lines = readLines(files[0]);
+  ASSERT_GE(lines.size(), 100u);
+  const size_t afterStart = lines.size() - 100;
+  std::vector<int> next(kThreads, 0);
+  for (size_t i = 0; i < afterStart; ++i) {
+    const std::string& line = lines[i];
+    int t = line.size() > 1 && line[0] == 't' ? line[1] - '0' : -1;
+    if (t >= 0 && t < kThreads && line + "\n" == numberedLine(line.substr(0, 2), next[t])) {
+      ++next[t];
+      continue;
+    }
+    // Not whole: only the last line before the gap may be, and it must be
+    // the start of some thread's next line.
+    EXPECT_EQ(i + 1, afterStart) << "line " << i << ": '" << line << "'";
+    bool cutLine = false;
+    for (int u = 0; u < kThreads; ++u) {
+      std::string expected = numberedLine("t" + std::to_string(u), next[u]);
+      cutLine =
+          cutLine || (line.size() < expected.size() && expected.compare(0, line.size(), line) == 0);
+    }
+    EXPECT_TRUE(cutLine) << "line " << i << ": '" << line << "'";
+  }
+  EXPECT_GT(next[0] + next[1], 0);
+  for (int k = 0; k < 100; ++k) {
+    EXPECT_EQ(lines[afterStart + static_cast<size_t>(k)] + "\n", numberedLine("after", k));
+  }
+}
+
+TEST_F(LogOnTmpfs, RollOutOfInodesIsReportedAndTheCurrentFileKept) {
+  LogFile file(tmpfs_->file("inodes"), 1 << 30, false);
+  std::string current = file.currentFileName();
+  ASSERT_NE(current, "");
+  file.append("first\n", 6);
+  // Use up the inodes; the blocks stay free.
+  std::vector<std::string> fillers;
+  for (int i = 0; i < kTmpfsInodes; ++i) {
+    std::string name = tmpfs_->file("inode" + std::to_string(i));
+    int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      ASSERT_EQ(errno, ENOSPC) << std::strerror(errno);
+      break;
+    }
+    ::close(fd);
+    fillers.push_back(name);
+  }
+  ASSERT_LT(fillers.size(), static_cast<size_t>(kTmpfsInodes));
+
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(file.rollFile());
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("cannot create '" + tmpfs_->file("inodes.")), std::string::npos) << err;
+  EXPECT_NE(err.find("No space left on device"), std::string::npos) << err;
+  // The old file is kept, and still takes lines: nothing is lost.
+  EXPECT_EQ(file.currentFileName(), current);
+  file.append("second\n", 7);
+  file.flush();
+  EXPECT_EQ(readFile(current), "first\nsecond\n");
+  EXPECT_EQ(file.stats().lostBytes, 0u);
+  EXPECT_EQ(file.stats().writeErrors, 1u);
+
+  ASSERT_EQ(::unlink(fillers.back().c_str()), 0);
+  EXPECT_TRUE(file.rollFile());
+  EXPECT_NE(file.currentFileName(), current);
+  file.append("third\n", 6);
+  file.flush();
+  EXPECT_EQ(readFile(file.currentFileName()), "third\n");
+}
+
+// LogFile's clock, moved by hand to step past the report rate limit.
+std::atomic<int64_t> g_fakeSeconds{0};
+Timestamp fakeClock() { return Timestamp::fromUnixTime(g_fakeSeconds.load()); }
+
+TEST_F(LogOnTmpfs, ReadOnlyFileSystemIsReportedAtStartAndAtRoll) {
+  ASSERT_EQ(tmpfs_->remountReadOnly(), 0);
+  testing::internal::CaptureStderr();
+  LogFile file(tmpfs_->file("ro"), 1 << 30, false);
+  file.append("lost while read-only\n", 21);
+  file.flush();
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(file.currentFileName(), "");
+  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;  // rate-limited
+  EXPECT_NE(err.find("cannot create '" + tmpfs_->file("ro.")), std::string::npos) << err;
+  EXPECT_NE(err.find("Read-only file system"), std::string::npos) << err;
+  EXPECT_EQ(file.stats().lostBytes, 21u);
+  EXPECT_EQ(file.stats().filesCreated, 0u);
+  EXPECT_GE(file.stats().writeErrors, 1u);
+
+  // Writable again: the next flush opens the file.
+  ASSERT_EQ(tmpfs_->remountReadWrite(), 0);
+  file.flush();
+  std::string first = file.currentFileName();
+  ASSERT_NE(first, "");
+  file.append("kept\n", 5);
+  file.flush();
+
+  // Read-only again while the file is open: the roll cannot create its file.
+  // The clock moves past the rate limit, so this failure is reported too.
+  g_fakeSeconds = Timestamp::now().secondsSinceEpoch() + LogFile::kReportInterval + 1;
+  file.setClock(&fakeClock);
+  ASSERT_EQ(tmpfs_->coverReadOnly(), 0);
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(file.rollFile());
+  file.append("still kept\n", 11);
+  file.flush();  // the name now leads nowhere: it tries to roll again
+  err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;
+  EXPECT_NE(err.find("cannot create '" + tmpfs_->file("ro.")), std::string::npos) << err;
+  EXPECT_NE(err.find("Read-only file system"), std::string::npos) << err;
+  EXPECT_NE(err.find("(21 bytes lost so far)"), std::string::npos) << err;
+  // The open file still took the line.
+  EXPECT_EQ(file.currentFileName(), first);
+  EXPECT_EQ(file.stats().lostBytes, 21u);
+  ASSERT_EQ(tmpfs_->uncover(), 0);
+  EXPECT_EQ(readFile(first), "kept\nstill kept\n");
+}
+
+// root may write anywhere, so the process drops to nobody in a child first.
+TEST(LogFileUnwritable, DirectoryWithoutWritePermissionIsReportedNotFatal) {
+  TempDir dir;
+  std::string errPath = dir.file("stderr.txt");
+  int errFd = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  ASSERT_GE(errFd, 0);
+  int result[2];
+  ASSERT_EQ(::pipe2(result, O_CLOEXEC), 0);
+  ASSERT_EQ(::chmod(dir.path().c_str(), 0555), 0);
+  std::string base = dir.file("app");
+
+  std::fflush(stderr);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(errFd, STDERR_FILENO);
+    if (::geteuid() == 0 &&
+        (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) {
+      ::_exit(2);
+    }
+    if (::access(dir.path().c_str(), W_OK) == 0) ::_exit(3);  // would write anyway
+    {
+      LogFile file(base, 1 << 20, false);
+      file.append("nowhere\n", 8);
+      file.flush();
+      LogFile::Stats s = file.stats();
+      char line[128];
+      int n = std::snprintf(
+          line, sizeof line, "%llu %llu %llu %d", static_cast<unsigned long long>(s.lostBytes),
+          static_cast<unsigned long long>(s.writeErrors),
+          static_cast<unsigned long long>(s.filesCreated), file.currentFileName().empty() ? 1 : 0);
+      if (::write(result[1], line, static_cast<size_t>(n)) != n) ::_exit(4);
+    }
+    ::_exit(0);
+  }
+  ::close(errFd);
+  ::close(result[1]);
+  ASSERT_GT(pid, 0);
+  char buf[128] = {};
+  ssize_t n = ::read(result[0], buf, sizeof buf - 1);
+  ::close(result[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ::chmod(dir.path().c_str(), 0700);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  if (WEXITSTATUS(status) == 2) GTEST_SKIP() << "cannot become nobody here (no CAP_SETUID?)";
+  if (WEXITSTATUS(status) == 3) GTEST_SKIP() << "this user may write into a 0555 directory";
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  ASSERT_GT(n, 0);
+
+  unsigned long long lost = 0, errors = 0, created = 0;
+  int noFile = 0;
+  ASSERT_EQ(std::sscanf(buf, "%llu %llu %llu %d", &lost, &errors, &created, &noFile), 4) << buf;
+  EXPECT_EQ(lost, 8u);
+  EXPECT_GE(errors, 1u);
+  EXPECT_EQ(created, 0u);
+  EXPECT_EQ(noFile, 1);
+  std::string err = readFile(errPath);
+  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;
+  EXPECT_NE(err.find("cannot create '" + base + "."), std::string::npos) << err;
+  EXPECT_NE(err.find("Permission denied"), std::string::npos) << err;
+  EXPECT_EQ(dir.files(), std::vector<std::string>{errPath});
+}
+
+// SIGHUP asks the AsyncLogging it names for a new file, as a logrotate
+// postrotate script would; the handler does only what is signal-safe.
+std::atomic<AsyncLogging*> g_reopenTarget{nullptr};
+std::atomic<int> g_hangups{0};
+void onHangup(int) {
+  if (AsyncLogging* log = g_reopenTarget.load()) log->requestReopen();
+  g_hangups.fetch_add(1);
+}
+
+class AsyncLoggingReopen : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    struct sigaction sa {};
+    sa.sa_handler = &onHangup;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    ASSERT_EQ(::sigaction(SIGHUP, &sa, &oldAction_), 0);
+    g_hangups = 0;
+  }
+  void TearDown() override {
+    ::sigaction(SIGHUP, &oldAction_, nullptr);
+    g_reopenTarget = nullptr;
+  }
+
+  // Sends SIGHUP to this thread and waits until the handler has run (TSan
+  // defers signals to its next interception point).
+  void hangUp() {
+    int before = g_hangups.load();
+    ASSERT_EQ(::raise(SIGHUP), 0);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (g_hangups.load() == before) {
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "SIGHUP handler never ran";
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+
+  static void logLines(AsyncLogging& log, const std::string& tag, int n) {
+    for (int i = 0; i < n; ++i) {
+      std::string line = numberedLine(tag, i);
+      log.append(line.data(), line.size());
+    }
+  }
+
+  // The lines of `file`, each checked whole.
+  static std::vector<std::string> wholeLines(const std::string& file) {
+    bool unterminated = false;
+    std::vector<std::string> lines = readLines(file, &unterminated);
+    EXPECT_FALSE(unterminated) << file << " ends inside a line";
+    for (std::string& line : lines) line += '\n';
+    return lines;
+  }
+
+  static std::vector<std::string> numbered(const std::string& tag, int n) {
+    std::vector<std::string> lines;
+    for (int i = 0; i < n; ++i) lines.push_back(numberedLine(tag, i));
+    return lines;
+  }
+
+  struct sigaction oldAction_ {};
+  TempDir dir_;
+};
+
+// A flushInterval far longer than the test: the backend wakes only when asked.
+constexpr int kNoTick = 60;
+constexpr int kLines = 1000;
+
+TEST_F(AsyncLoggingReopen, SighupAfterRenameSendsLaterLinesToANewFileAndLosesNone) {
+  AsyncLogging log(dir_.file("hup"), 1 << 30, kNoTick, AsyncLogging::kBlock);
+  g_reopenTarget = &log;
+  log.start();
+  logLines(log, "before", kLines);
+  log.flush();
+  ASSERT_EQ(dir_.files().size(), 1u);
+  std::string rotated = dir_.file("hup.rotated");
+  ASSERT_EQ(::rename(dir_.files()[0].c_str(), rotated.c_str()), 0);  // logrotate's "create" mode
+  logLines(log, "middle", kLines);  // the old file or the new: either, whole
+  hangUp();
+  log.flush();
+  logLines(log, "after", kLines);
+  log.stop();
+
+  // The renamed file and one new file: the roll LogFile makes when it sees
+  // the rename serves the request, so there is no third, empty one.
+  std::vector<std::string> files = dir_.files();
+  ASSERT_EQ(files.size(), 2u);
+  std::string fresh = files[0] == rotated ? files[1] : files[0];
+  std::vector<std::string> old = wholeLines(rotated);
+  std::vector<std::string> now = wholeLines(fresh);
+  std::vector<std::string> before = numbered("before", kLines);
+  std::vector<std::string> after = numbered("after", kLines);
+  // old = before + a prefix of middle; now = the rest of middle + after.
+  ASSERT_GE(old.size(), before.size());
+  EXPECT_TRUE(std::equal(before.begin(), before.end(), old.begin()));
+  ASSERT_GE(now.size(), after.size());
+  EXPECT_TRUE(std::equal(after.begin(), after.end(), now.end() - kLines));
+  std::vector<std::string> middle(old.begin() + kLines, old.end());
+  middle.insert(middle.end(), now.begin(), now.end() - kLines);
+  EXPECT_TRUE(middle == numbered("middle", kLines)) << middle.size() << " middle lines";
+}
+
+TEST_F(AsyncLoggingReopen, SighupStartsANewFileAfterWritingWhatCameBefore) {
+  AsyncLogging log(dir_.file("hup"), 1 << 30, kNoTick, AsyncLogging::kBlock);
+  g_reopenTarget = &log;
+  log.start();
+  logLines(log, "before", kLines);
+  hangUp();
+  log.flush();
+  logLines(log, "after", kLines);
+  log.stop();
+  EXPECT_EQ(log.stats().file.filesCreated, 2u);
+
+  // Names carry the time, and a second roll in one second gets ".1".
+  std::vector<std::string> files = dir_.files();
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_TRUE(wholeLines(files[0]) == numbered("before", kLines)) << files[0];
+  EXPECT_TRUE(wholeLines(files[1]) == numbered("after", kLines)) << files[1];
+}
+
+}  // namespace
