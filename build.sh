@@ -79,7 +79,8 @@ case "$cmd" in
     ;;
   bench)
     need "${build_deps[@]}" gnuplot-nox procps
-    configure_and_build build
+    # Build output to stderr: stdout is the tables, for scripts to keep.
+    configure_and_build build >&2
     exec "$top/examples/bench/run_bench.sh" "$top/build" "$@"
     ;;
   fuzz)
