@@ -61,13 +61,8 @@ echo "Command: ./build.sh bench${args:+ $args}"
 
 if [ $only != pingpong ]; then
   section "Logging"
-  if [ -x "$here/logging_bench.sh" ]; then
-    echo "== logging benchmark" >&2
-    "$here/logging_bench.sh" "$build" "${common[@]}" || { echo "run_bench: logging benchmark failed" >&2; status=1; }
-  else
-    echo "(examples/bench/logging_bench.sh is not there yet: skipped)"
-    echo "run_bench: examples/bench/logging_bench.sh not found; skipping the logging table" >&2
-  fi
+  echo "== logging benchmark" >&2
+  "$here/logging_bench.sh" "$build" "${common[@]}" || { echo "run_bench: logging benchmark failed" >&2; status=1; }
 fi
 
 if [ $only != logging ]; then
