@@ -111,11 +111,9 @@ void LogFile::appendUnlocked(const char* logline, size_t len) {
       return;
     }
   }
-  uint64_t errorsBefore = file_->writeErrors();
+  WriteMark before = markWrites();
   file_->append(logline, len);
-  if (file_->writeErrors() != errorsBefore) {
-    reportError("write to", file_->path(), file_->lastError());
-  }
+  reportWrites(before);
 
   if (file_->sizeIncludingBuffered() > static_cast<uint64_t>(rollSize_)) {
     rollFileUnlocked(clock_());
@@ -136,11 +134,9 @@ void LogFile::flushUnlocked() {
     rollFileUnlocked(clock_());
     return;
   }
-  uint64_t errorsBefore = file_->writeErrors();
+  WriteMark before = markWrites();
   file_->flush();
-  if (file_->writeErrors() != errorsBefore) {
-    reportError("write to", file_->path(), file_->lastError());
-  }
+  reportWrites(before);
   // Deleted or renamed under us (logrotate, an operator): start a new file,
   // or every later line would go to a file nobody can find.
   struct stat byFd, byName;
@@ -171,12 +167,13 @@ bool LogFile::rollFileUnlocked(Timestamp now) {
   sameSecondRolls_ = sequence;
   if (!file) {
     ++totals_.writeErrors;
-    reportError("cannot create", name, savedErrno);
+    reportError(&createReport_, "cannot create", name, savedErrno);
     return false;
   }
   retire();
   file_ = std::move(file);
   ++totals_.filesCreated;
+  createReport_ = ErrorReport();  // a later failure to create is news again
   currentDay_ = localDay(now);
   lastFlushSecond_ = second;
   return true;
@@ -184,24 +181,37 @@ bool LogFile::rollFileUnlocked(Timestamp now) {
 
 void LogFile::retire() {
   if (!file_) return;
-  uint64_t errorsBefore = file_->writeErrors();
+  WriteMark before = markWrites();
   file_->flush();
-  if (file_->writeErrors() != errorsBefore) {
-    reportError("write to", file_->path(), file_->lastError());
-  }
+  reportWrites(before);
   totals_.writtenBytes += file_->writtenBytes();
   totals_.lostBytes += file_->lostBytes();
   totals_.writeErrors += file_->writeErrors();
   file_.reset();
 }
 
-void LogFile::reportError(const char* what, const std::string& path, int savedErrno) {
+void LogFile::reportWrites(WriteMark before) {
+  if (file_->writeErrors() != before.errors) {
+    reportError(&writeReport_, "write to", file_->path(), file_->lastError());
+  } else if (writeReport_.savedErrno != 0 && file_->writtenBytes() > before.written) {
+    // A reported failure is over. Say so once, and forget it, so that the
+    // next failure is reported at once rather than inside the quiet interval.
+    Stats s = totals_;
+    s.lostBytes += file_->lostBytes();
+    std::fprintf(stderr, "muon::LogFile: writing to '%s' again (%llu bytes lost so far)\n",
+                 file_->path().c_str(), static_cast<unsigned long long>(s.lostBytes));
+    writeReport_ = ErrorReport();
+  }
+}
+
+void LogFile::reportError(ErrorReport* last, const char* what, const std::string& path,
+                          int savedErrno) {
   // stderr, not the log: the log is what failed. Rate-limited, so a full
   // disk does not turn into a flood of identical complaints.
   int64_t now = clock_().secondsSinceEpoch();
-  if (savedErrno == lastReportedErrno_ && now - lastReportSecond_ < kReportInterval) return;
-  lastReportedErrno_ = savedErrno;
-  lastReportSecond_ = now;
+  if (savedErrno == last->savedErrno && now - last->second < kReportInterval) return;
+  last->savedErrno = savedErrno;
+  last->second = now;
   Stats s = totals_;
   if (file_) s.lostBytes += file_->lostBytes();
   std::fprintf(stderr, "muon::LogFile: %s '%s' failed: %s (%llu bytes lost so far)\n", what,

@@ -8,8 +8,10 @@
 //
 // Failures never assert and never stop the caller: a file that cannot be
 // opened or written is reported on stderr (at most once per kReportInterval
-// per kind of error), its bytes counted as lost, and LogFile tries again at
-// the next flush. With threadSafe = true any thread may call append/flush;
+// for the same errno, separately for opening and for writing), its bytes
+// counted as lost, and LogFile tries again at the next flush. When writing
+// works again one line on stderr says so; the next failure of a kind that
+// has worked again is reported at once. With threadSafe = true any thread may call append/flush;
 // with false, one thread only (AsyncLogging's backend).
 #pragma once
 
@@ -69,7 +71,21 @@ class LogFile {
   void flushUnlocked();
   bool rollFileUnlocked(Timestamp now);
   void retire();  // folds the closing file's counters into totals_
-  void reportError(const char* what, const std::string& path, int savedErrno);
+  // What file_ had written and failed before a write-side call; after it,
+  // reportWrites() reports a new failure, or the end of a reported one.
+  struct WriteMark {
+    uint64_t errors;
+    uint64_t written;
+  };
+  WriteMark markWrites() const { return {file_->writeErrors(), file_->writtenBytes()}; }
+  void reportWrites(WriteMark before);
+  // The last report of one kind of failure (creating a file, writing one),
+  // for the rate limit; cleared when that kind of call works again.
+  struct ErrorReport {
+    int savedErrno = 0;
+    int64_t second = 0;
+  };
+  void reportError(ErrorReport* last, const char* what, const std::string& path, int savedErrno);
   int64_t localDay(Timestamp t) const;
 
   const std::string basename_;
@@ -87,8 +103,8 @@ class LogFile {
   int64_t lastRollSecond_ = 0;
   int sameSecondRolls_ = 0;
   int64_t lastFlushSecond_ = 0;
-  int64_t lastReportSecond_ = 0;
-  int lastReportedErrno_ = 0;
+  ErrorReport createReport_;
+  ErrorReport writeReport_;
 };
 
 }  // namespace muon

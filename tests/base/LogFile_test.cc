@@ -186,11 +186,27 @@ TEST_F(LogFileTest, FailedWritesAreCountedReportedAndRecoverable) {
   EXPECT_EQ(err.find("muon::LogFile"), err.rfind("muon::LogFile")) << err;
 
   diskFull = false;
+  testing::internal::CaptureStderr();
   file.append("back\n", 5);
   file.flush();
+  err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(readFile(file.currentFileName()), "back\n");
   EXPECT_EQ(file.stats().writtenBytes, 5u);
   EXPECT_EQ(file.stats().lostBytes, 1011u);
+  // The end of the failure is said once...
+  EXPECT_NE(err.find("muon::LogFile: writing to '" + file.currentFileName() +
+                     "' again (1011 bytes lost so far)"),
+            std::string::npos)
+      << err;
+
+  // ...and a new failure, even inside the quiet interval, is reported at once.
+  diskFull = true;
+  testing::internal::CaptureStderr();
+  file.append("lost once more\n", 15);
+  file.flush();
+  err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("No space left on device"), std::string::npos) << err;
+  EXPECT_EQ(file.stats().lostBytes, 1026u);
 }
 
 TEST_F(LogFileTest, ShortWritesAndEintrAreRetried) {
