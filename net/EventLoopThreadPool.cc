@@ -23,7 +23,14 @@ void EventLoopThreadPool::start(const ThreadInitCallback& cb) {
     threads_.push_back(std::make_unique<EventLoopThread>(cb, name_ + std::to_string(i)));
     loops_.push_back(threads_.back()->startLoop());
   }
-  if (numThreads_ == 0 && cb) cb(baseLoop_);
+  if (numThreads_ == 0 && cb) {
+    // The base loop is the only I/O loop, so cb runs in its thread like in
+    // any other I/O loop's. start() may be called from another thread
+    // (muduo asserted the base loop's thread and ran cb inline): then cb is
+    // queued, ahead of anything queued after start() -- TcpServer enables
+    // accepting only after it, so cb still runs before the first connection.
+    baseLoop_->runInLoop([cb, loop = baseLoop_] { cb(loop); });
+  }
 }
 
 EventLoop* EventLoopThreadPool::getNextLoop() {

@@ -27,7 +27,9 @@ class EventLoopThreadPool {
   EventLoopThreadPool& operator=(const EventLoopThreadPool&) = delete;
 
   void setThreadNum(int numThreads) { numThreads_ = numThreads; }
-  // cb runs in each new loop's thread (in the base loop if there are none).
+  // cb runs in each new loop's thread before it loops; with no threads, in
+  // the base loop's thread (at once if start() is called there, else queued
+  // to it).
   void start(const ThreadInitCallback& cb = ThreadInitCallback());
 
   // Round robin.

@@ -48,7 +48,9 @@ class TcpServer {
   // Number of I/O threads: 0 (default) serves every connection in the base
   // loop; n > 0 adds n threads. Call before start().
   void setThreadNum(int numThreads);
-  // Runs in each I/O loop's thread before it starts looping. Before start().
+  // Runs in each I/O loop's thread before it starts looping (with 0 threads,
+  // in the base loop's thread before the first connection). Set it before
+  // start().
   void setThreadInitCallback(ThreadInitCallback cb) { threadInitCallback_ = std::move(cb); }
   // Valid after start().
   std::shared_ptr<EventLoopThreadPool> threadPool() { return threadPool_; }

@@ -8,9 +8,13 @@
 #include <atomic>
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -20,6 +24,9 @@
 #include "ServerFixture.h"
 #include "muon/net/Buffer.h"
 #include "muon/net/EventLoop.h"
+#include "muon/net/EventLoopThread.h"
+#include "muon/net/Socket.h"
+#include "muon/net/SocketsOps.h"
 #include "muon/net/TcpConnection.h"
 
 using namespace muon::net;
@@ -289,6 +296,93 @@ TEST(TcpServer, PausedReaderHitsHighWaterMarkOnceThenGetsEveryByteInOrder) {
   EXPECT_TRUE(waitFor([&] { return completes.load() >= 1; }));
   EXPECT_EQ(marks.load(), 1);
   ::close(fd);
+}
+
+// "Once per crossing": the mark fires once on the way up, not again while
+// the buffer stays above it, and once more when it is crossed again after
+// draining.
+TEST(TcpServer, HighWaterMarkFiresOncePerCrossing) {
+  constexpr size_t kMark = 1 << 20;
+  const std::string burst = makePattern(16 << 20, 5);
+  std::atomic<int> marks{0};
+  auto sendBurst = [&burst](const TcpConnectionPtr& conn) {
+    for (size_t off = 0; off < burst.size(); off += 65536) {
+      conn->send(std::string_view(burst).substr(off, 65536));
+    }
+  };
+  ServerThread server(1, [&](TcpServer& s) {
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (!conn->connected()) return;
+      conn->setHighWaterMarkCallback([&](const TcpConnectionPtr&, size_t) { marks.fetch_add(1); }, kMark);
+      sendBurst(conn);
+    });
+    // Any byte from the client asks for the next burst.
+    s.setMessageCallback([&](const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) {
+      buf->retrieveAll();
+      sendBurst(conn);
+    });
+  });
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  for (int crossing = 1; crossing <= 2; ++crossing) {
+    // Not reading yet: the output buffer fills past the mark.
+    ASSERT_TRUE(waitFor([&] { return marks.load() >= crossing; })) << "crossing " << crossing;
+    std::string got = readExactly(fd, burst.size());  // drains it below the mark
+    ASSERT_EQ(got.size(), burst.size());
+    EXPECT_TRUE(got == burst);
+    EXPECT_EQ(marks.load(), crossing);
+    if (crossing == 1) {
+      ASSERT_TRUE(writeAll(fd, "!", 1));
+    }
+  }
+  ::close(fd);
+}
+
+// With no I/O threads the base loop is the I/O loop: the init callback runs
+// in its thread even when start() is called from another one.
+TEST(TcpServer, ThreadInitCallbackRunsInTheBaseLoopThreadWithZeroThreads) {
+  EventLoopThread loopThread;
+  EventLoop* loop = loopThread.startLoop();
+  std::unique_ptr<TcpServer> server;
+  std::promise<bool> initInLoopThread;
+  runSync(loop, [&] {
+    server = std::make_unique<TcpServer>(loop, loopback(0), "init0");
+    server->setThreadInitCallback(
+        [&](EventLoop* l) { initInLoopThread.set_value(l == loop && l->isInLoopThread()); });
+    server->setMessageCallback(echo);
+  });
+  server->start();  // from the test thread
+  EXPECT_TRUE(initInLoopThread.get_future().get());
+  roundTrip(server->listenAddress(), "hello");
+  runSync(loop, [&] { server.reset(); });
+}
+
+// kReusePort: a second server binds the same port (without it, bind fails).
+TEST(TcpServer, ReusePortLetsTwoServersShareAPort) {
+  EventLoop loop;
+  TcpServer first(&loop, loopback(0), "first", TcpServer::kReusePort);
+  TcpServer second(&loop, first.listenAddress(), "second", TcpServer::kReusePort);
+  EXPECT_EQ(second.listenAddress(), first.listenAddress());
+}
+
+TEST(Socket, OptionsAreSetAndCleared) {
+  Socket sock(sockets::createNonblockingOrDie(AF_INET));
+  auto get = [&sock](int level, int name) {
+    int value = -1;
+    socklen_t len = static_cast<socklen_t>(sizeof value);
+    EXPECT_EQ(::getsockopt(sock.fd(), level, name, &value, &len), 0);
+    return value != 0;
+  };
+  for (bool on : {true, false}) {
+    EXPECT_TRUE(sock.setReuseAddr(on));
+    EXPECT_EQ(get(SOL_SOCKET, SO_REUSEADDR), on);
+    EXPECT_TRUE(sock.setReusePort(on));
+    EXPECT_EQ(get(SOL_SOCKET, SO_REUSEPORT), on);
+    EXPECT_TRUE(sock.setKeepAlive(on));
+    EXPECT_EQ(get(SOL_SOCKET, SO_KEEPALIVE), on);
+    EXPECT_TRUE(sock.setTcpNoDelay(on));
+    EXPECT_EQ(get(IPPROTO_TCP, TCP_NODELAY), on);
+  }
 }
 
 // Resident set size in bytes (/proc/self/statm: size, then resident, in pages).
