@@ -217,3 +217,41 @@ TEST(AcceptorFault, EmfileRejectsWithTheSpareFd) {
   ::close(rejected);
   ::close(second);
 }
+
+// One readable event takes the whole backlog (accept until EAGAIN), not one
+// connection per poll.
+TEST(Acceptor, AcceptsEveryPendingConnectionInOneEvent) {
+  constexpr size_t kPending = 10;
+  EventLoop loop;
+  Acceptor acceptor(&loop, loopback(0), false);
+  std::vector<int> accepted;
+  std::vector<int64_t> iterations;
+  acceptor.setNewConnectionCallback([&](int fd, const InetAddress&) {
+    accepted.push_back(fd);
+    iterations.push_back(loop.iteration());
+    if (accepted.size() == kPending) loop.quit();
+  });
+  acceptor.listen();
+  const InetAddress addr(sockets::getLocalAddr(acceptor.fd()));
+  std::vector<int> clients;
+  for (size_t i = 0; i < kPending; ++i) {
+    int fd = connectTo(addr);
+    ASSERT_GE(fd, 0);
+    clients.push_back(fd);
+  }
+  // All of them in the accept queue before the loop first polls (for a
+  // listening socket, TCP_INFO's tcpi_unacked is the accept queue length).
+  ASSERT_TRUE(waitFor([&] {
+    struct tcp_info info {};
+    socklen_t len = static_cast<socklen_t>(sizeof info);
+    return ::getsockopt(acceptor.fd(), SOL_TCP, TCP_INFO, &info, &len) == 0 &&
+           info.tcpi_unacked == kPending;
+  }));
+  loop.runAfter(10, [&] { loop.quit(); });  // a safety net, never reached
+  loop.loop();
+  ASSERT_EQ(accepted.size(), kPending);
+  EXPECT_EQ(loop.iteration(), 1);
+  for (int64_t it : iterations) EXPECT_EQ(it, 1);
+  for (int fd : accepted) ::close(fd);
+  for (int fd : clients) ::close(fd);
+}

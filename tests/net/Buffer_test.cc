@@ -3,6 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "NetTestUtil.h"
@@ -92,6 +95,65 @@ TEST(Buffer, IntegersInNetworkOrder) {
   EXPECT_EQ(buf.readInt32(), -123456789);
   EXPECT_EQ(buf.readInt64(), 0x0102030405060708LL);
   EXPECT_EQ(buf.readableBytes(), 0u);
+}
+
+// Every width: append, peek (which leaves the bytes), read (which takes
+// them), and prepend in front of a message.
+TEST(Buffer, EveryIntegerWidthPeeksReadsAndPrepends) {
+  Buffer buf;
+  buf.appendInt8(INT8_MIN);
+  buf.appendInt16(INT16_MIN);
+  buf.appendInt32(INT32_MIN);
+  buf.appendInt64(INT64_MIN);
+  EXPECT_EQ(static_cast<unsigned char>(buf.peek()[0]), 0x80);
+  EXPECT_EQ(static_cast<unsigned char>(buf.peek()[1]), 0x80);  // high byte first
+  EXPECT_EQ(static_cast<unsigned char>(buf.peek()[2]), 0x00);
+  EXPECT_EQ(buf.peekInt8(), INT8_MIN);
+  EXPECT_EQ(buf.peekInt8(), INT8_MIN);  // peek does not consume
+  EXPECT_EQ(buf.readableBytes(), 15u);
+  EXPECT_EQ(buf.readInt8(), INT8_MIN);
+  EXPECT_EQ(buf.peekInt16(), INT16_MIN);
+  EXPECT_EQ(buf.readableBytes(), 14u);
+  EXPECT_EQ(buf.readInt16(), INT16_MIN);
+  EXPECT_EQ(buf.peekInt32(), INT32_MIN);
+  EXPECT_EQ(buf.readableBytes(), 12u);
+  EXPECT_EQ(buf.readInt32(), INT32_MIN);
+  EXPECT_EQ(buf.peekInt64(), INT64_MIN);
+  EXPECT_EQ(buf.readableBytes(), 8u);
+  EXPECT_EQ(buf.readInt64(), INT64_MIN);
+  EXPECT_EQ(buf.readableBytes(), 0u);
+
+  // Prepends fill the 8 cheap bytes from the back: 1 + 2 + 4 fit, then 8
+  // more do not, so the 64-bit one goes into a fresh buffer.
+  buf.append("body");
+  buf.prependInt32(0x01020304);
+  buf.prependInt16(0x0506);
+  buf.prependInt8(0x07);
+  EXPECT_EQ(buf.prependableBytes(), Buffer::kCheapPrepend - 7);
+  EXPECT_EQ(buf.readInt8(), 0x07);
+  EXPECT_EQ(buf.readInt16(), 0x0506);
+  EXPECT_EQ(buf.readInt32(), 0x01020304);
+  EXPECT_EQ(buf.retrieveAllAsString(), "body");
+  Buffer framed;
+  framed.append("x");
+  framed.prependInt64(0x0102030405060708LL);
+  EXPECT_EQ(framed.prependableBytes(), 0u);
+  EXPECT_EQ(static_cast<unsigned char>(framed.peek()[0]), 0x01);
+  EXPECT_EQ(framed.readInt64(), 0x0102030405060708LL);
+  EXPECT_EQ(framed.retrieveAllAsString(), "x");
+}
+
+TEST(Buffer, ShrinkKeepsTheReserve) {
+  Buffer buf;
+  buf.append(std::string(100000, 'a'));
+  buf.retrieve(99000);
+  buf.shrink(100);
+  EXPECT_EQ(buf.readableBytes(), 1000u);
+  EXPECT_EQ(buf.writableBytes(), 100u);
+  EXPECT_EQ(buf.prependableBytes(), Buffer::kCheapPrepend);
+  EXPECT_LT(buf.internalCapacity(), 2000u);
+  buf.append(std::string(100, 'b'));  // fits in the reserve
+  EXPECT_EQ(buf.retrieveAllAsString(), std::string(1000, 'a') + std::string(100, 'b'));
 }
 
 TEST(Buffer, FindCRLFAndEOL) {

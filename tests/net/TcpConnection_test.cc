@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <future>
+#include <string>
+#include <string_view>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -246,5 +248,23 @@ TEST(TcpConnection, ContextAndAddresses) {
     EXPECT_NE(conn->getTcpInfoString(), "");
   });
   EXPECT_NE(conn->name().find("test-"), std::string::npos);
+  ::close(fd);
+}
+
+// send() in the loop thread with nothing queued writes to the socket at
+// once: nothing is left in the output buffer and no EPOLLOUT is needed.
+TEST(TcpConnection, SendWithNothingQueuedWritesAtOnce) {
+  std::promise<size_t> leftInBuffer;
+  ServerThread server(1, [&](TcpServer& s) {
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (!conn->connected()) return;
+      conn->send(std::string_view("hello"));
+      leftInBuffer.set_value(conn->outputBuffer()->readableBytes());
+    });
+  });
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(leftInBuffer.get_future().get(), 0u);
+  EXPECT_EQ(readExactly(fd, 5), "hello");
   ::close(fd);
 }
