@@ -43,9 +43,16 @@ void Connector::start() {
 
 void Connector::startInLoop() {
   loop_->assertInLoopThread();
-  // An attempt in flight finishes on its own. (kConnected only means an fd
-  // was handed over; that connection may be gone, so connect again.)
-  if (state_ == kConnecting) return;
+  // A retry still scheduled from an earlier failure is superseded by this
+  // start. (muduo left it pending: it fired after the connection was made
+  // and opened a second one.)
+  if (retryTimer_.valid()) {
+    loop_->cancel(retryTimer_);
+    retryTimer_ = TimerId();
+  }
+  // An attempt in flight finishes on its own; a connection handed over is
+  // the owner's until it reports it gone (connectionClosed or restart).
+  if (state_ != kDisconnected) return;
   if (connect_) {
     connect();
   } else {
@@ -67,6 +74,11 @@ void Connector::stopInLoop() {
     setState(kDisconnected);
     sockets::close(removeAndResetChannel());
   }
+}
+
+void Connector::connectionClosed() {
+  loop_->assertInLoopThread();
+  if (state_ == kConnected) setState(kDisconnected);
 }
 
 void Connector::restart() {

@@ -37,8 +37,13 @@ class Connector : public std::enable_shared_from_this<Connector> {
   // Before start().
   void setRetryDelayMs(int initialMs, int maxMs);
 
-  void start();    // any thread
+  // Any thread. Connects unless an attempt is in flight or the connection
+  // handed over is still open; cancels a retry still scheduled.
+  void start();
   void restart();  // loop thread: start over with the initial delay
+  // Loop thread: the connection handed over has closed, so start() may
+  // connect again.
+  void connectionClosed();
   // Any thread. Safe while an attempt is in flight, while a retry is
   // scheduled, and from a callback handling another fd's event in the same
   // loop iteration in which this connector's socket became writable.

@@ -26,6 +26,7 @@ TcpClient::TcpClient(EventLoop* loop, const InetAddress& serverAddr, const std::
       messageCallback_(defaultMessageCallback),
       retry_(false),
       connect_(true),
+      reconnectWhenClosed_(false),
       nextConnId_(1) {
   connector_->setNewConnectionCallback([this](int sockfd) { newConnection(sockfd); });
   LOG_DEBUG << "TcpClient::TcpClient[" << name_ << "] - connector "
@@ -55,10 +56,15 @@ TcpClient::~TcpClient() {
 void TcpClient::connect() {
   LOG_DEBUG << "TcpClient::connect[" << name_ << "] - connecting to "
             << connector_->serverAddress().toIpPort();
-  connect_ = true;
+  const bool afterDisconnect = !connect_.exchange(true);
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (connection_) return;  // connected already
+    if (connection_) {
+      // Connected already. If disconnect() is still closing it, connect
+      // again once it is gone (removeConnection), retry or not.
+      if (afterDisconnect) reconnectWhenClosed_ = true;
+      return;
+    }
   }
   connector_->start();
 }
@@ -105,10 +111,13 @@ void TcpClient::removeConnection(const TcpConnectionPtr& conn) {
   }
   // Queued: we are inside the connection's handleEvent.
   loop_->queueInLoop([conn] { conn->connectDestroyed(); });
-  if (retry_ && connect_) {
+  const bool reconnect = reconnectWhenClosed_.exchange(false) || retry_;
+  if (reconnect && connect_) {
     LOG_INFO << "TcpClient::removeConnection[" << name_ << "] - reconnecting to "
              << connector_->serverAddress().toIpPort();
     connector_->restart();
+  } else {
+    connector_->connectionClosed();
   }
 }
 

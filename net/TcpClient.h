@@ -30,7 +30,9 @@ class TcpClient {
 
   // Starts connecting; failed attempts are retried with exponential back-off
   // (initial delay 500 ms, doubling, capped at 30 s) until connected or stop().
-  // Does nothing while connected; after a disconnect it connects again.
+  // Does nothing while connected; after a disconnect it connects again
+  // (called while disconnect() is still closing the connection, it connects
+  // once that connection is gone).
   void connect();
   // Half-closes the current connection (TcpConnection::shutdown).
   void disconnect();
@@ -68,6 +70,7 @@ class TcpClient {
   WriteCompleteCallback writeCompleteCallback_;
   std::atomic<bool> retry_;
   std::atomic<bool> connect_;
+  std::atomic<bool> reconnectWhenClosed_;  // connect() came during disconnect()'s close
   int nextConnId_;  // loop thread only
   mutable std::mutex mutex_;
   TcpConnectionPtr connection_;  // guarded by mutex_

@@ -73,11 +73,17 @@ void TcpServer::newConnection(int sockfd, const InetAddress& peerAddr) {
   conn->setWriteCompleteCallback(writeCompleteCallback_);
   // Runs in the I/O thread. It touches only the base loop (which outlives
   // the server) and a weak token; the server itself is looked at in the
-  // base loop, and only if it still exists.
+  // base loop, and only if it still exists. The connection goes over weakly
+  // too: had the server been destroyed meanwhile, a strong reference here
+  // could be the last one and free the connection in the base loop, after
+  // its I/O loop is gone. While the server lives, connections_ holds it.
   conn->setCloseCallback([this, baseLoop = loop_, alive = std::weak_ptr<int>(alive_)](
                              const TcpConnectionPtr& c) {
-    baseLoop->runInLoop([this, alive, c] {
-      if (alive.lock()) removeConnectionInLoop(c);
+    baseLoop->runInLoop([this, alive, weakConn = std::weak_ptr<TcpConnection>(c)] {
+      if (!alive.lock()) return;
+      TcpConnectionPtr closed = weakConn.lock();
+      assert(closed);  // still in connections_
+      removeConnectionInLoop(closed);
     });
   });
   connections_[connName] = conn;

@@ -13,7 +13,13 @@ namespace test {
 class LogCapture {
  public:
   // INFO at least, whatever MUON_LOG_LEVEL says: tests count INFO lines.
+  // Starts empty: counts see only this capture's lines, even when several
+  // tests run in one process.
   LogCapture() : savedLevel_(Logger::logLevel()) {
+    {
+      std::lock_guard<std::mutex> lock(mutex());
+      buffer().clear();
+    }
     if (savedLevel_ > Logger::INFO) Logger::setLogLevel(Logger::INFO);
     Logger::setOutput(&LogCapture::output);
   }

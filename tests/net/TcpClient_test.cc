@@ -4,8 +4,7 @@
 #include <fcntl.h>
 #include <sys/socket.h>
 
-#include <vector>
-
+#include <algorithm>
 #include <atomic>
 #include <future>
 #include <memory>
@@ -47,7 +46,7 @@ struct ClientThread {
   ClientThread(const InetAddress& addr, int retryDelayMs = 5) {
     runSync(loop, [&] {
       client = std::make_unique<TcpClient>(loop, addr, "client");
-      client->setRetryDelayMs(retryDelayMs, 40);
+      client->setRetryDelayMs(retryDelayMs, std::max(retryDelayMs, 40));
       client->setConnectionCallback([this](const TcpConnectionPtr& conn) {
         (conn->connected() ? up : down).fetch_add(1);
       });
@@ -232,6 +231,46 @@ TEST(TcpClient, ConnectAgainAfterDisconnect) {
   ASSERT_TRUE(waitFor([&] { return c.down.load() == 1; }));
   c.client->connect();
   ASSERT_TRUE(waitFor([&] { return c.up.load() == 2; }));
+  EXPECT_TRUE(waitFor([&] { return server.numConnections() == 1; }));
+}
+
+// Regression: a retry still scheduled when connect() made the connection
+// fired later and opened a second one (newConnection replaced the first, and
+// the first one's close then aborted on assert(connection_ == conn)).
+TEST(TcpClientFault, ConnectWhileARetryIsScheduledMakesOneConnection) {
+  LogCapture logs;
+  const uint16_t port = unusedPort();
+  ClientThread c(loopback(port), 300);  // the first retry is due 300 ms after the refusal
+  c.client->connect();
+  ASSERT_TRUE(waitFor([] { return LogCapture::count("retry connecting") == 1; }));
+  ServerThread server(0, [](TcpServer& s) { s.setMessageCallback(echo); }, false, port);
+  c.client->connect();  // connects now, with the retry still scheduled
+  ASSERT_TRUE(waitFor([&] { return c.up.load() == 1; }));
+  waitInLoop(c.loop, 0.4);  // past the retry's deadline
+  EXPECT_EQ(c.up.load(), 1);
+  EXPECT_EQ(server.numConnections(), 1u);
+  c.client->disconnect();
+  EXPECT_TRUE(waitFor([&] { return c.down.load() == 1; }));
+  EXPECT_TRUE(waitFor([&] { return c.client->connection() == nullptr; }));
+  EXPECT_EQ(c.up.load(), 1);
+}
+
+// connect() while disconnect() is still closing the connection: it used to
+// find the old connection, do nothing, and (retry off) never connect again.
+TEST(TcpClient, ConnectDuringDisconnectConnectsOnceTheOldConnectionIsGone) {
+  ServerThread server(0, [](TcpServer& s) { s.setMessageCallback(echo); });
+  ClientThread c(server.address(), 5);
+  c.client->connect();
+  ASSERT_TRUE(waitFor([&] { return c.up.load() == 1; }));
+  // Both from the loop thread, so the connection is surely still there
+  // when connect() looks.
+  runSync(c.loop, [&] {
+    c.client->disconnect();
+    c.client->connect();
+    EXPECT_NE(c.client->connection(), nullptr);
+  });
+  ASSERT_TRUE(waitFor([&] { return c.up.load() == 2; }));
+  EXPECT_EQ(c.down.load(), 1);
   EXPECT_TRUE(waitFor([&] { return server.numConnections() == 1; }));
 }
 

@@ -472,6 +472,49 @@ TEST(TcpServer, PeerHalfCloseStillGetsQueuedReply) {
   ::close(fd);
 }
 
+// Regression: a connection whose close reached the base loop only as a
+// queued call, with the server destroyed before that call ran, was freed by
+// it in the base loop after its I/O loop was gone (~Channel read the freed
+// EventLoop; ASan: heap-use-after-free).
+TEST(TcpServer, ConnectionClosingWhileTheServerIsDestroyedIsNotFreedInTheBaseLoop) {
+  EventLoopThread baseThread;
+  EventLoop* base = baseThread.startLoop();
+  std::unique_ptr<TcpServer> server;
+  std::atomic<EventLoop*> ioLoop{nullptr};
+  std::weak_ptr<TcpConnection> connection;  // written before ioLoop is set
+  std::atomic<int> down{0};
+  runSync(base, [&] {
+    server = std::make_unique<TcpServer>(base, loopback(0), "test");
+    server->setThreadNum(1);
+    server->setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (conn->connected()) {
+        connection = conn;
+        ioLoop = conn->getLoop();
+      } else {
+        down.fetch_add(1);
+      }
+    });
+    server->start();
+  });
+  int fd = connectTo(server->listenAddress());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(waitFor([&] { return ioLoop.load() != nullptr; }));
+  runSync(base, [&] {
+    // The base loop is held here, so the close reaches it only as a call
+    // in its queue.
+    const size_t queued = base->queueSize();
+    ::close(fd);
+    ASSERT_TRUE(waitFor([&] { return down.load() == 1; }));
+    runSync(ioLoop.load(), [] {});  // the close callback has finished
+    EXPECT_EQ(base->queueSize(), queued + 1);
+    server.reset();  // joins the I/O thread: its loop is gone
+    // The call still queued in the base loop must not be what keeps the
+    // connection alive: freeing it there would touch its dead I/O loop.
+    EXPECT_TRUE(connection.expired());
+  });
+  runSync(base, [] {});  // the queued call has run
+}
+
 TEST(TcpServer, DestroyedWithOpenConnections) {
   std::atomic<int> down{0};
   int fds[3];
