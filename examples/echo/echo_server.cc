@@ -3,17 +3,30 @@
 // Memory per connection stays bounded even against a client that sends
 // without reading: when a connection's output passes kHighWaterMark the
 // server stops reading from it, and resumes once the output is written out.
+//
+// SIGINT and SIGTERM stop it cleanly: they arrive through a signalfd watched
+// by the loop like any other fd, so the loop quits, connections are closed
+// and every log line is written before exit.
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
 #include <cstdio>
-#include <cstdlib>
 
 #include "muon/base/Logging.h"
 #include "muon/net/Buffer.h"
+#include "muon/net/Channel.h"
 #include "muon/net/EventLoop.h"
 #include "muon/net/InetAddress.h"
 #include "muon/net/TcpConnection.h"
 #include "muon/net/TcpServer.h"
 
+#include "CommandLine.h"
+
+using muon::examples::parseInt;
+using muon::examples::raiseFdLimit;
 using muon::net::Buffer;
+using muon::net::Channel;
 using muon::net::EventLoop;
 using muon::net::InetAddress;
 using muon::net::TcpConnectionPtr;
@@ -42,17 +55,40 @@ void onWriteComplete(const TcpConnectionPtr& conn) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  if (argc < 2) {
-    std::fprintf(stderr, "Usage: %s PORT [THREADS]\n", argv[0]);
+  long port = 0, threads = 0;
+  if (argc < 2 || argc > 3 || !parseInt(argv[1], 0, 65535, &port) ||
+      (argc == 3 && !parseInt(argv[2], 0, 256, &threads))) {
+    std::fprintf(stderr,
+                 "Usage: %s PORT [THREADS]\n"
+                 "  echoes every byte back; PORT 0 picks a free port (printed); THREADS 0..256\n"
+                 "  I/O threads besides the accepting one (default 0)\n",
+                 argv[0]);
     return 2;
   }
-  long port = std::strtol(argv[1], nullptr, 10);
-  long threads = argc > 2 ? std::strtol(argv[2], nullptr, 10) : 0;
-  if (port < 0 || port > 65535 || threads < 0 || threads > 256) {
-    std::fprintf(stderr, "%s: bad PORT or THREADS\n", argv[0]);
-    return 2;
+  raiseFdLimit();
+  // Blocked before any thread starts, so every thread inherits the mask and
+  // the signals wait for the signalfd.
+  sigset_t stopSignals;
+  sigemptyset(&stopSignals);
+  sigaddset(&stopSignals, SIGINT);
+  sigaddset(&stopSignals, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+  const int stopFd = ::signalfd(-1, &stopSignals, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (stopFd < 0) {
+    LOG_SYSERR << "signalfd";
+    return 1;
   }
+
   EventLoop loop;
+  Channel stopChannel(&loop, stopFd);
+  stopChannel.setReadCallback([&](muon::Timestamp) {
+    struct signalfd_siginfo info;
+    if (::read(stopFd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+      LOG_INFO << "echo_server stopping on signal " << info.ssi_signo;
+      loop.quit();
+    }
+  });
+  stopChannel.enableReading();
   TcpServer server(&loop, InetAddress(static_cast<uint16_t>(port)), "EchoServer");
   server.setConnectionCallback(onConnection);
   server.setMessageCallback(onMessage);
@@ -63,4 +99,7 @@ int main(int argc, char* argv[]) {
            << threads << " I/O threads";
   muon::Logger::flush();  // the port, now, even when stdout is a pipe
   loop.loop();
+  stopChannel.disableAll();
+  stopChannel.remove();
+  ::close(stopFd);
 }

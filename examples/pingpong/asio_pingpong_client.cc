@@ -10,10 +10,7 @@
 // read, their average size, and bytes read per second of the run.
 #include <boost/asio.hpp>
 
-#include <sys/resource.h>
-
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -25,8 +22,13 @@
 #include <thread>
 #include <vector>
 
+#include "CommandLine.h"
+
 namespace asio = boost::asio;
 using asio::ip::tcp;
+using muon::examples::parseInt;
+using muon::examples::parseNumber;
+using muon::examples::raiseFdLimit;
 
 namespace {
 
@@ -234,33 +236,6 @@ void Session::finish(const boost::system::error_code& ec) {
   boost::system::error_code ignored;
   socket_.close(ignored);
   owner_->sessionDone(failed);
-}
-
-bool parseNumber(const char* s, double lo, double hi, double* out) {
-  char* end = nullptr;
-  errno = 0;
-  double v = std::strtod(s, &end);
-  if (errno != 0 || end == s || *end != '\0' || !(v >= lo && v <= hi)) return false;
-  *out = v;
-  return true;
-}
-
-bool parseInt(const char* s, long lo, long hi, long* out) {
-  char* end = nullptr;
-  errno = 0;
-  long v = std::strtol(s, &end, 10);
-  if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
-
-// One descriptor per session: take the whole hard limit.
-void raiseFdLimit() {
-  struct rlimit rl;
-  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-    rl.rlim_cur = rl.rlim_max;
-    ::setrlimit(RLIMIT_NOFILE, &rl);
-  }
 }
 
 }  // namespace

@@ -9,17 +9,18 @@
 // an ephemeral port; the first line printed is "listening on ADDRESS:PORT".
 #include <boost/asio.hpp>
 
-#include <sys/resource.h>
-
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <thread>
 #include <vector>
 
+#include "CommandLine.h"
+
 namespace asio = boost::asio;
 using asio::ip::tcp;
+using muon::examples::parseInt;
+using muon::examples::raiseFdLimit;
 
 namespace {
 
@@ -119,24 +120,6 @@ class Server {
   size_t next_ = 0;
   bool acceptErrorReported_ = false;
 };
-
-bool parseInt(const char* s, long lo, long hi, long* out) {
-  char* end = nullptr;
-  errno = 0;
-  long v = std::strtol(s, &end, 10);
-  if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
-
-// One descriptor per connection: take the whole hard limit.
-void raiseFdLimit() {
-  struct rlimit rl;
-  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-    rl.rlim_cur = rl.rlim_max;
-    ::setrlimit(RLIMIT_NOFILE, &rl);
-  }
-}
 
 }  // namespace
 

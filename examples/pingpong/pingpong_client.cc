@@ -9,10 +9,7 @@
 // and messages (message callbacks) read, their average size, and bytes read
 // per second of the run. Exit status 1 if a session failed to connect or was
 // closed early. Compare with asio_pingpong_client.cc, its Boost.Asio twin.
-#include <sys/resource.h>
-
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -29,7 +26,13 @@
 #include "muon/net/TcpClient.h"
 #include "muon/net/TcpConnection.h"
 
+#include "CommandLine.h"
+
 using muon::Logger;
+using muon::examples::joinHostPort;
+using muon::examples::parseInt;
+using muon::examples::parseNumber;
+using muon::examples::raiseFdLimit;
 using muon::Timestamp;
 using muon::net::Buffer;
 using muon::net::EventLoop;
@@ -198,39 +201,6 @@ void Session::finish(bool failed) {
   loop_->queueInLoop([owner = owner_, failed] { owner->sessionDone(failed); });
 }
 
-bool parseNumber(const char* s, double lo, double hi, double* out) {
-  char* end = nullptr;
-  errno = 0;
-  double v = std::strtod(s, &end);
-  if (errno != 0 || end == s || *end != '\0' || !(v >= lo && v <= hi)) return false;
-  *out = v;
-  return true;
-}
-
-bool parseInt(const char* s, long lo, long hi, long* out) {
-  char* end = nullptr;
-  errno = 0;
-  long v = std::strtol(s, &end, 10);
-  if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
-
-// "1.2.3.4" + "80" -> "1.2.3.4:80", "::1" + "80" -> "[::1]:80".
-bool parseAddress(const std::string& ip, const char* port, InetAddress* out) {
-  std::string hostPort = ip.find(':') == std::string::npos ? ip : "[" + ip + "]";
-  return InetAddress::parse(hostPort + ":" + port, out);
-}
-
-// One descriptor per session: take the whole hard limit.
-void raiseFdLimit() {
-  struct rlimit rl;
-  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-    rl.rlim_cur = rl.rlim_max;
-    ::setrlimit(RLIMIT_NOFILE, &rl);
-  }
-}
-
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -240,7 +210,7 @@ int main(int argc, char* argv[]) {
   if (argc != 7 || !parseInt(argv[2], 1, 65535, &port) || !parseInt(argv[3], 1, 256, &threads) ||
       !parseInt(argv[4], 1, 64 << 20, &blockSize) || !parseInt(argv[5], 1, 1000000, &sessions) ||
       !parseNumber(argv[6], 0.01, 86400, &seconds) ||
-      !parseAddress(argv[1], argv[2], &serverAddr)) {
+      !InetAddress::parse(joinHostPort(argv[1], argv[2]), &serverAddr)) {
     std::fprintf(stderr,
                  "Usage: %s ADDRESS PORT THREADS BLOCKSIZE SESSIONS SECONDS\n"
                  "  THREADS 1..256, BLOCKSIZE bytes, SESSIONS connections, SECONDS may be "

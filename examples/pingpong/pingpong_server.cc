@@ -6,9 +6,6 @@
 // TcpServer n I/O loops (the main loop then only accepts). PORT 0 binds an
 // ephemeral port; the first line printed is "listening on ADDRESS:PORT".
 // Compare with asio_pingpong_server.cc, its Boost.Asio twin.
-#include <sys/resource.h>
-
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -20,7 +17,12 @@
 #include "muon/net/TcpConnection.h"
 #include "muon/net/TcpServer.h"
 
+#include "CommandLine.h"
+
 using muon::Logger;
+using muon::examples::joinHostPort;
+using muon::examples::parseInt;
+using muon::examples::raiseFdLimit;
 using muon::Timestamp;
 using muon::net::Buffer;
 using muon::net::EventLoop;
@@ -38,37 +40,13 @@ void onMessage(const TcpConnectionPtr& conn, Buffer* buf, Timestamp) {
   conn->send(buf);  // sends and empties *buf
 }
 
-bool parseInt(const char* s, long lo, long hi, long* out) {
-  char* end = nullptr;
-  errno = 0;
-  long v = std::strtol(s, &end, 10);
-  if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
-
-// "1.2.3.4" + "80" -> "1.2.3.4:80", "::1" + "80" -> "[::1]:80".
-bool parseAddress(const std::string& ip, const char* port, InetAddress* out) {
-  std::string hostPort = ip.find(':') == std::string::npos ? ip : "[" + ip + "]";
-  return InetAddress::parse(hostPort + ":" + port, out);
-}
-
-// One descriptor per connection: take the whole hard limit.
-void raiseFdLimit() {
-  struct rlimit rl;
-  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-    rl.rlim_cur = rl.rlim_max;
-    ::setrlimit(RLIMIT_NOFILE, &rl);
-  }
-}
-
 }  // namespace
 
 int main(int argc, char* argv[]) {
   long port = 0, threads = 0;
   InetAddress listenAddr;
   if (argc != 4 || !parseInt(argv[2], 0, 65535, &port) || !parseInt(argv[3], 1, 256, &threads) ||
-      !parseAddress(argv[1], argv[2], &listenAddr)) {
+      !InetAddress::parse(joinHostPort(argv[1], argv[2]), &listenAddr)) {
     std::fprintf(stderr,
                  "Usage: %s ADDRESS PORT THREADS\n"
                  "  echoes every byte back; PORT 0 picks a free port; THREADS 1..256\n",

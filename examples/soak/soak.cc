@@ -21,7 +21,6 @@
 #include "Soak.h"
 
 #include <dirent.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +36,8 @@
 #include "muon/base/Logging.h"
 #include "muon/net/EventLoop.h"
 
+#include "CommandLine.h"
+
 namespace {
 
 constexpr off_t kRollSize = 64 * 1024 * 1024;  // several rolls in ten minutes
@@ -50,10 +51,8 @@ struct Args {
 };
 
 bool parseInt(const char* s, long lo, long hi, int* out) {
-  char* end = nullptr;
-  errno = 0;
-  long v = std::strtol(s, &end, 10);
-  if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) return false;
+  long v = 0;
+  if (!muon::examples::parseInt(s, lo, hi, &v)) return false;
   *out = static_cast<int>(v);
   return true;
 }
@@ -88,18 +87,12 @@ bool parseArgs(int argc, char* argv[], Args* args) {
 // Two descriptors per session (both ends are in this process): take the
 // whole hard limit, and say so if even that is too few.
 bool raiseFdLimit(int sessions) {
-  struct rlimit rl;
-  if (::getrlimit(RLIMIT_NOFILE, &rl) != 0) return false;
-  if (rl.rlim_cur < rl.rlim_max) {
-    rl.rlim_cur = rl.rlim_max;
-    ::setrlimit(RLIMIT_NOFILE, &rl);
-    ::getrlimit(RLIMIT_NOFILE, &rl);
-  }
+  const rlim_t limit = muon::examples::raiseFdLimit();
   const rlim_t need = 2 * static_cast<rlim_t>(sessions) + 100;
-  if (rl.rlim_cur < need) {
+  if (limit < need) {
     std::fprintf(stderr, "soak: %d sessions need about %llu descriptors; RLIMIT_NOFILE is %llu\n",
                  sessions, static_cast<unsigned long long>(need),
-                 static_cast<unsigned long long>(rl.rlim_cur));
+                 static_cast<unsigned long long>(limit));
     return false;
   }
   return true;

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# examples_test.sh BIN_DIR CASE
+# The example programs as a user runs them: command lines, the lines they
+# print (scripts parse them), clean stops. Loopback only, ports from the
+# kernel (PORT 0, read back from the "listening on" line).
+#   echo          echo_server echoes a line and 1 MiB byte for byte, logs each
+#                 connection UP and DOWN, and stops on SIGTERM with status 0
+#   interop       each pingpong client against each pingpong server (muon and
+#                 Boost.Asio): the four result lines, with bytes really moved
+#   bad-args      every program refuses bad arguments with usage, status 2
+set -euo pipefail
+bin=$1 case=$2
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# start_server NAME OUT ARGS...: starts it in the background and sets $port
+# from its "listening on ADDRESS:PORT" line.
+start_server() {
+  local name=$1 out=$2
+  shift 2
+  "$bin/$name" "$@" >"$out" 2>&1 &
+  pids+=($!)
+  server_pid=$!
+  for _ in $(seq 1 500); do
+    port=$(grep -Eo 'listening on [^ ]*:[0-9]+' "$out" | head -1 | sed 's/.*://') || true
+    [ -n "$port" ] && return 0
+    kill -0 "$server_pid" 2>/dev/null || { cat "$out" >&2; fail "$name exited at start"; }
+    sleep 0.01
+  done
+  cat "$out" >&2
+  fail "$name printed no 'listening on' line"
+}
+
+case_echo() {
+  start_server echo_server "$work/echo.log" 0 2
+  # A line, as with `nc`.
+  exec 3<>"/dev/tcp/127.0.0.1/$port"
+  printf 'hello muon\n' >&3
+  IFS= read -r -t 10 reply <&3 || fail "no reply from echo_server"
+  [ "$reply" = "hello muon" ] || fail "echoed '$reply'"
+  exec 3>&-
+  # 1 MiB of random bytes, written while the echo is read back.
+  head -c $((1 << 20)) /dev/urandom >"$work/sent"
+  exec 3<>"/dev/tcp/127.0.0.1/$port"
+  cat "$work/sent" >&3 &
+  local writer=$!
+  timeout 20 head -c $((1 << 20)) <&3 >"$work/received" || fail "echo of 1 MiB timed out"
+  wait "$writer"
+  exec 3>&-
+  cmp -s "$work/sent" "$work/received" || fail "1 MiB came back different"
+  kill -TERM "$server_pid"
+  local status=0
+  timeout 10 tail --pid="$server_pid" -f /dev/null || fail "echo_server did not stop on SIGTERM"
+  wait "$server_pid" || status=$?
+  [ "$status" -eq 0 ] || fail "echo_server exited with $status after SIGTERM"
+  [ "$(grep -c ' is UP - ' "$work/echo.log")" -eq 2 ] || fail "expected 2 UP lines"
+  [ "$(grep -c ' is DOWN - ' "$work/echo.log")" -eq 2 ] || fail "expected 2 DOWN lines"
+  grep -q 'echo_server stopping on signal 15' "$work/echo.log" || fail "no stop line"
+  cat "$work/echo.log"
+}
+
+case_interop() {
+  local server client out
+  for server in pingpong_server asio_pingpong_server; do
+    start_server "$server" "$work/$server.log" 127.0.0.1 0 2
+    for client in pingpong_client asio_pingpong_client; do
+      out="$work/$client-$server.out"
+      timeout 30 "$bin/$client" 127.0.0.1 "$port" 2 4096 10 0.3 >"$out" 2>&1 \
+        || { cat "$out" >&2; fail "$client against $server failed"; }
+      grep -Eq '^[1-9][0-9]* total bytes read$' "$out" || { cat "$out" >&2; fail "$client: bytes line"; }
+      grep -Eq '^[1-9][0-9]* total messages read$' "$out" || { cat "$out" >&2; fail "$client: messages line"; }
+      grep -Eq '^[0-9.]+ average message size$' "$out" || { cat "$out" >&2; fail "$client: size line"; }
+      grep -Eq '^[0-9.]+ MiB/s throughput$' "$out" || { cat "$out" >&2; fail "$client: throughput line"; }
+      echo "$client -> $server: $(tr '\n' ';' <"$out")"
+    done
+    kill "$server_pid"
+    wait "$server_pid" 2>/dev/null || true
+  done
+}
+
+# expect_usage PROGRAM ARGS...: refused with status 2 and a usage line.
+expect_usage() {
+  local name=$1 status=0
+  shift
+  timeout 10 "$bin/$name" "$@" >"$work/out" 2>&1 || status=$?
+  [ "$status" -eq 2 ] || { cat "$work/out" >&2; fail "$name $*: status $status, expected 2"; }
+  grep -qi 'usage' "$work/out" || fail "$name $*: no usage text"
+}
+
+case_bad_args() {
+  expect_usage echo_server
+  expect_usage echo_server abc
+  expect_usage echo_server 70000
+  expect_usage echo_server 0 -1
+  expect_usage echo_server 0 2 extra
+  local server client
+  for server in pingpong_server asio_pingpong_server; do
+    expect_usage "$server" 127.0.0.1 0
+    expect_usage "$server" 127.0.0.1 80x 1
+    expect_usage "$server" 127.0.0.1 0 0
+    expect_usage "$server" not-an-address 0 1
+  done
+  for client in pingpong_client asio_pingpong_client; do
+    expect_usage "$client" 127.0.0.1 1 1 4096 10
+    expect_usage "$client" 127.0.0.1 0 1 4096 10 1
+    expect_usage "$client" 127.0.0.1 1 1 0 10 1
+    expect_usage "$client" 127.0.0.1 1 1 4096 10 1s
+  done
+  echo "every bad command line refused with usage and status 2"
+}
+
+case "$case" in
+  echo) case_echo ;;
+  interop) case_interop ;;
+  bad-args) case_bad_args ;;
+  *) fail "unknown case '$case'" ;;
+esac
