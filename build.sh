@@ -38,9 +38,12 @@ build_deps=(g++ cmake make libgtest-dev libgmock-dev libbenchmark-dev libboost-d
             libspdlog-dev libgoogle-glog-dev tzdata)
 
 # configure_and_build DIR [CMAKE ARGS...]
+# Warnings are errors here (our compiler, Debian 12's g++, is known); a
+# plain cmake build leaves MUON_WERROR off, so a newer compiler's new
+# warnings do not break a user's build.
 configure_and_build() {
   local dir=$1; shift
-  cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null \
+  cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DMUON_WERROR=ON "$@" >/dev/null \
     || die "cmake configure of $dir failed"
   cmake --build "$dir" -j "$jobs" || die "build of $dir failed"
 }

@@ -8,6 +8,7 @@
 #include <new>
 
 #include <sys/mman.h>
+#include <sys/prctl.h>
 
 #include "muon/base/Timestamp.h"
 
@@ -288,6 +289,9 @@ AsyncLogging::Stats AsyncLogging::stats() const {
 void AsyncLogging::threadFunc() {
   std::vector<Buffer*> batch;
   batch.reserve(kMaxBuffers);
+  // Named for top -H, ps -L and gdb; start() returns after this, so the
+  // name is there as soon as the logger is running.
+  ::prctl(PR_SET_NAME, kBackendThreadName, 0, 0, 0);
   std::unique_lock<std::mutex> lock(mutex_);
   backendStarted_ = true;
   producerCond_.notify_all();

@@ -42,6 +42,8 @@ class AsyncLogging {
 
   static constexpr size_t kBufferSize = 4 * 1024 * 1024;
   static constexpr size_t kMaxPendingBuffers = 25;
+  // The backend thread's name (what top -H and ps -L show; at most 15 chars).
+  static constexpr const char* kBackendThreadName = "muon-logging";
 
   AsyncLogging(const std::string& basename, off_t rollSize, int flushInterval = 3,
                OverflowPolicy policy = kDrop);
@@ -54,7 +56,7 @@ class AsyncLogging {
   // Lines appended before start() wait in the buffer; they are not lost.
   void append(const char* logline, size_t len);
 
-  // Starts the backend; returns once it runs.
+  // Starts the backend thread (named kBackendThreadName); returns once it runs.
   void start();
   // Writes every line appended before the call, flushes the file, then
   // joins the backend. Idempotent.

@@ -64,6 +64,7 @@ struct PrefixCache {
   int64_t second = INT64_MIN;
   unsigned generation = ~0u;
   size_t length = 0;
+  uint64_t builds = 0;  // for detail::dateTimeFormatsInThisThread
   char text[kPrefixCapacity];
 };
 thread_local PrefixCache t_prefix;
@@ -99,6 +100,7 @@ void rebuildPrefix(int64_t second, unsigned generation) {
   std::memcpy(p, tid.data(), tid.size());
   p += tid.size();
   t_prefix.length = static_cast<size_t>(p - t_prefix.text);
+  ++t_prefix.builds;
   t_prefix.second = second;
   t_prefix.generation = generation;
 }
@@ -128,6 +130,8 @@ const char* strerror_tl(int savedErrno) {
   thread_local char t_errnoBuf[512];
   return ::strerror_r(savedErrno, t_errnoBuf, sizeof t_errnoBuf);
 }
+
+uint64_t detail::dateTimeFormatsInThisThread() { return t_prefix.builds; }
 
 Logger::Logger(const detail::SourceLocation& where, LogLevel level)
     : where_(where), level_(level), savedErrno_(0) {

@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "muon/base/LogStream.h"
@@ -75,6 +76,10 @@ constexpr SourceLocation makeSourceLocation(const char* path, int line) {
   return where;
 }
 
+// For tests: how many times this thread has formatted the date-time part of
+// a line. Lines in a second this thread has already formatted reuse it, so
+// this grows by one per second logged in (and per time-zone change).
+uint64_t dateTimeFormatsInThisThread();
 }  // namespace detail
 
 class Logger {

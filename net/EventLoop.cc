@@ -64,7 +64,18 @@ EventLoop::~EventLoop() {
   assert(!looping_.load());
   // Run what is still queued (say, connectDestroyed of a closing server):
   // dropping it would destroy objects whose channels are still registered.
-  doPendingFunctors();
+  // A functor may queue another (a forced close queues its connection's
+  // connectDestroyed), so drain until nothing is left; one that queues
+  // itself forever is cut off rather than hang the destructor.
+  constexpr int kMaxDrainRounds = 100;
+  for (int round = 0; queueSize() > 0; ++round) {
+    if (round == kMaxDrainRounds) {
+      LOG_ERROR << "EventLoop " << static_cast<const void*>(this) << " destroyed with "
+                << queueSize() << " functors that keep queueing more; dropped";
+      break;
+    }
+    doPendingFunctors();
+  }
   wakeupChannel_->disableAll();
   wakeupChannel_->remove();
   timerQueue_.reset();

@@ -65,6 +65,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   void send(std::string_view message);
   void send(const void* data, size_t len) { send(std::string_view(static_cast<const char*>(data), len)); }
   void send(std::string&& message);
+  // A string literal or other C string: without this overload send("ping")
+  // would be ambiguous between string_view and string&&.
+  void send(const char* message) { send(std::string_view(message)); }
   // Sends and empties *buf.
   void send(Buffer* buf);
 

@@ -56,6 +56,14 @@ class AsyncLoggingTest : public ::testing::Test {
     return lines;
   }
 
+  // Everything in the directory's files, without checking lines (a file
+  // may be read while it is being written).
+  std::string allText() const {
+    std::string text;
+    for (const std::string& f : dir_.files()) text += readFile(f);
+    return text;
+  }
+
   TempDir dir_;
 };
 
@@ -340,6 +348,160 @@ TEST_F(AsyncLoggingTest, RollsBySizeAtBufferBoundariesWithoutSplittingLines) {
   expectPerThreadOrder(allLines(), 1, 20000);
 }
 
+static_assert(AsyncLogging::kBufferSize == 4u * 1024 * 1024, "muduo's 4 MiB buffers");
+static_assert(AsyncLogging::kMaxPendingBuffers == 25, "muduo's bound on pending buffers");
+
+// Line i of a fixed `size`, '\n' included, so that whole buffers hold a
+// known number of lines.
+std::string numberedLine(size_t i, size_t size) {
+  std::string line = "seq " + std::to_string(i) + ' ';
+  line.resize(size - 1, 'x');
+  return line + '\n';
+}
+
+// Nothing asks it to: the backend wakes on its own after flushInterval and
+// writes the partly filled buffer.
+TEST_F(AsyncLoggingTest, BackendWritesEveryFlushIntervalUnasked) {
+  AsyncLogging log(dir_.file("tick"), 1L << 30, /*flushInterval=*/1);
+  log.start();
+  log.append("tick\n", 5);
+  bool written = false;
+  for (int i = 0; i < 1000 && !written; ++i) {  // 10 s at most; ~1 s expected
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    written = allText() == "tick\n";
+  }
+  EXPECT_TRUE(written) << "not written within 10 s with flushInterval 1";
+  log.stop();
+}
+
+// A full buffer wakes the backend at once, long before its hourly tick.
+TEST_F(AsyncLoggingTest, FullBufferWakesTheBackend) {
+  const size_t lineSize = 1024;
+  const size_t perBuffer = AsyncLogging::kBufferSize / lineSize;
+  AsyncLogging log(dir_.file("full"), 1L << 30, /*flushInterval=*/3600);
+  log.start();
+  for (size_t i = 0; i <= perBuffer; ++i) {  // one line into the second buffer
+    std::string line = numberedLine(i, lineSize);
+    log.append(line.data(), line.size());
+  }
+  bool written = false;
+  for (int i = 0; i < 2000 && !written; ++i) {  // 20 s at most
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    written = allText().size() >= AsyncLogging::kBufferSize - 64 * 1024;
+  }
+  // The file's own 64 KiB buffer may hold back the end of the first buffer
+  // until a flush; the rest must be there.
+  EXPECT_TRUE(written) << allText().size() << " bytes written";
+  log.stop();
+  EXPECT_EQ(allLines().size(), perBuffer + 1);
+}
+
+// muduo's rule: over kMaxPendingBuffers queued, all but the first two are
+// dropped. Which lines survive, and the report's N and M, exactly.
+TEST_F(AsyncLoggingTest, DropKeepsTheFirstTwoBuffersAndReportsExactCounts) {
+  const size_t lineSize = 1024;
+  const size_t perBuffer = AsyncLogging::kBufferSize / lineSize;
+  const size_t fullBuffers = AsyncLogging::kMaxPendingBuffers + 1;
+  const size_t tail = 10;  // in the current buffer, after the drop
+  const size_t total = fullBuffers * perBuffer + tail;
+  uint64_t buffersDropped = 0, messagesDropped = 0;
+  testing::internal::CaptureStderr();
+  {
+    // No backend yet: the queue fills and the overflow rule applies.
+    AsyncLogging log(dir_.file("first2"), 1L << 30, 3, AsyncLogging::kDrop);
+    for (size_t i = 0; i < total; ++i) {
+      std::string line = numberedLine(i, lineSize);
+      log.append(line.data(), line.size());
+    }
+    log.start();
+    log.stop();
+    buffersDropped = log.stats().buffersDropped;
+    messagesDropped = log.stats().messagesDropped;
+  }
+  std::string err = testing::internal::GetCapturedStderr();
+  const uint64_t droppedBuffers = AsyncLogging::kMaxPendingBuffers - 1;
+  EXPECT_EQ(buffersDropped, droppedBuffers);
+  EXPECT_EQ(messagesDropped, droppedBuffers * perBuffer);
+  const std::string report = std::to_string(droppedBuffers) + " larger buffers (" +
+                             std::to_string(droppedBuffers * perBuffer) + " messages)";
+  EXPECT_NE(err.find(report), std::string::npos) << err;
+
+  std::vector<size_t> expected;
+  for (size_t i = 0; i < 2 * perBuffer; ++i) expected.push_back(i);
+  for (size_t i = fullBuffers * perBuffer; i < total; ++i) expected.push_back(i);
+  std::vector<size_t> kept;
+  int reports = 0;
+  for (const std::string& line : allLines()) {
+    uint64_t messages = 0;
+    if (isDropReport(line, &messages)) {
+      ++reports;
+      EXPECT_NE(line.find(report), std::string::npos) << line;
+      continue;
+    }
+    ASSERT_EQ(line.compare(0, 4, "seq "), 0) << line.substr(0, 40);
+    kept.push_back(std::stoul(line.substr(4)));
+  }
+  EXPECT_EQ(reports, 1);
+  EXPECT_EQ(kept, expected);
+}
+
+// Without a policy, a full queue drops: a producer is never held up by a
+// writer that is stuck (kBlock would hold it).
+TEST_F(AsyncLoggingTest, DropIsTheDefaultPolicy) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool writerFree = false;
+  const size_t lineSize = 1024;
+  const size_t total = (AsyncLogging::kMaxPendingBuffers + 5) * (AsyncLogging::kBufferSize / lineSize);
+  AsyncLogging log(dir_.file("default"), 1L << 30);
+  log.setWriteFunction([&](int fd, const char* data, size_t len) -> ssize_t {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return writerFree; });
+    return ::write(fd, data, len);
+  });
+  log.start();
+  std::atomic<bool> producerDone{false};
+  std::thread producer([&] {
+    const std::string line = numberedLine(0, lineSize);
+    for (size_t i = 0; i < total; ++i) log.append(line.data(), line.size());
+    producerDone = true;
+  });
+  while (!producerDone && log.stats().producerWaits == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(producerDone.load()) << "the producer waited: the default is not kDrop";
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    writerFree = true;
+  }
+  cv.notify_all();
+  producer.join();
+  testing::internal::CaptureStderr();
+  log.stop();
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(log.stats().producerWaits, 0u);
+  EXPECT_GT(log.stats().buffersDropped, 0u);
+}
+
+// start() returns only once the backend thread runs: its first act, naming
+// itself, is always visible by then.
+TEST_F(AsyncLoggingTest, StartReturnsOnceTheBackendRuns) {
+  auto backendNamed = [] {
+    for (const std::string& task : TempDir::filesIn("/proc/self/task")) {
+      std::string comm = readFile(task + "/comm");
+      if (comm == std::string(AsyncLogging::kBackendThreadName) + "\n") return true;
+    }
+    return false;
+  };
+  for (int i = 0; i < 100; ++i) {
+    AsyncLogging log(dir_.file("start"), 1L << 30);
+    ASSERT_FALSE(backendNamed());
+    log.start();
+    ASSERT_TRUE(backendNamed()) << "start() returned before the backend ran, round " << i;
+    log.stop();
+  }
+}
+
 using AsyncLoggingDeathTest = AsyncLoggingTest;
 
 TEST_F(AsyncLoggingDeathTest, FatalLineLandsInTheFileBeforeAbort) {
@@ -360,6 +522,20 @@ TEST_F(AsyncLoggingDeathTest, FatalLineLandsInTheFileBeforeAbort) {
   ASSERT_EQ(lines.size(), 101u);
   EXPECT_NE(lines.back().find(" FATAL the fatal marker - AsyncLogging_test.cc:"), std::string::npos)
       << lines.back();
+}
+
+// Release builds keep their asserts (CMakeLists.txt sets no -DNDEBUG): this
+// assert, inside the library, must fire in the build under test.
+TEST_F(AsyncLoggingDeathTest, LibraryAssertsAreOnInReleaseBuilds) {
+  GTEST_FLAG_SET(death_test_style, "fast");
+  std::string base = dir_.file("assert");
+  EXPECT_DEATH(
+      {
+        AsyncLogging log(base, 1L << 30);
+        log.start();
+        log.setWriteFunction(nullptr);
+      },
+      "setWriteFunction must come before start");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -328,5 +329,69 @@ TEST(FailureSignalHandler, LogFatalEndsInOneReport) {
   EXPECT_NE(readFile(logPath).find("FATAL the end"), std::string::npos);
   EXPECT_EQ(count(r.stderrText, "*** muon: SIGABRT"), 1u) << r.stderrText;
 }
+
+// Each signal the handler catches, made the way a program gets it where
+// that needs no undefined behaviour (which the sanitizers would catch
+// first): SIGILL from ud2, SIGBUS from a store past the end of a mapped
+// file, SIGSEGV from a PROT_NONE page; SIGFPE and SIGABRT raised.
+struct CrashCase {
+  int sig;
+  const char* header;  // how the report names it
+  void (*crash)();
+};
+
+void illegalInstruction() { __builtin_trap(); }
+
+void busError() {
+  int fd = ::memfd_create("muon-sigbus", 0);  // an empty file
+  if (fd < 0) std::abort();
+  void* page = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (page == MAP_FAILED) std::abort();
+  *static_cast<volatile int*>(page) = 1;  // no file behind the page
+}
+
+void raiseFpe() { ::raise(SIGFPE); }
+void callAbort() { std::abort(); }
+
+class CrashReport : public ::testing::TestWithParam<CrashCase> {};
+
+TEST_P(CrashReport, NamesSignalThreadAndPidThenDiesOfTheSignal) {
+  if (kUnderTsan) GTEST_SKIP() << "signal handler tests do not run under TSan";
+  const CrashCase c = GetParam();
+  TempDir dir;
+  ChildResult r = runInChild(dir, [&c] {
+    ::prctl(PR_SET_NAME, "crasher", 0, 0, 0);
+    muon::installFailureSignalHandler();
+    c.crash();
+  });
+  expectDiedOf(r, c.sig);
+  EXPECT_EQ(count(r.stderrText, std::string("*** muon: ") + c.header), 1u)
+      << r.stderrText;
+  EXPECT_EQ(count(r.stderrText, "end of report"), 1u) << r.stderrText;
+  EXPECT_NE(r.stderrText.find("*** muon: backtrace"), std::string::npos) << r.stderrText;
+  // The child's main thread crashed: its thread id is the child's pid.
+  const std::string before = " in thread ";
+  const std::string middle = " (crasher) of pid ";
+  size_t at = r.stderrText.find(before);
+  ASSERT_NE(at, std::string::npos) << r.stderrText;
+  char* end = nullptr;
+  long tid = std::strtol(r.stderrText.c_str() + at + before.size(), &end, 10);
+  ASSERT_EQ(std::string(end, middle.size()), middle) << r.stderrText;
+  long pid = std::strtol(end + middle.size(), nullptr, 10);
+  EXPECT_GT(tid, 0);
+  EXPECT_EQ(tid, pid);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Signals, CrashReport,
+    ::testing::Values(CrashCase{SIGSEGV, "SIGSEGV (segmentation fault)", &faultingWrite},
+                      CrashCase{SIGBUS, "SIGBUS (bus error)", &busError},
+                      CrashCase{SIGFPE, "SIGFPE (arithmetic exception)", &raiseFpe},
+                      CrashCase{SIGILL, "SIGILL (illegal instruction)", &illegalInstruction},
+                      CrashCase{SIGABRT, "SIGABRT (aborted)", &callAbort}),
+    [](const ::testing::TestParamInfo<CrashCase>& param) {
+      const std::string header = param.param.header;
+      return header.substr(0, header.find(' '));  // "SIGBUS"
+    });
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cerrno>
 #include <set>
+#include <thread>
+#include <vector>
 
 #include "PosixRegex.h"
 #include "TempDir.h"
@@ -75,6 +77,16 @@ TEST_F(LogFileTest, RollsBySizeWithoutSplittingOrLosingLines) {
   }
   std::vector<std::string> files = dir_.files();
   ASSERT_GT(files.size(), 100u);  // ~35-byte lines, 200-byte files
+  // A file is rolled by the first line that takes it past rollSize: each is
+  // over 200 bytes by less than a line, but the last, which may be shorter.
+  const size_t longestLine = std::string("line 2999 of the size roll test\n").size();
+  int shortFiles = 0;
+  for (const std::string& f : files) {
+    size_t size = readFile(f).size();
+    EXPECT_LE(size, 200 + longestLine) << f;
+    if (size <= 200) ++shortFiles;
+  }
+  EXPECT_EQ(shortFiles, 1);
   std::set<int> seen;
   muon::test::PosixRegex lineFormat("line ([0-9]+) of the size roll test");
   for (const std::string& f : files) {
@@ -158,6 +170,67 @@ TEST_F(LogFileTest, FlushesEveryFlushInterval) {
   setFakeTime(kLateEvening - 3600 + 3);
   file.append("three\n", 6);
   EXPECT_EQ(readFile(file.currentFileName()), "one\ntwo\nthree\n");
+}
+
+// Lines gather in a 64 KiB buffer: no write(2) until the next line would
+// not fit, then one write of everything gathered.
+TEST_F(LogFileTest, WritesThroughA64KiBBuffer) {
+  std::vector<size_t> writes;
+  LogFile file(dir_.file("buffer"), 1 << 30, false, /*flushInterval=*/3600, /*checkEveryN=*/1);
+  file.setWriteFunction([&writes](int fd, const char* data, size_t len) -> ssize_t {
+    writes.push_back(len);
+    return ::write(fd, data, len);
+  });
+  const std::string line(1000, 'b');
+  for (int i = 0; i < 65; ++i) file.append(line.data(), line.size());  // 65,000 bytes
+  EXPECT_TRUE(writes.empty());
+  file.append(line.data(), line.size());  // 66,000 > 65,536
+  ASSERT_EQ(writes.size(), 1u);
+  EXPECT_EQ(writes[0], 65000u);
+  file.flush();
+  EXPECT_EQ(writes, (std::vector<size_t>{65000, 1000}));
+  EXPECT_EQ(file.stats().writtenBytes, 66000u);
+}
+
+// threadSafe (the default): lines from several threads at once, with rolls
+// in between, each land whole, once.
+TEST_F(LogFileTest, ThreadSafeFileTakesLinesFromManyThreads) {
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 5000;
+  uint64_t bytes = 0;
+  uint64_t written = 0;
+  {
+    LogFile file(dir_.file("threads"), 64 * 1024);
+    std::vector<std::thread> threads;
+    std::atomic<uint64_t> appended{0};
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&file, &appended, t] {
+        for (int i = 0; i < kPerThread; ++i) {
+          std::string line = "thread " + std::to_string(t) + " line " + std::to_string(i) + '\n';
+          file.append(line.data(), line.size());
+          appended += line.size();
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    file.flush();
+    bytes = appended;
+    written = file.stats().writtenBytes;
+  }
+  EXPECT_EQ(written, bytes);
+  EXPECT_GT(dir_.files().size(), 1u);  // it rolled meanwhile
+  std::set<std::pair<int, int>> seen;
+  muon::test::PosixRegex lineFormat("thread ([0-9]+) line ([0-9]+)");
+  for (const std::string& f : dir_.files()) {
+    bool unterminated = false;
+    for (const std::string& line : readLines(f, &unterminated)) {
+      std::vector<std::string> m;
+      ASSERT_TRUE(lineFormat.fullMatch(line, &m)) << "garbled: '" << line << "'";
+      EXPECT_TRUE(seen.emplace(std::stoi(m[1]), std::stoi(m[2])).second) << line;
+    }
+    EXPECT_FALSE(unterminated) << f;
+  }
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kThreads * kPerThread));
 }
 
 TEST_F(LogFileTest, FailedWritesAreCountedReportedAndRecoverable) {

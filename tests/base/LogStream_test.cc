@@ -13,6 +13,7 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -98,10 +99,17 @@ std::vector<T> edgeValues() {
 template <typename T>
 class IntegerTest : public ::testing::Test {};
 
+// Every integer type there is: int8_t ... uint64_t, size_t, ptrdiff_t and
+// intmax_t are names for these (listing them too only ran the same tests
+// again, under the same ctest names).
 using IntegerTypes =
     ::testing::Types<signed char, unsigned char, short, unsigned short, int, unsigned int, long,
-                     unsigned long, long long, unsigned long long, int8_t, uint8_t, int16_t,
-                     uint16_t, int32_t, uint32_t, int64_t, uint64_t, size_t, ptrdiff_t, intmax_t>;
+                     unsigned long, long long, unsigned long long>;
+static_assert(std::is_same_v<int8_t, signed char> && std::is_same_v<uint8_t, unsigned char> &&
+                  std::is_same_v<int64_t, long> && std::is_same_v<uint64_t, unsigned long> &&
+                  std::is_same_v<size_t, unsigned long> && std::is_same_v<ptrdiff_t, long> &&
+                  std::is_same_v<intmax_t, long>,
+              "LP64 Linux: the fixed-width names are the types above");
 TYPED_TEST_SUITE(IntegerTest, IntegerTypes);
 
 TYPED_TEST(IntegerTest, EdgeValuesMatchSnprintfAndToString) {

@@ -786,6 +786,32 @@ TEST_F(LoggingTest, LinesInACachedSecondCallNoSnprintf) {
   EXPECT_EQ(lastLine().substr(0, 25), "20261121 08:15:02.783981Z");
 }
 
+// The date-time part is formatted once per second and per thread, and
+// reused by every other line of that second (the lines above show it comes
+// out right; this shows it is not made again).
+TEST_F(LoggingTest, DateTimeIsFormattedOncePerSecondPerThread) {
+  const int64_t second = 1795248902LL * 1000000;
+  g_nowUs = second - 1;
+  LOG_INFO << "the second before";
+  const uint64_t before = muon::detail::dateTimeFormatsInThisThread();
+  for (int i = 0; i < 100; ++i) {
+    g_nowUs = second + i * 9973;
+    LOG_INFO << "line " << i;
+  }
+  EXPECT_EQ(muon::detail::dateTimeFormatsInThisThread(), before + 1);
+  g_nowUs = second + 1000000;
+  LOG_INFO << "the next second";
+  EXPECT_EQ(muon::detail::dateTimeFormatsInThisThread(), before + 2);
+  EXPECT_EQ(lastLine().substr(0, 25), "20261121 08:15:03.000000Z");
+  uint64_t otherThread = 0;
+  std::thread t([&] {
+    LOG_INFO << "same second, another thread";
+    otherThread = muon::detail::dateTimeFormatsInThisThread();
+  });
+  t.join();
+  EXPECT_EQ(otherThread, 1u);  // its own cache, filled once
+}
+
 // Each thread has its own cache; a change made by one thread reaches the
 // cache of another, even within the same second.
 TEST_F(LoggingTest, OtherThreadsSeeATimeZoneChange) {

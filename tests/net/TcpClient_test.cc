@@ -21,6 +21,7 @@
 #include "muon/net/EventLoopThread.h"
 #include "muon/net/SocketsOps.h"
 #include "muon/net/TcpConnection.h"
+#include "muon/net/TcpServer.h"
 
 using namespace muon::net;
 using namespace muon::net::test;
@@ -219,6 +220,42 @@ TEST(TcpClient, DestroyedWhileConnected) {
     ASSERT_TRUE(waitFor([&] { return c.up.load() == 1; }));
   }
   EXPECT_TRUE(waitFor([&] { return serverDown.load() == 1; }));
+}
+
+// hello_net's shape: server, client and loop in one thread, the client
+// still connected when the loop stops. ~TcpClient force-closes the
+// connection through the stopped loop, and that close queues the
+// connection's connectDestroyed: ~EventLoop must run that too, or the
+// connection is freed with its channel still registered (an abort).
+TEST(TcpClient, DestroyedWithItsLoopStoppedWhileConnected) {
+  std::atomic<int> serverDown{0};
+  {
+    EventLoop loop;
+    TcpServer server(&loop, loopback(0), "local");
+    server.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (!conn->connected()) serverDown.fetch_add(1);
+    });
+    server.setMessageCallback(echo);
+    server.start();
+    TcpClient client(&loop, server.listenAddress(), "local-client");
+    client.setConnectionCallback([](const TcpConnectionPtr& conn) {
+      if (conn->connected()) conn->send("ping");
+    });
+    std::string reply;
+    client.setMessageCallback([&](const TcpConnectionPtr&, Buffer* buf, muon::Timestamp) {
+      reply += buf->retrieveAllAsString();
+      if (reply == "ping") loop.quit();
+    });
+    client.connect();
+    loop.runAfter(20.0, [&loop] { loop.quit(); });  // a failure, not a hang
+    loop.loop();
+    EXPECT_EQ(reply, "ping");
+    EXPECT_NE(client.connection(), nullptr);
+  }
+  // The client side was closed and destroyed in ~EventLoop; the server's
+  // side never saw the close (its loop was gone), and its connection was
+  // destroyed with the server.
+  EXPECT_EQ(serverDown.load(), 1);
 }
 
 TEST(TcpClient, ConnectAgainAfterDisconnect) {
