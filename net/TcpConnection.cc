@@ -27,6 +27,7 @@ TcpConnection::TcpConnection(EventLoop* loop, std::string name, int sockfd,
       state_(kConnecting),
       reading_(true),
       peerClosed_(false),
+      writeShutdown_(false),
       socket_(std::make_unique<Socket>(sockfd)),
       channel_(std::make_unique<Channel>(loop, sockfd)),
       localAddr_(localAddr),
@@ -91,6 +92,13 @@ void TcpConnection::sendInLoop(const char* data, size_t len) {
     LOG_WARN << "TcpConnection::sendInLoop[" << name_ << "] disconnected, give up writing";
     return;
   }
+  if (writeShutdown_) {
+    // Sent from another thread before shutdown(), arriving after the FIN.
+    // Writing would fail with EPIPE and force-close the connection, losing
+    // what the peer may still send us.
+    LOG_WARN << "TcpConnection::sendInLoop[" << name_ << "] shut down for writing, give up writing";
+    return;
+  }
   size_t written = 0;
   bool faultError = false;
   // Nothing queued: try the socket directly, the common case.
@@ -144,7 +152,10 @@ void TcpConnection::shutdown() {
 void TcpConnection::shutdownInLoop() {
   loop_->assertInLoopThread();
   // Still writing: handleWrite half-closes once the buffer is empty.
-  if (!channel_->isWriting()) socket_->shutdownWrite();
+  if (!channel_->isWriting() && !writeShutdown_) {
+    writeShutdown_ = true;
+    socket_->shutdownWrite();
+  }
 }
 
 void TcpConnection::forceClose() {

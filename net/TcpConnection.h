@@ -130,6 +130,10 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   std::atomic<StateE> state_;
   std::atomic<bool> reading_;
   bool peerClosed_;  // read returned 0; loop thread only
+  // Our FIN has gone out (shutdownWrite); loop thread only. A send that
+  // passed send()'s state check before the shutdown can still reach
+  // sendInLoop after it: writing then fails with EPIPE.
+  bool writeShutdown_;
   std::unique_ptr<Socket> socket_;
   std::unique_ptr<Channel> channel_;
   const InetAddress localAddr_;

@@ -1,10 +1,14 @@
 #include "muon/net/EventLoop.h"
 
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <future>
 #include <memory>
 #include <string>
 #include <thread>
@@ -13,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "NetTestUtil.h"
+#include "muon/base/CurrentThread.h"
 #include "muon/base/Logging.h"
 #include "muon/net/Channel.h"
 #include "muon/net/EventLoopThread.h"
@@ -22,6 +27,7 @@ using muon::net::Channel;
 using muon::net::EventLoop;
 using muon::net::EventLoopThread;
 using muon::net::EventLoopThreadPool;
+using muon::net::test::Clock;
 using muon::net::test::runSync;
 using muon::net::test::waitFor;
 
@@ -78,20 +84,59 @@ TEST(EventLoop, CurrentThreadLoop) {
   EXPECT_EQ(EventLoop::getEventLoopOfCurrentThread(), nullptr);
 }
 
+namespace {
+// True while thread `tid` of this process sleeps in the poller's system call:
+// /proc/self/task/TID/syscall starts with the number of the call a blocked
+// thread is in ("running" while it runs).
+bool blockedInPoll(int tid) {
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/syscall");
+  long nr = -1;
+  if (!(in >> nr)) return false;
+  for (long pollCall : {
+#ifdef SYS_epoll_wait
+           static_cast<long>(SYS_epoll_wait),
+#endif
+#ifdef SYS_epoll_pwait2
+           static_cast<long>(SYS_epoll_pwait2),
+#endif
+#ifdef SYS_poll
+           static_cast<long>(SYS_poll),
+#endif
+           static_cast<long>(SYS_epoll_pwait), static_cast<long>(SYS_ppoll)}) {
+    if (nr == pollCall) return true;
+  }
+  return false;
+}
+}  // namespace
+
+// quit() alone must wake a loop blocked in poll. Nothing else may wake it
+// here (a runInLoop would), so the loop is first seen asleep in the poller;
+// without the wake-up it would sleep out the 10 s poll timeout.
 TEST(EventLoop, QuitFromAnotherThread) {
   EventLoop loop;
-  std::atomic<bool> ran{false};
-  std::thread t([&] {
-    // Wait until the loop is blocked in poll (first iteration not done).
-    loop.runInLoop([&] { ran = true; });
+  const int loopTid = muon::CurrentThread::tid();
+  if (!std::ifstream("/proc/self/task/" + std::to_string(loopTid) + "/syscall")) {
+    GTEST_SKIP() << "no /proc/self/task/TID/syscall: cannot see the loop block in poll";
+  }
+  std::promise<void> entered;
+  // Queued before loop(): it runs in the first iteration, so the loop has
+  // started when the promise is set.
+  loop.queueInLoop([&] { entered.set_value(); });
+  std::atomic<bool> sawBlocked{false};
+  std::promise<Clock::time_point> quitAt;
+  std::thread quitter([&] {
+    entered.get_future().wait();
+    sawBlocked = waitFor([&] { return blockedInPoll(loopTid); }, std::chrono::seconds(5));
+    quitAt.set_value(Clock::now());
     loop.quit();
   });
-  auto start = std::chrono::steady_clock::now();
   loop.loop();
-  t.join();
-  EXPECT_TRUE(ran);
-  // Woken at once, not after the 10 s poll timeout.
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  const Clock::time_point returned = Clock::now();
+  quitter.join();
+  ASSERT_TRUE(sawBlocked.load()) << "the loop thread was never seen blocked in poll";
+  using std::chrono::milliseconds;
+  const auto quitToReturn = std::chrono::duration_cast<milliseconds>(returned - quitAt.get_future().get());
+  EXPECT_LT(quitToReturn.count(), 2000) << "ms from quit() to loop() returning";
 }
 
 TEST(EventLoop, QueueInLoopBeforeLoopStartsIsNotLost) {

@@ -17,10 +17,11 @@ class ServerThread {
  public:
   // configure runs in the loop thread, before start().
   template <typename Configure>
-  ServerThread(int ioThreads, Configure configure, bool ipv6 = false, uint16_t port = 0)
+  ServerThread(int ioThreads, Configure configure, bool ipv6 = false, uint16_t port = 0,
+               TcpServer::Option option = TcpServer::kNoReusePort)
       : loop_(loopThread_.startLoop()) {
     runSync(loop_, [&] {
-      server_ = std::make_unique<TcpServer>(loop_, loopback(port, ipv6), "test");
+      server_ = std::make_unique<TcpServer>(loop_, loopback(port, ipv6), "test", option);
       server_->setThreadNum(ioThreads);
       configure(*server_);
       server_->start();

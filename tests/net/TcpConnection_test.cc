@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
 #include <future>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "LogCapture.h"
 #include "NetTestUtil.h"
 #include "ServerFixture.h"
 #include "muon/net/Buffer.h"
@@ -267,4 +269,71 @@ TEST(TcpConnection, SendWithNothingQueuedWritesAtOnce) {
   EXPECT_EQ(leftInBuffer.get_future().get(), 0u);
   EXPECT_EQ(readExactly(fd, 5), "hello");
   ::close(fd);
+}
+
+// forceCloseWithDelay leaves the connection open for the delay, then closes.
+TEST(TcpConnection, ForceCloseWithDelayClosesAfterTheDelayNotBefore) {
+  ConnectionLog log;
+  ServerThread server(1, [&](TcpServer& s) { s.setConnectionCallback(std::ref(log)); });
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  TcpConnectionPtr conn = log.first.get_future().get();
+  const Clock::time_point start = Clock::now();
+  auto msSinceStart = [start] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+  };
+  conn->forceCloseWithDelay(0.3);
+  // "No EOF yet" can only be watched for a while: 100 ms of the 300. The
+  // timer's deadline is at least `start` + 300 ms on the same monotonic
+  // clock, so an EOF seen here is only right if this thread was held up
+  // past it; a check of the time instead of a bare "not readable" keeps
+  // that from failing the test.
+  if (waitReadable(fd, 100)) {
+    EXPECT_GE(msSinceStart(), 299) << "ms to EOF";
+  }
+  ASSERT_TRUE(waitReadable(fd, 5000)) << "no EOF 5 s after a 0.3 s delay";
+  const auto closedAfterMs = msSinceStart();
+  char c;
+  EXPECT_EQ(::read(fd, &c, 1), 0);
+  EXPECT_GE(closedAfterMs, 299) << "ms to EOF";
+  EXPECT_TRUE(waitFor([&] { return log.down.load() == 1; }));
+  ::close(fd);
+}
+
+// A send from another thread that passed send()'s state check before
+// shutdown() reaches the loop after the FIN has gone out. Writing it would
+// fail with EPIPE and close the connection, cutting off what the peer still
+// has to say; it is dropped instead and the read side stays open.
+TEST(TcpConnectionFault, SendArrivingAfterTheHalfCloseIsDroppedAndReadingGoesOn) {
+  LogCapture logs;
+  ConnectionLog log;
+  std::string received;  // loop thread only
+  ServerThread server(1, [&](TcpServer& s) {
+    s.setConnectionCallback(std::ref(log));
+    s.setMessageCallback([&](const TcpConnectionPtr&, Buffer* buf, muon::Timestamp) {
+      received += buf->retrieveAllAsString();
+    });
+  });
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  TcpConnectionPtr conn = log.first.get_future().get();
+  EventLoop* ioLoop = conn->getLoop();
+  runSync(ioLoop, [&] {
+    // The loop thread is held here, so the other thread's send (still
+    // kConnected) is queued behind this functor ...
+    std::thread([&] { conn->send(std::string_view("late")); }).join();
+    // ... and the half-close, run right here, goes out before it.
+    conn->shutdown();
+  });
+  // The queued send has run, and so has any close it queued.
+  runSync(ioLoop, [] {});
+  runSync(ioLoop, [] {});
+  EXPECT_FALSE(conn->disconnected());
+  EXPECT_EQ(LogCapture::count("give up writing"), 1);
+  EXPECT_TRUE(readsEof(fd));  // the FIN and nothing before it
+  ASSERT_TRUE(writeAll(fd, "still talking", 13));
+  EXPECT_TRUE(waitFor([&] { return runSync(ioLoop, [&] { return received; }) == "still talking"; }));
+  EXPECT_EQ(log.down.load(), 0);
+  ::close(fd);
+  EXPECT_TRUE(waitFor([&] { return log.down.load() == 1; }));
 }

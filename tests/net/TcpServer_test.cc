@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <future>
@@ -22,6 +23,7 @@
 
 #include "NetTestUtil.h"
 #include "ServerFixture.h"
+#include "muon/base/Logging.h"
 #include "muon/net/Buffer.h"
 #include "muon/net/EventLoop.h"
 #include "muon/net/EventLoopThread.h"
@@ -236,11 +238,53 @@ TEST(TcpServer, ShutdownWithEightMiBQueuedDeliversAllThenEof) {
   EXPECT_TRUE(waitFor([&] { return server.numConnections() == 0; }));
 }
 
+// Write-complete means "the output buffer has drained": it must not fire
+// while a send is only partly written, and fires once when the rest is out.
+TEST(TcpServer, WriteCompleteFiresOnceWhenTheOutputBufferDrains) {
+  const std::string data = makePattern(8 << 20, 11);
+  std::promise<TcpConnectionPtr> connected;
+  std::atomic<int> completes{0};
+  std::atomic<size_t> leftAtComplete{SIZE_MAX};
+  ServerThread server(1, [&](TcpServer& s) {
+    s.setWriteCompleteCallback([&](const TcpConnectionPtr& conn) {
+      leftAtComplete = conn->outputBuffer()->readableBytes();
+      completes.fetch_add(1);
+    });
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (!conn->connected()) return;
+      // The client is not reading: the kernel takes a few MiB at most.
+      conn->send(data);
+      connected.set_value(conn);
+    });
+  });
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  TcpConnectionPtr conn = connected.get_future().get();
+  EventLoop* ioLoop = conn->getLoop();
+  // Twice through the I/O loop: a write-complete queued by the send, or
+  // fired by an EPOLLOUT that wrote only part of the rest, has run.
+  runSync(ioLoop, [] {});
+  size_t queued = runSync(ioLoop, [&] { return conn->outputBuffer()->readableBytes(); });
+  ASSERT_GT(queued, 0u) << "the socket took all 8 MiB at once; nothing to test";
+  EXPECT_EQ(completes.load(), 0) << "write-complete fired with " << queued << " bytes still queued";
+  std::string got = readExactly(fd, data.size());
+  ASSERT_EQ(got.size(), data.size());
+  EXPECT_TRUE(got == data);
+  ASSERT_TRUE(waitFor([&] { return completes.load() >= 1; }));
+  runSync(ioLoop, [] {});
+  runSync(ioLoop, [] {});
+  EXPECT_EQ(completes.load(), 1);
+  EXPECT_EQ(leftAtComplete.load(), 0u);
+  ::close(fd);
+}
+
 TEST(TcpServer, PeerResetGivesOneDisconnectAndFreesTheFd) {
   std::atomic<int> up{0}, down{0};
+  std::atomic<EventLoop*> ioLoop{nullptr};
   ServerThread server(1, [&](TcpServer& s) {
     s.setMessageCallback(echo);
     s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (conn->connected()) ioLoop = conn->getLoop();
       (conn->connected() ? up : down).fetch_add(1);
     });
   });
@@ -253,6 +297,11 @@ TEST(TcpServer, PeerResetGivesOneDisconnectAndFreesTheFd) {
   EXPECT_EQ(countOpenFds(), baseline + 2);  // ours and the server's
   closeWithReset(fd);
   ASSERT_TRUE(waitFor([&] { return down.load() == 1; }));
+  // Whatever the reset left behind in the I/O loop (a second event, a
+  // queued close) has run after two round trips through it.
+  runSync(ioLoop.load(), [] {});
+  runSync(ioLoop.load(), [] {});
+  EXPECT_EQ(down.load(), 1);
   EXPECT_TRUE(waitFor([&] { return server.numConnections() == 0 && countOpenFds() == baseline; }))
       << countOpenFds() << " fds, baseline " << baseline;
   // A later event must not bring a second disconnect.
@@ -357,12 +406,49 @@ TEST(TcpServer, ThreadInitCallbackRunsInTheBaseLoopThreadWithZeroThreads) {
   runSync(loop, [&] { server.reset(); });
 }
 
-// kReusePort: a second server binds the same port (without it, bind fails).
+// kReusePort: a second server binds the port a first one already listens
+// on, and the kernel spreads new connections over both. (A port whose
+// socket is only bound, not listening, can be bound again with SO_REUSEADDR
+// alone, so the first server must listen for this to prove anything.)
 TEST(TcpServer, ReusePortLetsTwoServersShareAPort) {
-  EventLoop loop;
-  TcpServer first(&loop, loopback(0), "first", TcpServer::kReusePort);
-  TcpServer second(&loop, first.listenAddress(), "second", TcpServer::kReusePort);
-  EXPECT_EQ(second.listenAddress(), first.listenAddress());
+  std::atomic<int> firstUp{0}, secondUp{0};
+  auto counting = [](std::atomic<int>& up) {
+    return [&up](TcpServer& s) {
+      s.setConnectionCallback([&up](const TcpConnectionPtr& conn) {
+        if (conn->connected()) up.fetch_add(1);
+      });
+    };
+  };
+  ServerThread first(0, counting(firstUp), false, 0, TcpServer::kReusePort);
+  ServerThread second(0, counting(secondUp), false, first.address().port(), TcpServer::kReusePort);
+  ASSERT_EQ(second.address(), first.address());
+  // SO_REUSEPORT picks the listener by a hash of the client's address and
+  // port; each new connection has a new port, so both servers get some
+  // long before 200 (all on one side: a chance of 2^-199).
+  for (int i = 0; i < 200 && (firstUp.load() == 0 || secondUp.load() == 0); ++i) {
+    int fd = connectTo(first.address());
+    ASSERT_GE(fd, 0) << "connection " << i;
+    ASSERT_TRUE(waitFor([&] { return firstUp.load() + secondUp.load() == i + 1; })) << "connection " << i;
+    ::close(fd);
+  }
+  EXPECT_GT(firstUp.load(), 0);
+  EXPECT_GT(secondUp.load(), 0);
+}
+
+// Without kReusePort a port that a listening server holds cannot be bound:
+// the constructor dies (LOG_SYSFATAL in Socket::bindAddress) instead of
+// running a server that never gets a connection.
+TEST(TcpServerDeathTest, BindingAPortThatAServerListensOnAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        muon::Logger::setOutput([](const char* msg, size_t len) { ::fwrite(msg, 1, len, stderr); });
+        EventLoop loop;
+        TcpServer first(&loop, loopback(0), "first");
+        first.start();
+        TcpServer second(&loop, first.listenAddress(), "second");
+      },
+      "Socket::bindAddress 127\\.0\\.0\\.1:[0-9]+.*Address already in use");
 }
 
 TEST(Socket, OptionsAreSetAndCleared) {

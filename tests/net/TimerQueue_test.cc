@@ -78,6 +78,8 @@ TEST(Timer, RunEveryRepeats) {
       loop.runAfter(0.02, [&] { loop.quit(); });  // would see a sixth firing
     }
   });
+  // A timer that stops repeating must fail the count, not hang the test.
+  loop.runAfter(5.0, [&] { loop.quit(); });
   loop.loop();
   EXPECT_EQ(count, 5);
 }
