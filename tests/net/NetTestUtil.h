@@ -47,6 +47,14 @@ auto runSync(EventLoop* loop, F f) -> decltype(f()) {
   return result.get();
 }
 
+// Two round trips through loop's thread: whatever was queued there before
+// the call has run, and so has anything that queued in turn (a close
+// queued by an event handler, say).
+inline void drainLoop(EventLoop* loop) {
+  runSync(loop, [] {});
+  runSync(loop, [] {});
+}
+
 inline InetAddress loopback(uint16_t port, bool ipv6 = false) { return InetAddress(port, true, ipv6); }
 
 // A blocking socket connected to addr, or -1.

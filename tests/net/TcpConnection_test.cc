@@ -325,9 +325,7 @@ TEST(TcpConnectionFault, SendArrivingAfterTheHalfCloseIsDroppedAndReadingGoesOn)
     // ... and the half-close, run right here, goes out before it.
     conn->shutdown();
   });
-  // The queued send has run, and so has any close it queued.
-  runSync(ioLoop, [] {});
-  runSync(ioLoop, [] {});
+  drainLoop(ioLoop);  // the queued send has run, and any close it queued
   EXPECT_FALSE(conn->disconnected());
   EXPECT_EQ(LogCapture::count("give up writing"), 1);
   EXPECT_TRUE(readsEof(fd));  // the FIN and nothing before it
