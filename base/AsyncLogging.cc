@@ -10,39 +10,41 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 
+#include "muon/base/LogSpool.h"
+#include "muon/base/SpoolRecovery.h"
 #include "muon/base/Timestamp.h"
 
 namespace muon {
 
 namespace {
-constexpr int kSlotShift = 48;
-constexpr uint64_t kOffsetMask = (uint64_t{1} << kSlotShift) - 1;
+// The reserve word (see AsyncLogging.h): slot | messages | bytes.
+constexpr int kSlotShift = 56;
+constexpr int kMessagesShift = 36;
+constexpr uint64_t kBytesMask = (uint64_t{1} << kMessagesShift) - 1;
+constexpr uint64_t kMessagesMask = (uint64_t{1} << (kSlotShift - kMessagesShift)) - 1;
 // A buffer's commit word: bytes in the low 40 bits, messages above them, so
 // that one fetch_add records both.
-constexpr int kMessageShift = 40;
-constexpr uint64_t kBytesMask = (uint64_t{1} << kMessageShift) - 1;
+constexpr int kCommitMessageShift = 40;
+constexpr uint64_t kCommitBytesMask = (uint64_t{1} << kCommitMessageShift) - 1;
 
 uint64_t makeReserveWord(size_t slot) { return static_cast<uint64_t>(slot) << kSlotShift; }
-}  // namespace
+uint64_t bytesOf(uint64_t word) { return word & kBytesMask; }
+uint64_t messagesOf(uint64_t word) { return (word >> kMessagesShift) & kMessagesMask; }
 
-namespace {
-// Buffers are mapped, not malloc'ed: munmap gives a burst's memory back to the
-// system at once, where free() would keep it in a malloc arena. We never
-// memset them; MAP_POPULATE has the kernel fault every page in at once, so
-// that the producer that later fills the buffer takes no page faults.
+// Default mode: buffers are mapped, not malloc'ed: munmap gives a burst's
+// memory back to the system at once, where free() would keep it in a malloc
+// arena. We never memset them; MAP_POPULATE has the kernel fault every page
+// in at once, so that the producer that later fills the buffer takes no
+// page faults. nullptr when the system has no memory to give.
 char* mapBuffer() {
   void* p = ::mmap(nullptr, AsyncLogging::kBufferSize, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
-  return static_cast<char*>(p);
+  return p == MAP_FAILED ? nullptr : static_cast<char*>(p);
 }
 }  // namespace
 
 struct AsyncLogging::Buffer {
-  Buffer(size_t s, char* mapped) : slot(s), data(mapped) {}
-  ~Buffer() { ::munmap(data, kBufferSize); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
+  explicit Buffer(size_t s) : slot(s) {}
 
   // Back to empty, before the buffer is published as current again.
   void reset() {
@@ -55,23 +57,29 @@ struct AsyncLogging::Buffer {
   // Writers hold no lock between reserving and committing, and copy at most
   // one line in between, so the wait is short.
   void waitForWriters() const {
-    for (int spins = 0; (committed.load(std::memory_order_acquire) & kBytesMask) != finalReserved;
+    for (int spins = 0;
+         (committed.load(std::memory_order_acquire) & kCommitBytesMask) != bytesOf(finalReserved);
          ++spins) {
       if (spins > 64) std::this_thread::yield();
     }
   }
 
   // Bytes of whole lines at the front of data (call after waitForWriters).
-  size_t length() const {
-    return finalReserved <= kBufferSize ? finalReserved
-                                        : validEnd.load(std::memory_order_relaxed);
+  size_t length(uint64_t entrySize) const {
+    uint64_t bytes = bytesOf(finalReserved);
+    return bytes + messagesOf(finalReserved) * entrySize <= kBufferSize
+               ? bytes
+               : validEnd.load(std::memory_order_relaxed);
   }
-  uint64_t messages() const { return committed.load(std::memory_order_relaxed) >> kMessageShift; }
+  uint64_t messages() const {
+    return committed.load(std::memory_order_relaxed) >> kCommitMessageShift;
+  }
 
   const size_t slot;
-  char* const data;
-  // Bytes reserved in this buffer when it stopped being current (set under
-  // mutex_); once committed bytes reach it, no writer is left.
+  char* data = nullptr;  // set before the buffer is first published
+  uint64_t seal = 0;     // crash-safe mode: this generation's entry seal
+  // The reserve word when this buffer stopped being current (set under
+  // mutex_); once committed bytes reach its bytes, no writer is left.
   uint64_t finalReserved = 0;
   // Where the line that did not fit would have started: the end of data.
   std::atomic<size_t> validEnd{kBufferSize};
@@ -80,17 +88,45 @@ struct AsyncLogging::Buffer {
 
 AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, int flushInterval,
                            OverflowPolicy policy)
-    : flushInterval_(flushInterval > 0 ? flushInterval : 1),
-      policy_(policy),
+    : AsyncLogging(basename, rollSize, Options{flushInterval, policy, false}) {}
+
+AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, const Options& options)
+    : flushInterval_(options.flushInterval > 0 ? options.flushInterval : 1),
+      policy_(options.policy),
       reserve_(0),
       // Only the backend thread uses it, so no lock. checkEveryN = 1: each
       // append is a whole buffer, so check the day on every one.
-      output_(basename, rollSize, false, flushInterval, 1) {
+      output_(basename, rollSize, false, flushInterval_, 1) {
+  if (options.crashSafe) openSpool(basename);
   std::lock_guard<std::mutex> lock(mutex_);
   Buffer* first = takeSpare();
+  if (!first) throw std::bad_alloc();
   reserve_.store(makeReserveWord(first->slot), std::memory_order_release);
   queued_.reserve(kMaxBuffers);
   spares_.reserve(kMaxBuffers);
+}
+
+void AsyncLogging::openSpool(const std::string& basename) {
+  std::string error;
+  std::unique_ptr<LogSpool> spool = LogSpool::create(basename, kMaxBuffers, kBufferSize, &error);
+  // Dead processes' lines go first, before any of ours (there are none yet:
+  // nobody can append before the constructor returns).
+  for (const RecoveryReport& r : recoverDeadSpools(basename, &output_)) {
+    linesRecovered_ += r.lines;
+    if (!r.error.empty()) {
+      std::fprintf(stderr, "muon::AsyncLogging: recovering '%s': %s\n", r.spool.c_str(),
+                   r.error.c_str());
+    }
+  }
+  if (spool && !spool->publish(&error)) spool.reset();
+  if (!spool) {
+    std::fprintf(stderr, "muon::AsyncLogging: %s; logging without crash safety\n",
+                 error.c_str());
+    return;
+  }
+  spool_ = std::move(spool);
+  messageUnit_ = uint64_t{1} << kMessagesShift;
+  entrySize_ = LogSpool::kEntrySize;
 }
 
 AsyncLogging::~AsyncLogging() {
@@ -99,78 +135,99 @@ AsyncLogging::~AsyncLogging() {
   // to write them; they are written here, so that none is lost.
   writeLeftovers();
   for (Buffer*& b : slots_) {
+    if (!b) continue;
+    if (spool_) {
+      spool_->markFree(b->slot);  // all written: the current one is empty
+    } else {
+      ::munmap(b->data, kBufferSize);
+    }
     delete b;
     b = nullptr;
   }
+  // spool_ goes next: every slot is free now, so it removes its file.
 }
 
 void AsyncLogging::setWriteFunction(WriteFunction write) {
   std::lock_guard<std::mutex> lock(mutex_);
-  assert(!running_ && "setWriteFunction must come before start()");
+  assert(state_ == State::kIdle && "setWriteFunction must come before start()");
   output_.setWriteFunction(std::move(write));
 }
 
+std::string AsyncLogging::spoolPath() const { return spool_ ? spool_->path() : std::string(); }
+
 void AsyncLogging::append(const char* logline, size_t len) {
   if (len == 0) return;
-  if (len > kBufferSize) len = kBufferSize;
+  if (len > kBufferSize - entrySize_) len = kBufferSize - entrySize_;
   // acquire: pairs with the release that published the buffer's slot.
-  uint64_t word = reserve_.fetch_add(len, std::memory_order_acquire);
+  uint64_t word = reserve_.fetch_add(len + messageUnit_, std::memory_order_acquire);
   Buffer* b = slots_[word >> kSlotShift];
-  uint64_t offset = word & kOffsetMask;
-  if (offset + len <= kBufferSize) {
+  uint64_t offset = bytesOf(word);
+  uint64_t n = messagesOf(word);  // 0 unless crash-safe
+  // The line from the front, message n's index entry (if any) from the back.
+  if (offset + len + (n + 1) * entrySize_ <= kBufferSize) {
     std::memcpy(b->data + offset, logline, len);
-    b->committed.fetch_add(len + (uint64_t{1} << kMessageShift), std::memory_order_release);
+    if (entrySize_ != 0) LogSpool::record(b->data, kBufferSize, b->seal, n, offset, len);
+    b->committed.fetch_add(len + (uint64_t{1} << kCommitMessageShift), std::memory_order_release);
     return;
   }
-  appendSlow(b, offset, logline, len);
+  appendSlow(b, word, logline, len);
 }
 
-void AsyncLogging::appendSlow(Buffer* full, uint64_t offset, const char* logline, size_t len) {
+void AsyncLogging::appendSlow(Buffer* full, uint64_t word, const char* logline, size_t len) {
   // The one writer whose reservation crosses the end marks where the data
-  // ends; its bytes and those of every later failed reservation are committed
-  // as empty, so the backend's count still adds up.
-  if (offset <= kBufferSize) full->validEnd.store(offset, std::memory_order_relaxed);
+  // ends (the reservations before it all fit, later ones start past it);
+  // its bytes and those of every later failed reservation are committed as
+  // empty, so the backend's count still adds up.
+  uint64_t offset = bytesOf(word);
+  if (offset + messagesOf(word) * entrySize_ <= kBufferSize) {
+    full->validEnd.store(offset, std::memory_order_relaxed);
+  }
   // After this commit `full` may be written out, dropped or even unmapped by
   // another thread: it must not be touched again.
   full->committed.fetch_add(len, std::memory_order_release);
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    if (policy_ == kBlock && running_) {
-      // Wait for room; someone else may retire the full buffer meanwhile.
-      auto mayGo = [this] {
-        return !currentIsFull() || queued_.size() + inFlight_ < kMaxPendingBuffers ||
-               !running_ || stopping_;
-      };
-      if (!mayGo()) {
-        ++producerWaits_;
-        producerCond_.wait(lock, mayGo);
-      }
+    // kBlock: wait for room; someone else may retire the full buffer meanwhile.
+    auto mustWait = [this] {
+      return policy_ == kBlock && state_ == State::kRunning && currentIsFull() &&
+             queued_.size() + inFlight_ >= kMaxPendingBuffers;
+    };
+    if (mustWait()) {
+      ++producerWaits_;
+      producerCond_.wait(lock, [&] { return !mustWait(); });
     }
-    // Whoever comes first retires it; the others find a fresh buffer.
-    if (currentIsFull()) retireCurrent();
+    // Whoever comes first retires it; the others find a fresh buffer. With
+    // no memory for a fresh one, this line is lost, and counted.
+    if (currentIsFull() && !retireCurrent()) {
+      ++unreported_.messages;
+      return;
+    }
   }
   append(logline, len);
 }
 
 bool AsyncLogging::currentIsFull() const {
   // A writer only gets here after its reservation crossed the end, so the
-  // current buffer is full exactly when its reserved count is past the end.
-  // (Comparing buffers instead would be fooled when the full one was dropped
-  // and its slot, or the Buffer itself, came back as the new current one.)
-  return (reserve_.load(std::memory_order_relaxed) & kOffsetMask) > kBufferSize;
+  // current buffer is full exactly when what is reserved in it is past the
+  // end. (Comparing buffers instead would be fooled when the full one was
+  // dropped and its slot, or the Buffer itself, came back as the new current one.)
+  uint64_t word = reserve_.load(std::memory_order_relaxed);
+  return bytesOf(word) + messagesOf(word) * entrySize_ > kBufferSize;
 }
 
-void AsyncLogging::retireCurrent() {
+bool AsyncLogging::retireCurrent() {
   Buffer* fresh = takeSpare();
+  if (!fresh) return false;
   uint64_t old = reserve_.exchange(makeReserveWord(fresh->slot), std::memory_order_acq_rel);
   Buffer* full = slots_[old >> kSlotShift];
-  full->finalReserved = old & kOffsetMask;
+  full->finalReserved = old;
   queued_.push_back(full);
   // kBlock with no backend running (before start(), after stop()) cannot
   // wait for room, so it drops and counts like kDrop rather than grow
   // without bound.
-  if (policy_ == kDrop || !running_) dropExcess();
+  if (policy_ == kDrop || state_ == State::kIdle) dropExcess();
   backendCond_.notify_one();
+  return true;
 }
 
 void AsyncLogging::dropExcess() {
@@ -181,8 +238,9 @@ void AsyncLogging::dropExcess() {
   for (size_t i = keep; i < queued_.size(); ++i) {
     Buffer* b = queued_[i];
     b->waitForWriters();  // a late writer may still be copying into it
-    unreportedDroppedMessages_ += b->messages();
-    ++unreportedDroppedBuffers_;
+    unreported_.messages += b->messages();
+    ++unreported_.buffers;
+    if (spool_) spool_->markFree(b->slot);  // dropped on purpose: nothing to recover
     recycle(b);
   }
   queued_.resize(keep);
@@ -195,36 +253,55 @@ AsyncLogging::Buffer* AsyncLogging::takeSpare() {
     spares_.pop_back();
   } else {
     // The backend keeps spares ready; a producer maps one only when it
-    // outruns the backend. It populates the pages now, under the lock: one
-    // stall of about a millisecond for this producer, instead of a page fault
-    // (1-2 us here) in one line out of every ~37 for the next 4 MiB, which
-    // was the whole of the p99.9 latency (2.5 us -> 0.37 us, 1 thread).
-    // The other producers need this buffer anyway, so the lock costs them
-    // nothing more.
-    b = install(mapBuffer());
-    assert(b != nullptr && "AsyncLogging: buffer bound broken");
+    // outruns the backend. Its pages are made resident now, under the lock:
+    // one stall of about a millisecond for this producer, instead of a page
+    // fault in one line out of every ~37 for the next 4 MiB (the whole of
+    // the p99.9 latency). The other producers need this buffer anyway, so
+    // the lock costs them nothing more.
+    b = install();
+    if (!b) return nullptr;
   }
   b->reset();
+  if (spool_) b->seal = spool_->activate(b->slot);
   return b;
 }
 
-AsyncLogging::Buffer* AsyncLogging::install(char* mapped) {
+size_t AsyncLogging::freeSlot() const {
   size_t slot = 0;
   while (slot < kMaxBuffers && slots_[slot] != nullptr) ++slot;
-  if (slot == kMaxBuffers) {
-    ::munmap(mapped, kBufferSize);
-    return nullptr;
-  }
-  return slots_[slot] = new Buffer(slot, mapped);
+  return slot;
+}
+
+char* AsyncLogging::memoryFor(size_t slot) const {
+  if (!spool_) return mapBuffer();
+  spool_->prefault(slot);
+  return spool_->data(slot);
+}
+
+AsyncLogging::Buffer* AsyncLogging::install() {
+  size_t slot = freeSlot();
+  assert(slot < kMaxBuffers && "AsyncLogging: buffer bound broken");
+  char* memory = memoryFor(slot);
+  if (!memory) return nullptr;
+  Buffer* b = new Buffer(slot);
+  b->data = memory;
+  return slots_[slot] = b;
 }
 
 void AsyncLogging::prepareSpares(std::unique_lock<std::mutex>& lock) {
   while (spares_.size() < kPreparedSpares) {
+    size_t slot = freeSlot();
+    if (slot == kMaxBuffers) return;
+    Buffer* b = slots_[slot] = new Buffer(slot);  // claims the slot
     lock.unlock();
-    char* mapped = mapBuffer();  // the slow part, outside the lock
+    char* memory = memoryFor(slot);  // the slow part, outside the lock
     lock.lock();
-    Buffer* b = install(mapped);
-    if (!b) return;
+    if (!memory) {
+      slots_[slot] = nullptr;
+      delete b;
+      return;
+    }
+    b->data = memory;
     spares_.push_back(b);
   }
 }
@@ -232,43 +309,45 @@ void AsyncLogging::prepareSpares(std::unique_lock<std::mutex>& lock) {
 void AsyncLogging::recycle(Buffer* b) {
   if (spares_.size() < kMaxSpares) {
     spares_.push_back(b);
-  } else {
-    // Give memory back after a burst.
-    slots_[b->slot] = nullptr;
-    delete b;
+    return;
   }
+  // Give memory back after a burst.
+  if (spool_) {
+    spool_->release(b->slot);
+  } else {
+    ::munmap(b->data, kBufferSize);
+  }
+  slots_[b->slot] = nullptr;
+  delete b;
 }
 
 void AsyncLogging::start() {
   std::unique_lock<std::mutex> lock(mutex_);
-  if (running_) return;
-  running_ = true;
-  stopping_ = false;
-  backendStarted_ = false;
+  if (state_ != State::kIdle) return;
+  state_ = State::kStarting;
   thread_ = std::thread(&AsyncLogging::threadFunc, this);
-  producerCond_.wait(lock, [this] { return backendStarted_; });
+  producerCond_.wait(lock, [this] { return state_ != State::kStarting; });
 }
 
 void AsyncLogging::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!running_ || stopping_) return;
-    stopping_ = true;
+    if (state_ != State::kRunning) return;
+    state_ = State::kStopping;
     backendCond_.notify_one();
   }
   thread_.join();
   std::lock_guard<std::mutex> lock(mutex_);
-  running_ = false;
-  stopping_ = false;
+  state_ = State::kIdle;
   producerCond_.notify_all();
 }
 
 void AsyncLogging::flush() {
   std::unique_lock<std::mutex> lock(mutex_);
-  if (!running_ || stopping_) return;
+  if (state_ != State::kRunning) return;
   uint64_t ticket = ++flushRequested_;
   backendCond_.notify_one();
-  producerCond_.wait(lock, [&] { return flushDone_ >= ticket || !running_; });
+  producerCond_.wait(lock, [&] { return flushDone_ >= ticket || state_ == State::kIdle; });
 }
 
 void AsyncLogging::requestReopen() {
@@ -279,9 +358,11 @@ void AsyncLogging::requestReopen() {
 AsyncLogging::Stats AsyncLogging::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   Stats s;
-  s.messagesDropped = messagesDropped_ + unreportedDroppedMessages_;
-  s.buffersDropped = buffersDropped_ + unreportedDroppedBuffers_;
+  s.messagesDropped = dropped_.messages + unreported_.messages;
+  s.buffersDropped = dropped_.buffers + unreported_.buffers;
   s.producerWaits = producerWaits_;
+  s.crashSafe = spool_ != nullptr;
+  s.linesRecovered = linesRecovered_;
   s.file = fileStats_;
   return s;
 }
@@ -293,13 +374,13 @@ void AsyncLogging::threadFunc() {
   // name is there as soon as the logger is running.
   ::prctl(PR_SET_NAME, kBackendThreadName, 0, 0, 0);
   std::unique_lock<std::mutex> lock(mutex_);
-  backendStarted_ = true;
+  state_ = State::kRunning;
   producerCond_.notify_all();
   for (;;) {
-    if (queued_.empty() && !stopping_ && flushRequested_ == flushDone_) {
+    if (queued_.empty() && state_ != State::kStopping && flushRequested_ == flushDone_) {
       backendCond_.wait_for(lock, std::chrono::seconds(flushInterval_));
     }
-    bool stopNow = stopping_;
+    bool stopNow = state_ == State::kStopping;
     uint64_t flushTarget = flushRequested_;
     // Take the partly filled current buffer too: lines must not wait longer
     // than flushInterval, and stop/flush must see everything before them.
@@ -329,14 +410,15 @@ void AsyncLogging::threadFunc() {
 
 AsyncLogging::Dropped AsyncLogging::takeBatch(std::vector<Buffer*>& batch) {
   // The backend never waits for room: only it can make room. (With kBlock
-  // this may queue one buffer over the bound, briefly.)
-  if ((reserve_.load(std::memory_order_relaxed) & kOffsetMask) != 0) retireCurrent();
+  // this may queue one buffer over the bound, briefly.) Should no fresh
+  // buffer be had, the current one stays and is taken next time.
+  if (bytesOf(reserve_.load(std::memory_order_relaxed)) != 0) retireCurrent();
   batch.swap(queued_);
   inFlight_ = batch.size();
-  Dropped dropped{unreportedDroppedBuffers_, unreportedDroppedMessages_};
-  buffersDropped_ += dropped.buffers;
-  messagesDropped_ += dropped.messages;
-  unreportedDroppedBuffers_ = unreportedDroppedMessages_ = 0;
+  Dropped dropped = unreported_;
+  dropped_.buffers += dropped.buffers;
+  dropped_.messages += dropped.messages;
+  unreported_ = Dropped();
   return dropped;
 }
 
@@ -347,7 +429,7 @@ void AsyncLogging::writeLeftovers() {
     std::lock_guard<std::mutex> lock(mutex_);
     dropped = takeBatch(batch);
   }
-  if (batch.empty() && dropped.buffers == 0) return;
+  if (batch.empty() && dropped.messages == 0) return;
   writeBatch(batch, dropped);
   std::lock_guard<std::mutex> lock(mutex_);
   for (Buffer* b : batch) recycle(b);
@@ -355,7 +437,7 @@ void AsyncLogging::writeLeftovers() {
 }
 
 void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped) {
-  if (dropped.buffers > 0) {
+  if (dropped.messages > 0) {
     char line[256];
     int n = std::snprintf(line, sizeof line,
                           "Dropped log messages at %s, %llu larger buffers (%llu messages)\n",
@@ -367,7 +449,21 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
   }
   for (Buffer* b : batch) {
     b->waitForWriters();
-    output_.append(b->data, b->length());
+    if (spool_) {
+      // Recovery cuts the file back to this position if we die before
+      // markFree(), and writes the buffer again: once, either way.
+      FilePosition at;
+      if (!output_.position(&at)) at = FilePosition();
+      spool_->markWriting(b->slot, at);
+    }
+    output_.append(b->data, b->length(entrySize_));
+    if (spool_) {
+      output_.flush();
+      spool_->markFree(b->slot);
+      // Written back by the kernel meanwhile, its pages would fault again
+      // on the next store; make them writable here, not in a producer.
+      spool_->prefault(b->slot);
+    }
   }
   output_.flush();
 }

@@ -13,11 +13,22 @@
 //   "Dropped log messages at <time>, N larger buffers (M messages)"
 // to the file and to stderr; kBlock makes producers wait, so nothing is lost
 // (while the backend runs: with no backend to wait for, before start() or
-// after stop(), kBlock drops and counts as kDrop does).
+// after stop(), kBlock drops and counts as kDrop does). A producer that needs
+// a fresh buffer when none can be mapped does the same: it never throws.
+//
+// Crash-safe mode (Options::crashSafe): the buffers live in a spool file in
+// the log directory (LogSpool.h), so every line is in the kernel's page cache
+// once append() returns and survives kill -9, abort() or an OOM kill of the
+// process. The next crash-safe AsyncLogging of the same basename (or
+// muon-recover) writes those lines out (SpoolRecovery.h); this constructor
+// does that first, before any line of its own. Power loss and kernel crashes
+// are not covered (docs/logging.md).
 //
 // Thread safety: append() and flush() from any thread, requestReopen() also
 // from a signal handler; start() and stop() from the owning thread. Lines
-// from one thread stay in order.
+// from one thread stay in order. A forked child must not log through its
+// parent's AsyncLogging (it has no backend; in crash-safe mode its lines
+// would land in the parent's spool): give the child its own output.
 #pragma once
 
 #include <sys/types.h>
@@ -36,9 +47,27 @@
 
 namespace muon {
 
+class LogSpool;
+
 class AsyncLogging {
  public:
   enum OverflowPolicy { kDrop, kBlock };
+
+  struct Options {
+    // Seconds between two writes of whatever has been logged (and two
+    // flushes of the file): the most a line waits in memory. 3, as muduo.
+    int flushInterval = 3;
+    // What producers do when kMaxPendingBuffers buffers wait: kDrop keeps the
+    // process going at full speed when the disk cannot follow (the default,
+    // as muduo); kBlock loses nothing and slows producers to the disk's pace.
+    OverflowPolicy policy = kDrop;
+    // Keep the buffers in a spool file beside the log (basename.<pid>.spool)
+    // so that no committed line is lost when the process dies, and recover
+    // dead processes' spools at construction. Off by default: it costs a
+    // spool file of up to (kMaxPendingBuffers + 8) x 4 MiB on disk while
+    // logging (4-5 buffers in steady state) and some speed (docs/logging.md).
+    bool crashSafe = false;
+  };
 
   static constexpr size_t kBufferSize = 4 * 1024 * 1024;
   static constexpr size_t kMaxPendingBuffers = 25;
@@ -47,12 +76,13 @@ class AsyncLogging {
 
   AsyncLogging(const std::string& basename, off_t rollSize, int flushInterval = 3,
                OverflowPolicy policy = kDrop);
+  AsyncLogging(const std::string& basename, off_t rollSize, const Options& options);
   // stop(), then writes in the calling thread whatever was appended after it.
   ~AsyncLogging();
   AsyncLogging(const AsyncLogging&) = delete;
   AsyncLogging& operator=(const AsyncLogging&) = delete;
 
-  // Copies one line in. A line longer than kBufferSize is cut to fit.
+  // Copies one line in. A line longer than a buffer can hold is cut to fit.
   // Lines appended before start() wait in the buffer; they are not lost.
   void append(const char* logline, size_t len);
 
@@ -80,9 +110,13 @@ class AsyncLogging {
     uint64_t messagesDropped = 0;
     uint64_t buffersDropped = 0;
     uint64_t producerWaits = 0;  // kBlock: times a producer waited for room
+    bool crashSafe = false;      // the buffers are in a spool (asked for and set up)
+    uint64_t linesRecovered = 0;  // from dead processes' spools, at construction
     LogFile::Stats file;
   };
   Stats stats() const;
+  // The spool file ("" unless crash-safe).
+  std::string spoolPath() const;
 
   // For tests: the LogFile's write seam (set before start()).
   void setWriteFunction(WriteFunction write);
@@ -92,71 +126,86 @@ class AsyncLogging {
   // Every buffer that can exist at once: kMaxPendingBuffers waiting or being
   // written, the current one, and a few spares.
   static constexpr size_t kMaxBuffers = kMaxPendingBuffers + 8;
-  static constexpr size_t kMaxSpares = 4;       // kept after a burst; the rest unmapped
+  static constexpr size_t kMaxSpares = 4;       // kept after a burst; the rest released
   static constexpr size_t kPreparedSpares = 2;  // mapped ahead by the backend
 
-  void threadFunc();
-  void appendSlow(Buffer* full, uint64_t offset, const char* logline, size_t len);
-  // Whether the current buffer has been filled past its end. mutex_ held.
-  bool currentIsFull() const;
-  // Puts a fresh buffer in place of the current one and queues the old one
-  // for the backend, then applies the overflow rule. mutex_ held.
-  void retireCurrent();
-  // Applies the overflow rule after a buffer was queued. mutex_ held.
-  void dropExcess();
-  Buffer* takeSpare();  // mutex_ held
-  // Wraps mapped memory in a Buffer in a free slot (nullptr if none). mutex_ held.
-  Buffer* install(char* mapped);
-  // Maps spares ahead of need, outside the lock. Backend thread; mutex_ held on entry and exit.
-  void prepareSpares(std::unique_lock<std::mutex>& lock);
-  void recycle(Buffer* b);  // mutex_ held
+  // The lifecycle: kIdle (constructed, or stopped) -> start() -> kStarting
+  // -> the backend runs -> kRunning -> stop() -> kStopping -> joined -> kIdle.
+  enum class State { kIdle, kStarting, kRunning, kStopping };
+
   struct Dropped {
     uint64_t buffers = 0;
     uint64_t messages = 0;
   };
+
+  void threadFunc();
+  void appendSlow(Buffer* full, uint64_t word, const char* logline, size_t len);
+  // Whether the current buffer has been filled past its end. mutex_ held.
+  bool currentIsFull() const;
+  // Puts a fresh buffer in place of the current one and queues the old one
+  // for the backend, then applies the overflow rule. False, with nothing
+  // changed, when no fresh buffer can be had. mutex_ held.
+  bool retireCurrent();
+  // Applies the overflow rule after a buffer was queued. mutex_ held.
+  void dropExcess();
+  Buffer* takeSpare();  // nullptr if none can be mapped. mutex_ held
+  // The first slot no buffer uses (kMaxBuffers if none). mutex_ held.
+  size_t freeSlot() const;
+  // A new buffer in a free slot, with memory (nullptr if none). mutex_ held.
+  Buffer* install();
+  // Memory for the buffer in `slot`: mapped, or the spool's, made resident.
+  // nullptr if it cannot be had. Any thread; no lock needed.
+  char* memoryFor(size_t slot) const;
+  // Maps spares ahead of need, outside the lock. Backend thread; mutex_ held on entry and exit.
+  void prepareSpares(std::unique_lock<std::mutex>& lock);
+  void recycle(Buffer* b);  // mutex_ held
   // Retires the current buffer if it holds anything, moves the queue into
-  // `batch` (marked in flight) and takes the drop counts not yet reported.
-  // mutex_ held.
+  // `batch` and takes the drop counts not yet reported. mutex_ held.
   Dropped takeBatch(std::vector<Buffer*>& batch);
   void writeBatch(const std::vector<Buffer*>& batch, Dropped dropped);
   // After the backend is gone: writes what is left, in the calling thread.
   void writeLeftovers();
+  // Crash-safe set-up: creates the spool, recovers dead ones, publishes ours.
+  void openSpool(const std::string& basename);
 
   const int flushInterval_;
   const OverflowPolicy policy_;
 
-  // The reserve word: current buffer's slot in the high 16 bits, bytes
-  // reserved in it in the low 48. One fetch_add both picks the current buffer
-  // and reserves space in it, so a reservation can never land in a buffer
-  // that was already swapped out.
+  // The reserve word: the current buffer's slot in the top 8 bits, the
+  // messages reserved in it in the next 20 (crash-safe mode only: the index
+  // of each message's entry), the bytes reserved in the low 36. One fetch_add
+  // both picks the current buffer and reserves space in it, so a reservation
+  // can never land in a buffer that was already swapped out.
   alignas(64) std::atomic<uint64_t> reserve_;
+  // What one append adds to the message field: 1 there in crash-safe mode,
+  // 0 otherwise; and the index bytes each message takes (16 or 0).
+  uint64_t messageUnit_ = 0;
+  uint64_t entrySize_ = 0;
   alignas(64) mutable std::mutex mutex_;
   std::condition_variable backendCond_;   // a buffer is queued, a flush asked, or stop
   std::condition_variable producerCond_;  // room in the queue, a flush done, backend up
-  Buffer* slots_[kMaxBuffers] = {};       // written under mutex_, before the reserve
-                                          // word that names the slot is published
+  // All below guarded by mutex_, except where said.
+  Buffer* slots_[kMaxBuffers] = {};       // written before the reserve word that names the slot is published
   std::vector<Buffer*> queued_;           // full, oldest first, waiting for the backend
   std::vector<Buffer*> spares_;           // written out, ready to be current again
   size_t inFlight_ = 0;                   // taken by the backend, not yet written
-  // Set by requestReopen(), taken by the backend.
+  State state_ = State::kIdle;
+  uint64_t flushRequested_ = 0;
+  uint64_t flushDone_ = 0;
+  Dropped dropped_;      // reported in the file so far
+  Dropped unreported_;   // not yet written to the file
+  uint64_t producerWaits_ = 0;
+  uint64_t linesRecovered_ = 0;  // set in the constructor
+  // Set by requestReopen(), taken by the backend. No lock.
   std::atomic<bool> reopenRequested_{false};
   static_assert(std::atomic<bool>::is_always_lock_free,
                 "requestReopen() must stay async-signal-safe");
-  uint64_t flushRequested_ = 0;
-  uint64_t flushDone_ = 0;
-  bool running_ = false;         // start() called, stop() not finished
-  bool backendStarted_ = false;  // the backend thread is in its loop
-  bool stopping_ = false;
-  uint64_t messagesDropped_ = 0;
-  uint64_t buffersDropped_ = 0;
-  uint64_t producerWaits_ = 0;
-  uint64_t unreportedDroppedMessages_ = 0;
-  uint64_t unreportedDroppedBuffers_ = 0;
 
   // The file's counters as of the last batch: stats() must not wait for a
   // write in progress (a slow disk would stall whoever asks).
   LogFile::Stats fileStats_;
   LogFile output_;  // used by the backend thread only (and before start())
+  std::unique_ptr<LogSpool> spool_;  // crash-safe mode; set in the constructor
   std::thread thread_;
 };
 

@@ -1,6 +1,7 @@
 #include "muon/base/FileUtil.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -53,6 +54,17 @@ bool AppendFile::flush() {
   bool ok = writeFully(buffer_.get(), buffered_);
   buffered_ = 0;
   return ok;
+}
+
+bool AppendFile::position(FilePosition* pos) {
+  if (!flush()) return false;
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) return false;
+  pos->path = path_;
+  pos->device = static_cast<uint64_t>(st.st_dev);
+  pos->inode = static_cast<uint64_t>(st.st_ino);
+  pos->size = static_cast<uint64_t>(st.st_size);
+  return true;
 }
 
 bool AppendFile::writeFully(const char* data, size_t len) {

@@ -23,6 +23,16 @@ namespace muon {
 // Same contract as write(2): bytes written, or -1 with errno set.
 using WriteFunction = std::function<ssize_t(int fd, const char* data, size_t len)>;
 
+// Which file the next byte appended lands in, and where: what a crash-safe
+// AsyncLogging records before it writes a buffer, so that recovery can tell
+// whether the write happened (see LogSpool.h).
+struct FilePosition {
+  std::string path;
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  uint64_t size = 0;  // the file's size: where the next append starts
+};
+
 class AppendFile {
  public:
   static constexpr size_t kBufferSize = 64 * 1024;
@@ -39,6 +49,9 @@ class AppendFile {
   void append(const char* data, size_t len);
   // Writes out what is buffered. False if any byte could not be written.
   bool flush();
+
+  // Flushes, then reads the file's identity and size. False if either fails.
+  bool position(FilePosition* pos);
 
   // Replaces the write seam (tests set it before writing).
   void setWriteFunction(WriteFunction write);

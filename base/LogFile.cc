@@ -97,6 +97,15 @@ LogFile::Stats LogFile::stats() const {
   return s;
 }
 
+bool LogFile::position(FilePosition* pos) {
+  MaybeLock lock(mutex_.get());
+  if (!file_) return false;
+  WriteMark before = markWrites();
+  bool ok = file_->position(pos);
+  reportWrites(before);
+  return ok;
+}
+
 std::string LogFile::currentFileName() const {
   MaybeLock lock(mutex_.get());
   return file_ ? file_->path() : std::string();

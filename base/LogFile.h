@@ -53,6 +53,9 @@ class LogFile {
     uint64_t filesCreated = 0;
   };
   Stats stats() const;
+  // Flushes, then says where the next append will land. False while no
+  // file is open or its buffered bytes could not be written.
+  bool position(FilePosition* pos);
   // The file being written ("" while none could be opened).
   std::string currentFileName() const;
 

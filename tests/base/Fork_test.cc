@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "ChildProcess.h"
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/CurrentThread.h"
@@ -35,26 +36,10 @@ using muon::AsyncLogging;
 using muon::Logger;
 using muon::LogFile;
 using muon::test::readLines;
+using muon::test::waitWithDeadline;
 using muon::test::TempDir;
 
 namespace {
-
-// Waits for `pid` until `deadline`; a child still alive then is killed and
-// the wait reports false (a hung child is the failure these tests look for).
-bool waitWithDeadline(pid_t pid, int* status, std::chrono::milliseconds deadline) {
-  auto until = std::chrono::steady_clock::now() + deadline;
-  for (;;) {
-    pid_t w = ::waitpid(pid, status, WNOHANG);
-    if (w == pid) return true;
-    if (w < 0) return false;
-    if (std::chrono::steady_clock::now() > until) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, status, 0);
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-}
 
 std::atomic<AsyncLogging*> g_async{nullptr};
 void asyncOutput(const char* msg, size_t len) { g_async.load()->append(msg, len); }

@@ -1,0 +1,179 @@
+#include "muon/base/LogSpool.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "muon/base/Logging.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14
+#endif
+
+namespace muon {
+
+namespace {
+
+std::string systemError(const std::string& what, const std::string& path, int savedErrno) {
+  return what + " '" + path + "': " + strerror_tl(savedErrno);
+}
+
+uint64_t randomKey() {
+  uint64_t key = 0;
+  if (::getrandom(&key, sizeof key, 0) != static_cast<ssize_t>(sizeof key)) {
+    // No entropy source: still unpredictable enough to tell entries from
+    // stale data, which is all the key is for when the attacker cannot read
+    // the spool.
+    key = static_cast<uint64_t>(::getpid()) * 0x9E3779B97F4A7C15ull ^
+          reinterpret_cast<uintptr_t>(&key);
+  }
+  return key;
+}
+
+}  // namespace
+
+std::string LogSpool::spoolName(const std::string& basename, long pid, int sequence) {
+  std::string name = basename + "." + std::to_string(pid);
+  if (sequence > 0) name += "." + std::to_string(sequence);
+  return name + ".spool";
+}
+
+std::unique_ptr<LogSpool> LogSpool::create(const std::string& basename, size_t slots,
+                                           size_t bufferSize, std::string* error) {
+  const long pid = ::getpid();
+  // Not a name recovery looks at, until publish(): a half-made spool must
+  // never be taken for a dead one.
+  std::string path = spoolName(basename, pid) + ".new";
+  ::unlink(path.c_str());  // ours by name (our pid); left by a process killed while creating
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    *error = systemError("cannot create spool", path, errno);
+    return nullptr;
+  }
+  size_t mapSize = spool::buffersOffset(slots) + slots * bufferSize;
+  void* map = MAP_FAILED;
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    *error = systemError("cannot lock spool", path, errno);
+  } else if (::ftruncate(fd, static_cast<off_t>(mapSize)) != 0) {
+    *error = systemError("cannot size spool", path, errno);
+  } else {
+    map = ::mmap(nullptr, mapSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) *error = systemError("cannot map spool", path, errno);
+  }
+  if (map == MAP_FAILED) {
+    ::unlink(path.c_str());
+    ::close(fd);
+    return nullptr;
+  }
+  std::unique_ptr<LogSpool> s(
+      new LogSpool(path, fd, static_cast<char*>(map), mapSize, slots, bufferSize));
+  s->basename_ = basename;
+  s->key_ = randomKey();
+  // The header pages are written once here, so a page fault on them can
+  // happen only now. ftruncate made them zero: every slot starts kFree.
+  auto* header = reinterpret_cast<spool::Header*>(s->map_);
+  std::memcpy(header->magic, spool::kMagic, sizeof header->magic);
+  header->version = spool::kVersion;
+  header->slotCount = static_cast<uint32_t>(slots);
+  header->bufferSize = bufferSize;
+  header->key = s->key_;
+  header->pid = static_cast<uint64_t>(pid);
+  for (size_t i = 0; i < slots; ++i) s->slot(i)->generation = 0;
+  return s;
+}
+
+LogSpool::LogSpool(std::string path, int fd, char* map, size_t mapSize, size_t slots,
+                   size_t bufferSize)
+    : path_(std::move(path)),
+      fd_(fd),
+      map_(map),
+      mapSize_(mapSize),
+      slots_(slots),
+      bufferSize_(bufferSize),
+      buffers_(map + spool::buffersOffset(slots)) {}
+
+LogSpool::~LogSpool() {
+  bool empty = true;
+  for (size_t i = 0; i < slots_; ++i) {
+    if (__atomic_load_n(&slot(i)->state, __ATOMIC_ACQUIRE) != kFree) empty = false;
+  }
+  // Unlink before unlocking: no recovery can open it in between.
+  if (empty) ::unlink(path_.c_str());
+  ::munmap(map_, mapSize_);
+  ::close(fd_);
+}
+
+bool LogSpool::publish(std::string* error) {
+  const long pid = ::getpid();
+  for (int sequence = 0; sequence < 100; ++sequence) {
+    std::string name = spoolName(basename_, pid, sequence);
+    // RENAME_NOREPLACE: a spool by that name belongs to a process of the
+    // same pid elsewhere (another PID namespace sharing the directory), or
+    // to a dead process not yet recovered; neither may be replaced.
+    if (::renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, name.c_str(), RENAME_NOREPLACE) == 0) {
+      path_ = name;
+      return true;
+    }
+    if (errno != EEXIST) {
+      *error = systemError("cannot rename spool to", name, errno);
+      return false;
+    }
+  }
+  *error = "no free spool name for " + spoolName(basename_, pid);
+  return false;
+}
+
+spool::Slot* LogSpool::slot(size_t i) const {
+  return reinterpret_cast<spool::Slot*>(map_ + spool::kPageSize * (1 + i));
+}
+
+void LogSpool::prefault(size_t i) const {
+  // A file page that is clean or not yet in memory faults on the first
+  // store to it (a read-only mapping for dirty tracking); a buffer's 1024
+  // such faults would land on producers, one line in ~37. Populating for
+  // write takes them here instead. Older kernels: touch each page.
+  if (::madvise(data(i), bufferSize_, MADV_POPULATE_WRITE) == 0) return;
+  for (size_t off = 0; off < bufferSize_; off += spool::kPageSize) {
+    volatile char* p = data(i) + off;
+    *p = *p;
+  }
+}
+
+void LogSpool::release(size_t i) const {
+  ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+              static_cast<off_t>(spool::buffersOffset(slots_) + i * bufferSize_),
+              static_cast<off_t>(bufferSize_));
+}
+
+uint64_t LogSpool::activate(size_t i) {
+  spool::Slot* s = slot(i);
+  uint64_t generation = s->generation + 1;
+  s->generation = generation;
+  s->sequence = nextSequence_++;
+  __atomic_store_n(&s->state, uint64_t{kActive}, __ATOMIC_RELEASE);
+  return sealFor(key_, generation);
+}
+
+void LogSpool::markWriting(size_t i, const FilePosition& pos) {
+  spool::Slot* s = slot(i);
+  s->device = pos.device;
+  s->inode = pos.inode;
+  s->size = pos.size;
+  size_t n = std::min(pos.path.size(), sizeof s->path - 1);
+  std::memcpy(s->path, pos.path.data(), n);
+  s->path[n] = '\0';
+  __atomic_store_n(&s->state, uint64_t{kWriting}, __ATOMIC_RELEASE);
+}
+
+void LogSpool::markFree(size_t i) {
+  __atomic_store_n(&slot(i)->state, uint64_t{kFree}, __ATOMIC_RELEASE);
+}
+
+}  // namespace muon

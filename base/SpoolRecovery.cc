@@ -1,0 +1,384 @@
+#include "muon/base/SpoolRecovery.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "muon/base/LogFile.h"
+#include "muon/base/LogSpool.h"
+#include "muon/base/Logging.h"
+#include "muon/base/Timestamp.h"
+
+namespace muon {
+
+namespace {
+
+uint64_t load64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+bool allDigits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The lines of one buffer, from its index (see LogSpool.h): entry n is at
+// bufferSize - 16 (n + 1). An entry counts only if its check is right and
+// its line lies after the previous line and before the entry itself; gaps
+// in the index are messages a kill cut short.
+void readIndex(const char* buffer, size_t bufferSize, uint64_t seal, SpoolContents::Buffer* out) {
+  uint64_t end = 0;        // end of the last line found
+  uint64_t lastFound = 0;  // 1 + index of the last entry found
+  for (uint64_t n = 0; (n + 1) * LogSpool::kEntrySize <= bufferSize; ++n) {
+    uint64_t position = bufferSize - (n + 1) * LogSpool::kEntrySize;
+    if (position < end) break;  // the index has met the lines
+    uint64_t word = load64(buffer + position);
+    if (load64(buffer + position + 8) != LogSpool::entryCheck(seal, n, word)) continue;
+    uint64_t offset = word >> 32;
+    uint64_t length = word & 0xffffffffu;
+    if (length == 0 || offset < end || offset + length > position) continue;
+    out->lines.push_back({offset, length});
+    out->incomplete += n - lastFound;
+    lastFound = n + 1;
+    end = offset + length;
+  }
+}
+
+std::string dirOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string fileOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A buffer the dead process was writing: cut the file back to its size
+// before that write, so the buffer can be written again without a line
+// twice. Returns a note when that cannot be known (file gone or replaced).
+std::string undoPartialWrite(const FilePosition& at) {
+  if (at.path.empty()) return "";  // no file was open: nothing was written
+  int fd = ::open(at.path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || ::fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_dev) != at.device ||
+      static_cast<uint64_t>(st.st_ino) != at.inode) {
+    if (fd >= 0) ::close(fd);
+    return "'" + at.path + "' was moved or removed during the crash; its last lines may be repeated";
+  }
+  std::string note;
+  if (static_cast<uint64_t>(st.st_size) > at.size &&
+      ::ftruncate(fd, static_cast<off_t>(at.size)) != 0) {
+    note = "cannot cut '" + at.path + "' back: " + strerror_tl(errno) +
+           "; its last lines may be repeated";
+  }
+  ::close(fd);
+  return note;
+}
+
+void appendError(std::string* error, const std::string& what) {
+  if (!error->empty()) *error += "; ";
+  *error += what;
+}
+
+// An open, locked, mapped spool; unmapped and closed when it goes.
+class OpenSpool {
+ public:
+  ~OpenSpool() {
+    if (map_ != MAP_FAILED) ::munmap(map_, size_);
+    if (fd_ >= 0) ::close(fd_);
+  }
+  // False with *report filled when it cannot be had (or is live).
+  bool open(const std::string& path, RecoveryReport* report) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd_ < 0) {
+      report->error = std::string("cannot open: ") + strerror_tl(errno);
+      return false;
+    }
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EWOULDBLOCK) {
+        report->live = true;
+      } else {
+        report->error = std::string("cannot lock: ") + strerror_tl(errno);
+      }
+      return false;
+    }
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) {
+      report->error = std::string("cannot stat: ") + strerror_tl(errno);
+      return false;
+    }
+    size_ = static_cast<size_t>(st.st_size);
+    if (size_ < sizeof(spool::Header)) {
+      report->error = "not a muon spool (" + std::to_string(size_) + " bytes)";
+      return false;
+    }
+    map_ = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+    if (map_ == MAP_FAILED) {
+      report->error = std::string("cannot map: ") + strerror_tl(errno);
+      return false;
+    }
+    return true;
+  }
+  char* data() const { return static_cast<char*>(map_); }
+  size_t size() const { return size_; }
+  spool::Slot* slot(size_t i) const {
+    return reinterpret_cast<spool::Slot*>(data() + spool::kPageSize * (1 + i));
+  }
+
+ private:
+  int fd_ = -1;
+  void* map_ = MAP_FAILED;
+  size_t size_ = 0;
+};
+
+// What one buffer held, as the bytes of a log file.
+std::string linesOf(const char* buffer, const SpoolContents::Buffer& b) {
+  std::string text;
+  for (const auto& r : b.lines) text.append(buffer + r.offset, r.length);
+  return text;
+}
+
+// Appends and flushes; false if any byte did not reach the file.
+bool writeAll(LogFile* out, const std::string& text) {
+  uint64_t lostBefore = out->stats().lostBytes;
+  out->append(text.data(), text.size());
+  out->flush();
+  return out->stats().lostBytes == lostBefore;
+}
+
+// <prefix>.<pid>.spool.new files whose creator died before publishing them
+// hold no lines (nothing is logged before publish); remove those nobody holds.
+void removeAbandonedSpools(const std::string& dir, const std::string& prefix) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  static const std::string kSuffix = ".spool.new";
+  while (struct dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name.size() <= prefix.size() + 1 + kSuffix.size() ||
+        name.compare(0, prefix.size() + 1, prefix + ".") != 0 ||
+        name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0 ||
+        !allDigits(name.substr(prefix.size() + 1,
+                               name.size() - prefix.size() - 1 - kSuffix.size()))) {
+      continue;
+    }
+    std::string path = dir + "/" + name;
+    int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) continue;
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) ::unlink(path.c_str());
+    ::close(fd);
+  }
+  ::closedir(d);
+}
+
+}  // namespace
+
+bool readSpool(const char* data, size_t size, SpoolContents* contents, std::string* error) {
+  spool::Header h;
+  if (size < sizeof h) {
+    *error = "not a muon spool (too short)";
+    return false;
+  }
+  std::memcpy(&h, data, sizeof h);
+  if (std::memcmp(h.magic, spool::kMagic, sizeof h.magic) != 0) {
+    *error = "not a muon spool (bad magic)";
+    return false;
+  }
+  if (h.version != spool::kVersion) {
+    *error = "spool version " + std::to_string(h.version) + " (this build reads " +
+             std::to_string(spool::kVersion) + ")";
+    return false;
+  }
+  if (h.slotCount == 0 || h.slotCount > spool::kMaxSlots || h.bufferSize < LogSpool::kEntrySize ||
+      h.bufferSize > (uint64_t{1} << 31) || h.bufferSize % spool::kPageSize != 0) {
+    *error = "corrupt spool header";
+    return false;
+  }
+  size_t buffers = spool::buffersOffset(h.slotCount);
+  if (size < buffers + h.slotCount * h.bufferSize) {
+    *error = "spool cut short (" + std::to_string(size) + " bytes)";
+    return false;
+  }
+  contents->pid = static_cast<long>(h.pid);
+  contents->buffers.clear();
+  for (size_t i = 0; i < h.slotCount; ++i) {
+    spool::Slot s;
+    std::memcpy(&s, data + spool::kPageSize * (1 + i), sizeof s);
+    if (s.state == LogSpool::kFree) continue;
+    if (s.state != LogSpool::kActive && s.state != LogSpool::kWriting) {
+      appendError(error, "slot " + std::to_string(i) + " has a bad state");
+      continue;
+    }
+    SpoolContents::Buffer b;
+    b.slot = i;
+    b.sequence = s.sequence;
+    b.writing = s.state == LogSpool::kWriting;
+    if (b.writing) {
+      b.writtenAt.path.assign(s.path, strnlen(s.path, sizeof s.path));
+      b.writtenAt.device = s.device;
+      b.writtenAt.inode = s.inode;
+      b.writtenAt.size = s.size;
+    }
+    readIndex(data + buffers + i * h.bufferSize, h.bufferSize,
+              LogSpool::sealFor(h.key, s.generation), &b);
+    contents->buffers.push_back(std::move(b));
+  }
+  std::sort(contents->buffers.begin(), contents->buffers.end(),
+            [](const SpoolContents::Buffer& a, const SpoolContents::Buffer& b) {
+              return a.sequence < b.sequence;
+            });
+  return true;
+}
+
+RecoveryReport recoverSpool(const std::string& path, const std::string& basename,
+                            const std::function<LogFile*(long pid)>& output) {
+  RecoveryReport report;
+  report.spool = path;
+  OpenSpool sp;
+  if (!sp.open(path, &report)) return report;
+  SpoolContents contents;
+  if (!readSpool(sp.data(), sp.size(), &contents, &report.error)) return report;
+  report.pid = contents.pid;
+  if (!basename.empty() && fileOf(spoolBasename(path, contents.pid)) != fileOf(basename)) {
+    report.foreign = true;  // <basename>.<digits>.<pid>.spool of a longer basename
+    return report;
+  }
+  const size_t buffers = spool::buffersOffset(reinterpret_cast<spool::Header*>(sp.data())->slotCount);
+  const uint64_t bufferSize = reinterpret_cast<spool::Header*>(sp.data())->bufferSize;
+
+  uint64_t lines = 0;
+  for (const auto& b : contents.buffers) {
+    lines += b.lines.size();
+    report.incomplete += b.incomplete;
+  }
+  LogFile* out = nullptr;
+  std::string header;  // goes out with the first buffer, so it is undone with it
+  if (lines > 0) {
+    out = output(contents.pid);
+    if (!out) {
+      appendError(&report.error, "no log file to write to");
+      return report;
+    }
+    char text[512];
+    std::snprintf(text, sizeof text, "Recovered %llu lines of pid %ld from %s at %s",
+                  static_cast<unsigned long long>(lines), contents.pid, path.c_str(),
+                  Timestamp::now().toFormattedString().c_str());
+    header = text;
+    if (report.incomplete > 0) {
+      header += "; " + std::to_string(report.incomplete) + " incomplete lines left out";
+    }
+    header += '\n';
+    report.file = out->currentFileName();
+  }
+  bool everyBufferWritten = report.error.empty();
+  for (const auto& b : contents.buffers) {
+    if (b.writing) {
+      std::string note = undoPartialWrite(b.writtenAt);
+      if (!note.empty()) appendError(&report.error, note);
+    }
+    spool::Slot* slot = sp.slot(b.slot);
+    if (!b.lines.empty()) {
+      FilePosition at;
+      if (!out->position(&at)) at = FilePosition();
+      // From here a recovery killed half-way is undone like a dead backend's write.
+      slot->device = at.device;
+      slot->inode = at.inode;
+      slot->size = at.size;
+      size_t n = std::min(at.path.size(), sizeof slot->path - 1);
+      std::memcpy(slot->path, at.path.data(), n);
+      slot->path[n] = '\0';
+      __atomic_store_n(&slot->state, uint64_t{LogSpool::kWriting}, __ATOMIC_RELEASE);
+      std::string text = std::move(header);
+      header.clear();
+      text += linesOf(sp.data() + buffers + b.slot * bufferSize, b);
+      if (!writeAll(out, text)) {
+        appendError(&report.error, "cannot write to '" + out->currentFileName() + "'");
+        everyBufferWritten = false;
+        break;  // keep the spool: the next recovery tries again
+      }
+      report.lines += b.lines.size();
+    }
+    __atomic_store_n(&slot->state, uint64_t{LogSpool::kFree}, __ATOMIC_RELEASE);
+  }
+  // Unlinked while still locked, so no other recovery can open it meanwhile.
+  if (everyBufferWritten) ::unlink(path.c_str());
+  return report;
+}
+
+std::string spoolBasename(const std::string& spoolPath, long pid) {
+  static const std::string kSuffix = ".spool";
+  const std::string pidPart = "." + std::to_string(pid);
+  if (spoolPath.size() <= kSuffix.size() ||
+      spoolPath.compare(spoolPath.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0) {
+    return "";
+  }
+  std::string rest = spoolPath.substr(0, spoolPath.size() - kSuffix.size());
+  for (int strip = 0; strip < 2; ++strip) {
+    if (rest.size() > pidPart.size() &&
+        rest.compare(rest.size() - pidPart.size(), pidPart.size(), pidPart) == 0) {
+      return rest.substr(0, rest.size() - pidPart.size());
+    }
+    size_t dot = rest.rfind('.');  // <basename>.<pid>.<n>: drop the <n>
+    if (dot == std::string::npos || !allDigits(rest.substr(dot + 1))) break;
+    rest.resize(dot);
+  }
+  return "";
+}
+
+std::vector<std::string> findSpools(const std::string& dir, const std::string& prefix) {
+  std::vector<std::string> result;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return result;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    static const std::string kSuffix = ".spool";
+    if (name.size() <= kSuffix.size() ||
+        name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0) {
+      continue;
+    }
+    if (!prefix.empty()) {
+      // <prefix>.<pid>.spool or <prefix>.<pid>.<n>.spool, nothing else: a
+      // longer basename that starts with ours is another program's.
+      if (name.compare(0, prefix.size() + 1, prefix + ".") != 0) continue;
+      std::string middle =
+          name.substr(prefix.size() + 1, name.size() - prefix.size() - 1 - kSuffix.size());
+      size_t dot = middle.find('.');
+      bool ok = dot == std::string::npos
+                    ? allDigits(middle)
+                    : allDigits(middle.substr(0, dot)) && allDigits(middle.substr(dot + 1));
+      if (!ok) continue;
+    } else {
+      std::string rest = name.substr(0, name.size() - kSuffix.size());
+      size_t dot = rest.rfind('.');
+      if (dot == std::string::npos || dot == 0 || !allDigits(rest.substr(dot + 1))) continue;
+    }
+    result.push_back(dir + "/" + name);
+  }
+  ::closedir(d);
+  std::sort(result.begin(), result.end());
+  return result;
+}
+
+std::vector<RecoveryReport> recoverDeadSpools(const std::string& basename, LogFile* output) {
+  std::vector<RecoveryReport> reports;
+  const std::string dir = dirOf(basename);
+  const std::string prefix = fileOf(basename);
+  for (const std::string& path : findSpools(dir, prefix)) {
+    RecoveryReport r = recoverSpool(path, basename, [output](long) { return output; });
+    if (!r.foreign) reports.push_back(std::move(r));
+  }
+  removeAbandonedSpools(dir, prefix);
+  return reports;
+}
+
+}  // namespace muon

@@ -1,0 +1,86 @@
+// SpoolRecovery: writes out what a dead process left in its spool.
+//
+// A crash-safe AsyncLogging calls recoverDeadSpools() for its basename when
+// it is constructed, and muon-recover calls recoverSpool() for every spool
+// in a directory. A spool whose lock a live process holds is never touched.
+// For a dead one, recovery writes, in the order the buffers became current,
+// one line
+//   Recovered N lines of pid P from SPOOL at TIME[; M incomplete lines left out]
+// then every line the dead process had committed and not written, each
+// thread's lines in order, and marks each buffer free in the spool as soon
+// as it is written. A buffer the dead process (or a dead recovery) was
+// writing is first cut out of the file it was going to (that file is cut
+// back to its size before the write), so each line lands exactly once
+// however often recovery is killed and run again. The spool is removed
+// when everything in it is written.
+//
+// Not thread-safe: one caller at a time per output.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "muon/base/FileUtil.h"
+
+namespace muon {
+
+class LogFile;
+
+// What a spool holds, read from its bytes alone. Kept apart from the file
+// handling so that arbitrary bytes can be fed to it (tests/fuzz).
+struct SpoolContents {
+  struct Range {
+    uint64_t offset;
+    uint64_t length;
+  };
+  struct Buffer {
+    size_t slot = 0;
+    uint64_t sequence = 0;
+    bool writing = false;   // the dead process was writing it, at writtenAt
+    FilePosition writtenAt;
+    std::vector<Range> lines;  // in the buffer, in order
+    uint64_t incomplete = 0;   // messages whose copy the kill cut short
+  };
+  long pid = 0;
+  std::vector<Buffer> buffers;  // those with anything to recover, oldest first
+};
+
+// Reads a spool image. False, with the reason in *error, when it is not a
+// muon spool at all; true otherwise, with any slot that makes no sense left
+// out and named in *error (the rest is still recovered).
+bool readSpool(const char* data, size_t size, SpoolContents* contents, std::string* error);
+
+struct RecoveryReport {
+  std::string spool;
+  long pid = 0;
+  uint64_t lines = 0;       // written out by this recovery
+  uint64_t incomplete = 0;  // being copied at the kill: left out
+  std::string file;         // the log file they went to ("" if none)
+  bool live = false;        // a live process holds the spool: left alone
+  bool foreign = false;     // another basename's spool: left alone
+  std::string error;        // non-empty: not everything could be read or written
+};
+
+// Recovers the spool at `path`; with a non-empty `basename`, only if the
+// spool is that basename's (else `foreign` is set and nothing touched).
+// `output` is asked for the log file, with the dead process's pid, only when
+// there is something to write; returning nullptr means there is none.
+RecoveryReport recoverSpool(const std::string& path, const std::string& basename,
+                            const std::function<LogFile*(long pid)>& output);
+
+// Recovers every dead spool of `basename` into `output`; removes spools
+// abandoned half-made. Reports what it found, one entry per spool.
+std::vector<RecoveryReport> recoverDeadSpools(const std::string& basename, LogFile* output);
+
+// Spool files in `dir`: <prefix>.<pid>.spool or <prefix>.<pid>.<n>.spool,
+// for the given prefix, or any when prefix is empty. Full paths, sorted.
+std::vector<std::string> findSpools(const std::string& dir, const std::string& prefix);
+
+// The basename the spool of process `pid` belongs to (its path without
+// ".<pid>.spool" or ".<pid>.<n>.spool"), or "" if the name is not such.
+std::string spoolBasename(const std::string& spoolPath, long pid);
+
+}  // namespace muon

@@ -1,0 +1,535 @@
+// Crash-safe AsyncLogging: processes that die in every way a process dies,
+// and the recovery that follows. The property is the same throughout: every
+// line whose LOG_* statement returned is in the log files exactly once, each
+// thread's lines in order, no line cut or glued to another.
+//  - Torture: a child logs from 4 threads and is SIGKILLed at a random
+//    moment, 100 times in a row; each child recovers the one before it.
+//  - Recovery or the backend killed in the middle of a write (a write seam
+//    that SIGKILLs the process after N bytes): exactly once all the same.
+//  - SIGSEGV without a handler, abort(), _exit(): nothing lost.
+//  - A live process's spool is never touched.
+//  - The default mode's loss is measured beside it (Fork_test.cc, KillNine).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <new>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ChildProcess.h"
+#include "TempDir.h"
+#include "muon/base/AsyncLogging.h"
+#include "muon/base/LogFile.h"
+#include "muon/base/Logging.h"
+#include "muon/base/SpoolRecovery.h"
+
+using muon::AsyncLogging;
+using muon::LogFile;
+using muon::Logger;
+using muon::test::TempDir;
+using muon::test::waitWithDeadline;
+
+namespace {
+
+std::atomic<AsyncLogging*> g_async{nullptr};
+void asyncOutput(const char* msg, size_t len) { g_async.load()->append(msg, len); }
+void asyncFlush() { g_async.load()->flush(); }
+
+AsyncLogging::Options crashSafe(AsyncLogging::OverflowPolicy policy = AsyncLogging::kBlock) {
+  AsyncLogging::Options o;
+  o.crashSafe = true;
+  o.policy = policy;
+  o.flushInterval = 1;
+  return o;
+}
+
+// Routes LOG_* to `log` in this (child) process.
+void logTo(AsyncLogging* log) {
+  g_async = log;
+  Logger::setOutput(&asyncOutput);
+  Logger::setFlush(&asyncFlush);
+}
+
+// A write seam that lets `budget` bytes through and then kills the process
+// in the middle of the write that crosses it (the bytes before the budget
+// are written first): a death at a byte chosen by the test.
+std::atomic<long> g_writeBudget{0};
+ssize_t writeThenDie(int fd, const char* data, size_t len) {
+  long left = g_writeBudget.load();
+  if (static_cast<long>(len) < left) {
+    g_writeBudget -= static_cast<long>(len);
+    return ::write(fd, data, len);
+  }
+  if (left > 0) {
+    ssize_t n = ::write(fd, data, static_cast<size_t>(left));
+    (void)n;
+  }
+  ::raise(SIGKILL);
+  return -1;
+}
+
+constexpr off_t kNoRoll = off_t{1} << 40;
+
+// ---- reading the files back ----------------------------------------------
+
+// The message every test logs: "cs k=<run> t=<thread> seq=<n> <payload>".
+struct Line {
+  long run = 0;
+  long thread = 0;
+  long seq = 0;
+};
+
+bool number(const std::string& s, size_t* pos, long* out) {
+  size_t start = *pos;
+  long v = 0;
+  while (*pos < s.size() && s[*pos] >= '0' && s[*pos] <= '9') v = v * 10 + (s[(*pos)++] - '0');
+  *out = v;
+  return *pos > start;
+}
+
+bool literal(const std::string& s, size_t* pos, const char* text) {
+  size_t n = std::strlen(text);
+  if (s.compare(*pos, n, text) != 0) return false;
+  *pos += n;
+  return true;
+}
+
+const std::string kPayload(40, 'x');
+
+// A whole log line holding exactly one of our messages.
+bool parse(const std::string& line, Line* out) {
+  size_t pos = line.find(" INFO  cs k=");
+  if (pos == std::string::npos || line.find(" cs k=", pos + 8) != std::string::npos) return false;
+  pos += std::strlen(" INFO  cs k=");
+  long source = 0;
+  return number(line, &pos, &out->run) && literal(line, &pos, " t=") &&
+         number(line, &pos, &out->thread) && literal(line, &pos, " seq=") &&
+         number(line, &pos, &out->seq) && literal(line, &pos, " ") &&
+         literal(line, &pos, kPayload.c_str()) && literal(line, &pos, " - CrashSafe_test.cc:") &&
+         number(line, &pos, &source) && pos == line.size();
+}
+
+// The pid in a log file's name: basename.YYYYmmdd-HHMMSS.host.pid.log[.N].
+long pidOfLogFile(const std::string& path) {
+  size_t log = path.rfind(".log");
+  size_t dot = path.rfind('.', log - 1);
+  return std::atol(path.substr(dot + 1, log - dot - 1).c_str());
+}
+
+// The log files of `basename` in `dir`, in the order they were written:
+// by the rank of the process that wrote them (`order`, pid -> rank), then
+// by the time in the name and the roll number.
+std::vector<std::string> logFilesInOrder(const TempDir& dir, const std::string& basename,
+                                         const std::map<long, long>& order) {
+  struct Key {
+    long rank;
+    std::string time;
+    long roll;
+    std::string path;
+  };
+  std::vector<Key> keys;
+  for (const std::string& f : dir.files()) {
+    std::string name = f.substr(dir.path().size() + 1);
+    if (name.compare(0, basename.size() + 1, basename + ".") != 0 ||
+        name.find(".log") == std::string::npos) {
+      continue;
+    }
+    long pid = pidOfLogFile(f);
+    auto it = order.find(pid);
+    // Not listed: children forked one after another, so pids rise with time.
+    long rank = it == order.end() ? pid : it->second;
+    size_t log = f.rfind(".log");
+    long roll = log + 4 < f.size() ? std::atol(f.c_str() + log + 5) : 0;
+    keys.push_back({rank, name.substr(basename.size() + 1, 15), roll, f});
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    return std::tie(a.rank, a.time, a.roll) < std::tie(b.rank, b.time, b.roll);
+  });
+  std::vector<std::string> result;
+  for (const Key& k : keys) result.push_back(k.path);
+  return result;
+}
+
+// Reads every line of `files` in order and checks each (run, thread) sees
+// 1, 2, 3, ... with no gap, no repeat and nothing malformed. Returns the
+// last sequence number seen per (run, thread) and counts the lines.
+struct Census {
+  std::map<std::pair<long, long>, long> last;
+  long lines = 0;
+  long recoveredHeaders = 0;
+  std::vector<std::string> problems;
+};
+
+Census census(const std::vector<std::string>& files) {
+  Census c;
+  for (const std::string& f : files) {
+    bool unterminated = false;
+    for (const std::string& line : muon::test::readLines(f, &unterminated)) {
+      if (line.compare(0, 10, "Recovered ") == 0) {
+        ++c.recoveredHeaders;
+        continue;
+      }
+      Line l;
+      if (!parse(line, &l)) {
+        if (c.problems.size() < 5) c.problems.push_back("malformed in " + f + ": " + line);
+        continue;
+      }
+      long& last = c.last[{l.run, l.thread}];
+      if (l.seq != last + 1 && c.problems.size() < 5) {
+        c.problems.push_back("run " + std::to_string(l.run) + " thread " +
+                             std::to_string(l.thread) + ": seq " + std::to_string(l.seq) +
+                             " after " + std::to_string(last) + " in " + f);
+      }
+      last = std::max(last, l.seq);
+      ++c.lines;
+    }
+    if (unterminated && c.problems.size() < 5) c.problems.push_back("unterminated " + f);
+  }
+  return c;
+}
+
+size_t spoolsIn(const TempDir& dir) {
+  size_t n = 0;
+  for (const std::string& f : dir.files()) {
+    if (f.find(".spool") != std::string::npos) ++n;
+  }
+  return n;
+}
+
+// Runs `body` in a child and returns its wait status (-1 if it hung).
+template <typename Body>
+int runChild(Body&& body, std::chrono::seconds deadline = std::chrono::seconds(60)) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    body();
+    ::_exit(0);
+  }
+  int status = 0;
+  return pid > 0 && waitWithDeadline(pid, &status, deadline) ? status : -1;
+}
+
+// In a fresh process, recovers whatever dead spools `basename` has, as a
+// restarting program does.
+void recoverInChild(const std::string& basename) {
+  int status = runChild([&] { AsyncLogging log(basename, kNoRoll, crashSafe()); });
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+// ---- the torture ---------------------------------------------------------
+
+constexpr int kRuns = 100;
+constexpr int kThreads = 4;
+
+struct TortureShared {
+  std::atomic<long> acked[kRuns][kThreads];
+  std::atomic<long> pid[kRuns];
+};
+
+TEST(CrashSafeTorture, KilledAHundredTimesLosesNoAcknowledgedLine) {
+  TempDir dir;
+  const std::string base = dir.file("cs");
+  void* page = ::mmap(nullptr, sizeof(TortureShared), PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(page, MAP_FAILED);
+  auto* shared = new (page) TortureShared();
+  const unsigned seed = static_cast<unsigned>(std::random_device()());
+  std::mt19937 random(seed);
+  std::uniform_int_distribution<int> delayMs(0, 50);
+  std::map<long, long> order;  // pid -> run
+  int killedWhileLogging = 0;
+  for (int run = 0; run < kRuns; ++run) {
+    std::fflush(stdout);
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      // A small roll size: kills also land in the middle of rolls.
+      AsyncLogging log(base, 256 * 1024, crashSafe());
+      if (!log.stats().crashSafe) ::_exit(3);
+      logTo(&log);
+      log.start();
+      std::vector<std::thread> threads;
+      for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([run, t, shared] {
+          for (long seq = 1;; ++seq) {
+            LOG_INFO << "cs k=" << run << " t=" << t << " seq=" << seq << ' ' << kPayload;
+            shared->acked[run][t].store(seq, std::memory_order_release);
+            // Bursts of 64 lines: some kills come in a burst, some between.
+            if (seq % 64 == 0) std::this_thread::sleep_for(std::chrono::microseconds(500));
+          }
+        });
+      }
+      for (std::thread& th : threads) th.join();
+      ::_exit(1);
+    }
+    shared->pid[run] = pid;
+    order[pid] = run;
+    // Even runs count from the fork, so some kills land in start-up and in
+    // the recovery of the run before; odd ones from the first line logged.
+    if (run % 2 == 1) {
+      auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (shared->acked[run][0].load() == 0 && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(delayMs(random)));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ASSERT_TRUE(waitWithDeadline(pid, &status, std::chrono::seconds(30)));
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+        << "run " << run << " ended with status " << status;
+    if (shared->acked[run][0].load() > 0) ++killedWhileLogging;
+  }
+  // The last one is recovered by this process, as a restart would.
+  {
+    AsyncLogging last(base, kNoRoll, crashSafe());
+    order[::getpid()] = kRuns;
+    EXPECT_TRUE(last.stats().crashSafe);
+  }
+  EXPECT_EQ(spoolsIn(dir), 0u) << "every spool recovered and removed";
+
+  Census c = census(logFilesInOrder(dir, "cs", order));
+  for (const std::string& p : c.problems) ADD_FAILURE() << p;
+  long acked = 0, missing = 0;
+  for (int run = 0; run < kRuns; ++run) {
+    for (int t = 0; t < kThreads; ++t) {
+      long a = shared->acked[run][t].load();
+      long seen = c.last[{run, t}];
+      acked += a;
+      // Lines committed but not yet acknowledged when the kill came may be
+      // there too: at most one per thread.
+      if (seen < a) missing += a - seen;
+      EXPECT_LE(seen, a + 1) << "run " << run << " thread " << t;
+    }
+  }
+  EXPECT_EQ(missing, 0) << "acknowledged lines lost (seed " << seed << ")";
+  EXPECT_GE(killedWhileLogging, kRuns / 2) << "most kills should land while logging";
+  std::printf("[ crash    ] %d kills (%d while logging, seed %u): %ld lines acknowledged, "
+              "%ld in the files, %ld lost, %ld recovery headers\n",
+              kRuns, killedWhileLogging, seed, acked, c.lines, missing, c.recoveredHeaders);
+  ::munmap(page, sizeof(TortureShared));
+}
+
+// ---- killed in the middle of a write -------------------------------------
+
+// A dead process's spool with `lines` lines in `buffers`-ish 4 MiB buffers,
+// none written: the child appends without a backend and leaves by _exit().
+void leaveDeadSpool(const std::string& base, long lines) {
+  int status = runChild([&] {
+    AsyncLogging log(base, kNoRoll, crashSafe());
+    logTo(&log);
+    for (long seq = 1; seq <= lines; ++seq) {
+      LOG_INFO << "cs k=0 t=0 seq=" << seq << ' ' << kPayload;
+    }
+    ::_exit(0);
+  });
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+class RecoveryKilled : public ::testing::TestWithParam<long> {};
+
+TEST_P(RecoveryKilled, AtAnyByteAndRunAgainWritesEachLineOnce) {
+  TempDir dir;
+  const std::string base = dir.file("cs");
+  const long kLines = 150000;  // ~17 MB: five buffers
+  leaveDeadSpool(base, kLines);
+  ASSERT_EQ(spoolsIn(dir), 1u);
+  // Recovery dies after GetParam() bytes of its output.
+  int status = runChild([&] {
+    LogFile out(base, kNoRoll, false);
+    g_writeBudget = GetParam();
+    out.setWriteFunction(&writeThenDie);
+    muon::recoverDeadSpools(base, &out);
+    ::_exit(0);
+  });
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+  ASSERT_EQ(spoolsIn(dir), 1u) << "a recovery that died must leave the spool";
+  recoverInChild(base);
+  EXPECT_EQ(spoolsIn(dir), 0u);
+
+  Census c = census(logFilesInOrder(dir, "cs", {}));
+  for (const std::string& p : c.problems) ADD_FAILURE() << p;
+  EXPECT_EQ(c.lines, kLines);
+  EXPECT_EQ((c.last[{0, 0}]), kLines);
+}
+
+INSTANTIATE_TEST_SUITE_P(Bytes, RecoveryKilled,
+                         ::testing::Values(0L, 50L, 4000000L, 4194304L + 200L, 9000000L,
+                                           15000000L));
+
+class BackendKilled : public ::testing::TestWithParam<long> {};
+
+TEST_P(BackendKilled, InTheMiddleOfAWriteLosesAndRepeatsNothing) {
+  TempDir dir;
+  const std::string base = dir.file("cs");
+  const long kLines = 100000;
+  int status = runChild([&] {
+    AsyncLogging log(base, kNoRoll, crashSafe());
+    g_writeBudget = GetParam();
+    log.setWriteFunction(&writeThenDie);
+    logTo(&log);
+    for (long seq = 1; seq <= kLines; ++seq) {
+      LOG_INFO << "cs k=0 t=0 seq=" << seq << ' ' << kPayload;
+    }
+    log.start();
+    log.flush();  // the backend dies in this write
+    ::_exit(4);
+  });
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+  recoverInChild(base);
+  EXPECT_EQ(spoolsIn(dir), 0u);
+  Census c = census(logFilesInOrder(dir, "cs", {}));
+  for (const std::string& p : c.problems) ADD_FAILURE() << p;
+  EXPECT_EQ(c.lines, kLines);
+  EXPECT_EQ(c.recoveredHeaders, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Bytes, BackendKilled,
+                         ::testing::Values(0L, 1000L, 4194000L, 4194304L + 4096L, 7000000L));
+
+// ---- other deaths ----------------------------------------------------------
+
+enum class Death { kSegv, kAbort, kExit };
+
+class Dies : public ::testing::TestWithParam<Death> {};
+
+TEST_P(Dies, WithoutAHandlerAndLosesNothing) {
+  TempDir dir;
+  const std::string base = dir.file("cs");
+  const long kLines = 60000;
+  int status = runChild([&] {
+    AsyncLogging log(base, kNoRoll, crashSafe());
+    logTo(&log);
+    log.start();
+    for (long seq = 1; seq <= kLines; ++seq) {
+      LOG_INFO << "cs k=0 t=0 seq=" << seq << ' ' << kPayload;
+    }
+    switch (GetParam()) {
+      case Death::kSegv:
+        ::signal(SIGSEGV, SIG_DFL);  // no handler, not even a sanitizer's
+        ::raise(SIGSEGV);
+        break;
+      case Death::kAbort:
+        ::signal(SIGABRT, SIG_DFL);
+        std::abort();
+      case Death::kExit:
+        ::_exit(0);
+    }
+    ::_exit(5);
+  });
+  ASSERT_NE(status, -1);
+  recoverInChild(base);
+  EXPECT_EQ(spoolsIn(dir), 0u);
+  Census c = census(logFilesInOrder(dir, "cs", {}));
+  for (const std::string& p : c.problems) ADD_FAILURE() << p;
+  EXPECT_EQ(c.lines, kLines);
+  EXPECT_EQ((c.last[{0, 0}]), kLines);
+}
+
+INSTANTIATE_TEST_SUITE_P(Deaths, Dies,
+                         ::testing::Values(Death::kSegv, Death::kAbort, Death::kExit),
+                         [](const ::testing::TestParamInfo<Death>& p) {
+                           return p.param == Death::kSegv    ? std::string("Segv")
+                                  : p.param == Death::kAbort ? std::string("Abort")
+                                                             : std::string("Exit");
+                         });
+
+// ---- what recovery must not do, and what it must keep ----------------------
+
+TEST(CrashSafe, ALiveProcesssSpoolIsLeftAlone) {
+  TempDir dir;
+  const std::string base = dir.file("cs");
+  long ownLines = 0;
+  {
+    AsyncLogging live(base, kNoRoll, crashSafe());
+    ASSERT_TRUE(live.stats().crashSafe);
+    const std::string spool = live.spoolPath();
+    logTo(&live);
+    for (long seq = 1; seq <= 1000; ++seq) {
+      LOG_INFO << "cs k=0 t=0 seq=" << seq << ' ' << kPayload;
+    }
+    ownLines = 1000;
+    // Another process of the same program starts while this one runs.
+    int status = runChild([&] {
+      uint64_t recovered = 0;
+      {
+        AsyncLogging other(base, kNoRoll, crashSafe());
+        recovered = other.stats().linesRecovered;
+      }
+      ::_exit(recovered == 0 ? 0 : 7);
+    });
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "recovered a live spool";
+    EXPECT_EQ(::access(spool.c_str(), F_OK), 0) << "the live spool is still there";
+    Logger::setOutput(nullptr);
+    Logger::setFlush(nullptr);
+  }
+  EXPECT_EQ(spoolsIn(dir), 0u) << "a clean stop removes its spool";
+  Census c = census(logFilesInOrder(dir, "cs", {}));
+  for (const std::string& p : c.problems) ADD_FAILURE() << p;
+  EXPECT_EQ(c.lines, ownLines);
+  EXPECT_EQ(c.recoveredHeaders, 0);
+}
+
+TEST(CrashSafe, BinaryBytesInAMessageAreRecoveredAsTheyWere) {
+  TempDir dir;
+  const std::string base = dir.file("cs");
+  std::string binary;
+  for (int i = 0; i < 256; ++i) binary += static_cast<char>(i);
+  binary += std::string("\0\n\0\n", 4);
+  int status = runChild([&] {
+    AsyncLogging log(base, kNoRoll, crashSafe());
+    for (int i = 0; i < 3; ++i) log.append(binary.data(), binary.size());
+    ::_exit(0);
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  recoverInChild(base);
+  std::string all;
+  for (const std::string& f : dir.files()) all += muon::test::readFile(f);
+  size_t found = 0;
+  for (size_t pos = all.find(binary); pos != std::string::npos; pos = all.find(binary, pos + 1)) {
+    ++found;
+  }
+  EXPECT_EQ(found, 3u);
+  EXPECT_NE(all.find("Recovered 3 lines of pid"), std::string::npos) << all.substr(0, 200);
+}
+
+TEST(CrashSafe, DropPolicyKeepsItsCountsInASpool) {
+  TempDir dir;
+  const std::string line = std::string(999, 'y') + "\n";
+  long appended = 0;
+  AsyncLogging::Stats stats;
+  {
+    AsyncLogging log(dir.file("cs"), kNoRoll, crashSafe(AsyncLogging::kDrop));
+    ASSERT_TRUE(log.stats().crashSafe);
+    // No backend: past the bound all queued buffers but two are dropped.
+    while (log.stats().buffersDropped == 0) {
+      log.append(line.data(), line.size());
+      ++appended;
+    }
+    stats = log.stats();
+  }  // the destructor writes the rest
+  // Each dropped buffer held as many whole lines as fit beside their index.
+  const uint64_t perBuffer = AsyncLogging::kBufferSize / (line.size() + 16);
+  EXPECT_EQ(stats.buffersDropped, AsyncLogging::kMaxPendingBuffers + 1 - 2);
+  EXPECT_EQ(stats.messagesDropped, stats.buffersDropped * perBuffer);
+  long inFile = 0;
+  for (const std::string& f : dir.files()) {
+    for (const std::string& l : muon::test::readLines(f)) inFile += l == line.substr(0, 999);
+  }
+  EXPECT_EQ(inFile, appended - static_cast<long>(stats.messagesDropped));
+  EXPECT_EQ(spoolsIn(dir), 0u);
+}
+
+}  // namespace

@@ -1,0 +1,303 @@
+// LogSpool's layout and the recovery reader (SpoolRecovery), byte by byte:
+// what counts as a message, what is refused, whose spool is whose; and
+// muon-recover as a user runs it.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "ChildProcess.h"
+#include "TempDir.h"
+#include "muon/base/AsyncLogging.h"
+#include "muon/base/LogFile.h"
+#include "muon/base/LogSpool.h"
+#include "muon/base/SpoolRecovery.h"
+
+using muon::LogSpool;
+using muon::SpoolContents;
+using muon::test::readFile;
+using muon::test::TempDir;
+
+namespace {
+
+constexpr size_t kSlots = 3;
+constexpr size_t kBufferSize = 64 * 1024;
+
+// A spool made by hand: messages put in as AsyncLogging's producers do.
+class HandSpool {
+ public:
+  explicit HandSpool(const std::string& basename) {
+    std::string error;
+    spool_ = LogSpool::create(basename, kSlots, kBufferSize, &error);
+    EXPECT_TRUE(spool_) << error;
+  }
+  void activate(size_t slot) {
+    seal_ = spool_->activate(slot);
+    offset_ = 0;
+    n_ = 0;
+  }
+  void put(size_t slot, const std::string& line) {
+    std::memcpy(spool_->data(slot) + offset_, line.data(), line.size());
+    LogSpool::record(spool_->data(slot), kBufferSize, seal_, n_++, offset_, line.size());
+    offset_ += line.size();
+  }
+  // The entry of message n in `slot` (two words: offset|length, check).
+  uint64_t* entry(size_t slot, uint64_t n) {
+    return reinterpret_cast<uint64_t*>(spool_->data(slot) + kBufferSize -
+                                       (n + 1) * LogSpool::kEntrySize);
+  }
+  SpoolContents read(std::string* error) {
+    std::string bytes = readFile(spool_->path());
+    SpoolContents c;
+    EXPECT_TRUE(muon::readSpool(bytes.data(), bytes.size(), &c, error)) << *error;
+    return c;
+  }
+  std::string text(size_t slot, const SpoolContents::Buffer& b) const {
+    std::string t;
+    for (const auto& r : b.lines) t.append(spool_->data(slot) + r.offset, r.length);
+    return t;
+  }
+  LogSpool& spool() { return *spool_; }
+  uint64_t seal() const { return seal_; }
+
+ private:
+  std::unique_ptr<LogSpool> spool_;
+  uint64_t seal_ = 0;
+  uint64_t offset_ = 0;
+  uint64_t n_ = 0;
+};
+
+TEST(LogSpool, MessagesAreReadBackInTheOrderTheBuffersBecameCurrent) {
+  TempDir dir;
+  HandSpool h(dir.file("s"));
+  h.activate(2);
+  h.put(2, "first\n");
+  h.put(2, "second\n");
+  h.activate(0);
+  h.put(0, "third\n");
+  std::string error;
+  SpoolContents c = h.read(&error);
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(c.pid, static_cast<long>(::getpid()));
+  ASSERT_EQ(c.buffers.size(), 2u);
+  EXPECT_EQ(c.buffers[0].slot, 2u);
+  EXPECT_EQ(h.text(2, c.buffers[0]), "first\nsecond\n");
+  EXPECT_EQ(h.text(0, c.buffers[1]), "third\n");
+  EXPECT_EQ(c.buffers[0].incomplete, 0u);
+}
+
+TEST(LogSpool, AMessageWhoseCheckWasNeverStoredIsLeftOutAndCounted) {
+  TempDir dir;
+  HandSpool h(dir.file("s"));
+  h.activate(1);
+  h.put(1, "one\n");
+  h.put(1, "two, killed before its last store\n");
+  h.put(1, "three\n");
+  h.entry(1, 1)[1] = 0;  // the check that was never written
+  std::string error;
+  SpoolContents c = h.read(&error);
+  ASSERT_EQ(c.buffers.size(), 1u);
+  EXPECT_EQ(h.text(1, c.buffers[0]), "one\nthree\n");
+  EXPECT_EQ(c.buffers[0].incomplete, 1u);
+}
+
+TEST(LogSpool, EntriesLeftFromAnEarlierUseOfTheBufferAreIgnored) {
+  TempDir dir;
+  HandSpool h(dir.file("s"));
+  h.activate(0);
+  h.put(0, "old one\n");
+  h.put(0, "old two\n");
+  h.put(0, "old three\n");
+  h.activate(0);  // written out and current again: a new generation
+  h.put(0, "new\n");
+  std::string error;
+  SpoolContents c = h.read(&error);
+  ASSERT_EQ(c.buffers.size(), 1u);
+  EXPECT_EQ(h.text(0, c.buffers[0]), "new\n");
+}
+
+TEST(LogSpool, AnEntryPointingIntoItsOwnIndexOrBackwardsIsRefused) {
+  TempDir dir;
+  HandSpool h(dir.file("s"));
+  h.activate(0);
+  h.put(0, "good\n");
+  h.put(0, "bad\n");
+  // Right checks over ranges no producer makes: one overlapping the index
+  // itself, one starting before the line ahead of it ends.
+  uint64_t intoIndex = (uint64_t{kBufferSize - 8} << 32) | 100;
+  uint64_t* e = h.entry(0, 1);
+  e[0] = intoIndex;
+  e[1] = LogSpool::entryCheck(h.seal(), 1, intoIndex);
+  uint64_t backwards = (uint64_t{2} << 32) | 3;
+  e = h.entry(0, 2);
+  e[0] = backwards;
+  e[1] = LogSpool::entryCheck(h.seal(), 2, backwards);
+  std::string error;
+  SpoolContents c = h.read(&error);
+  ASSERT_EQ(c.buffers.size(), 1u);
+  EXPECT_EQ(h.text(0, c.buffers[0]), "good\n");
+}
+
+TEST(SpoolRecovery, BytesThatAreNotASpoolAreRefusedWithTheReason) {
+  SpoolContents c;
+  std::string error;
+  EXPECT_FALSE(muon::readSpool("short", 5, &c, &error));
+  EXPECT_NE(error.find("not a muon spool"), std::string::npos) << error;
+  std::string junk(1 << 20, 'j');
+  error.clear();
+  EXPECT_FALSE(muon::readSpool(junk.data(), junk.size(), &c, &error));
+  EXPECT_NE(error.find("bad magic"), std::string::npos) << error;
+
+  TempDir dir;
+  HandSpool h(dir.file("s"));
+  std::string bytes = readFile(h.spool().path());
+  std::string cut = bytes.substr(0, bytes.size() / 2);
+  error.clear();
+  EXPECT_FALSE(muon::readSpool(cut.data(), cut.size(), &c, &error));
+  EXPECT_NE(error.find("cut short"), std::string::npos) << error;
+  std::string otherVersion = bytes;
+  otherVersion[8] = 9;
+  error.clear();
+  EXPECT_FALSE(muon::readSpool(otherVersion.data(), otherVersion.size(), &c, &error));
+  EXPECT_NE(error.find("version 9"), std::string::npos) << error;
+}
+
+TEST(SpoolRecovery, ASlotWithANonsenseStateIsNamedAndTheOthersStillRead) {
+  TempDir dir;
+  HandSpool h(dir.file("s"));
+  h.activate(0);
+  h.put(0, "kept\n");
+  h.activate(1);
+  h.put(1, "lost\n");
+  std::string bytes = readFile(h.spool().path());
+  uint64_t bad = 7;
+  std::memcpy(&bytes[muon::spool::kPageSize * 2], &bad, sizeof bad);  // slot 1's state
+  SpoolContents c;
+  std::string error;
+  ASSERT_TRUE(muon::readSpool(bytes.data(), bytes.size(), &c, &error));
+  EXPECT_NE(error.find("slot 1 has a bad state"), std::string::npos) << error;
+  ASSERT_EQ(c.buffers.size(), 1u);
+  EXPECT_EQ(c.buffers[0].slot, 0u);
+}
+
+// Leaves a dead crash-safe process's spool of `basename` holding `lines`.
+void leaveDeadSpool(const std::string& basename, const std::vector<std::string>& lines) {
+  std::fflush(stdout);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    muon::AsyncLogging::Options o;
+    o.crashSafe = true;
+    muon::AsyncLogging log(basename, off_t{1} << 40, o);
+    for (const std::string& l : lines) log.append(l.data(), l.size());
+    ::_exit(log.stats().crashSafe ? 0 : 3);
+  }
+  int status = 0;
+  ASSERT_TRUE(muon::test::waitWithDeadline(pid, &status, std::chrono::seconds(30)));
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+std::string allLogText(const TempDir& dir, const std::string& prefix) {
+  std::string text;
+  for (const std::string& f : dir.files()) {
+    std::string name = f.substr(dir.path().size() + 1);
+    if (name.compare(0, prefix.size(), prefix) == 0 && name.find(".log") != std::string::npos) {
+      text += readFile(f);
+    }
+  }
+  return text;
+}
+
+TEST(SpoolRecovery, AnotherBasenamesSpoolIsNeverTouched) {
+  TempDir dir;
+  // "cs.db" and "cs.7" start like "cs", and "cs.7.<pid>.spool" even looks
+  // like a second spool of "cs" (<pid>.<n>): the pid in its header tells.
+  leaveDeadSpool(dir.file("cs.db"), {"db line\n"});
+  leaveDeadSpool(dir.file("cs.7"), {"seven line\n"});
+  leaveDeadSpool(dir.file("cs"), {"own line\n"});
+  muon::LogFile out(dir.file("cs"), off_t{1} << 40, false);
+  std::vector<muon::RecoveryReport> reports = muon::recoverDeadSpools(dir.file("cs"), &out);
+  out.flush();
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].lines, 1u);
+  std::string text = readFile(out.currentFileName());
+  EXPECT_NE(text.find("own line\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("db line"), std::string::npos) << text;
+  EXPECT_EQ(text.find("seven line"), std::string::npos) << text;
+  EXPECT_EQ(muon::findSpools(dir.path(), "cs.db").size(), 1u);
+  EXPECT_EQ(muon::findSpools(dir.path(), "cs.7").size(), 1u);
+  EXPECT_EQ(muon::findSpools(dir.path(), "cs").size(), 1u) << "cs.7.<pid>.spool is left";
+}
+
+struct ToolRun {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+ToolRun muonRecover(const std::string& args) {
+  TempDir scratch;
+  std::string cmd = std::string(MUON_RECOVER_PATH) + " " + args + " >" + scratch.file("out") +
+                    " 2>" + scratch.file("err");
+  ToolRun r;
+  r.status = std::system(cmd.c_str());
+  r.out = readFile(scratch.file("out"));
+  r.err = readFile(scratch.file("err"));
+  return r;
+}
+
+TEST(MuonRecover, RecoversEveryDeadSpoolWithOneLineEachAndExitsZero) {
+  TempDir dir;
+  leaveDeadSpool(dir.file("a"), {"a one\n", "a two\n"});
+  leaveDeadSpool(dir.file("b"), {"b one\n"});
+  ToolRun r = muonRecover(dir.path());
+  EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+  EXPECT_NE(r.out.find(".spool: recovered 2 lines of pid "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(".spool: recovered 1 lines of pid "), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2) << r.out;
+  EXPECT_NE(allLogText(dir, "a.").find("a one\na two\n"), std::string::npos);
+  EXPECT_NE(allLogText(dir, "b.").find("b one\n"), std::string::npos);
+  EXPECT_TRUE(muon::findSpools(dir.path(), "").empty());
+  // Run again: nothing left, nothing written twice.
+  ToolRun again = muonRecover(dir.path());
+  EXPECT_EQ(WEXITSTATUS(again.status), 0);
+  EXPECT_EQ(again.out, "");
+  std::string a = allLogText(dir, "a.");
+  EXPECT_EQ(a.find("a one"), a.rfind("a one"));
+}
+
+TEST(MuonRecover, ACorruptSpoolGetsAClearMessageAndStatusOneAndTheRestIsRecovered) {
+  TempDir dir;
+  leaveDeadSpool(dir.file("a"), {"a one\n"});
+  {
+    std::ofstream junk(dir.file("c.4242.spool"));
+    junk << std::string(10000, 'z');
+  }
+  ToolRun r = muonRecover(dir.path());
+  EXPECT_EQ(WEXITSTATUS(r.status), 1);
+  EXPECT_NE(r.err.find("c.4242.spool: not a muon spool (bad magic)"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("c.4242.spool: not recovered"), std::string::npos) << r.out;
+  EXPECT_NE(allLogText(dir, "a.").find("a one\n"), std::string::npos);
+  EXPECT_EQ(::access(dir.file("c.4242.spool").c_str(), F_OK), 0) << "kept for a closer look";
+}
+
+TEST(MuonRecover, ALiveSpoolIsLeftAloneAndBadUsageIsStatusTwo) {
+  TempDir dir;
+  muon::AsyncLogging::Options o;
+  o.crashSafe = true;
+  muon::AsyncLogging live(dir.file("a"), off_t{1} << 40, o);
+  ToolRun r = muonRecover(dir.path());
+  EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+  EXPECT_NE(r.out.find("in use by a live process, left alone"), std::string::npos) << r.out;
+  EXPECT_EQ(WEXITSTATUS(muonRecover("").status), 2);
+  ToolRun missing = muonRecover(dir.file("no-such-dir"));
+  EXPECT_EQ(WEXITSTATUS(missing.status), 1);
+  EXPECT_NE(missing.err.find("cannot read directory"), std::string::npos) << missing.err;
+}
+
+}  // namespace
