@@ -6,10 +6,11 @@
 # Runs BUILD_DIR/bin/logbench once per point, one process at a time, each
 # under timeout(1) (S seconds, default 300) so a stuck point is reported as
 # failed instead of hanging the matrix. Points: {muon (policy block),
-# spdlog-async, spdlog-sync, glog} x {short, long} x {1, 2, 4 threads}, plus
-# muon with policy drop for long messages; each point is R runs in one
-# process (default 5) and reports their median. Then one latency point:
-# muon, short, 1 thread, --latency.
+# muon-crash (crash-safe mode, policy block), spdlog-async, spdlog-sync,
+# glog} x {short, long} x {1, 2, 4 threads}, plus muon with policy drop for
+# long messages; each point is R runs in one
+# process (default 5) and reports their median. Then two latency points:
+# muon and muon-crash, short, 1 thread, --latency.
 #
 # Messages per run: N for short lines (default 1,000,000), N/5 for long ones
 # (~3 KB each, so a long run writes ~5x the bytes of a short one; at N the
@@ -93,16 +94,16 @@ for size in short long; do
   n=$short_n
   if [ $size = long ]; then n=$long_n; fi
   for t in "${threads_list[@]}"; do
-    points+=("muon block $size $t $n")
+    points+=("muon block $size $t $n" "muon-crash block $size $t $n")
     if [ $size = long ]; then points+=("muon drop $size $t $n"); fi
     points+=("spdlog-async - $size $t $n" "spdlog-sync - $size $t $n" "glog - $size $t $n")
   done
 done
-total=$((${#points[@]} + 1))
+total=$((${#points[@]} + 2))
 
 csv=$out/logbench.csv
 runs_txt=$out/logbench_runs.txt
-echo "logger,policy,size,threads,messages,repeats,mode,status,seconds,bytes,msg_per_s,mib_per_s,written,dropped,lines,lost_lines,peak_rss_kib,latency_clock,timer_overhead_ns,p50_ns,p99_ns,p999_ns,p9999_ns,max_ns" >"$csv"
+echo "logger,policy,size,threads,messages,repeats,mode,status,seconds,bytes,msg_per_s,mib_per_s,written,dropped,lines,lost_lines,peak_rss_kib,latency_clock,timer_overhead_ns,p50_ns,p99_ns,p999_ns,p9999_ns,max_ns,system_cpu_s_per_gib,spool_disk_bytes" >"$csv"
 : >"$runs_txt"
 
 hms() { awk -v s="$1" 'BEGIN { s = int(s + 0.5); if (s >= 60) printf "%dm%02ds", s / 60, s % 60; else printf "%ds", s }'; }
@@ -113,8 +114,9 @@ failures=0
 # Runs one point and appends its CSV row.
 run_point() {
   local i=$1 logger=$2 policy=$3 size=$4 threads=$5 n=$6 extra=${7:-}
-  local args=(--logger "$logger" --size "$size" --threads "$threads" --messages "$n"
+  local args=(--logger "${logger%-crash}" --size "$size" --threads "$threads" --messages "$n"
               --repeat "$repeat" --dir "$logdir")
+  if [ "$logger" = muon-crash ]; then args+=(--crash-safe); fi
   local label="$logger"
   if [ "$policy" != - ]; then
     args+=(--policy "$policy")
@@ -148,7 +150,7 @@ run_point() {
     echo "FAILED ($status)" >&2
     tail -n 5 "$tmp/point.err" | sed 's/^/    /' >&2
     printf '%s,%s,%s,%s,%s,%s,%s,%s%s\n' "$logger" "$policy" "$size" "$threads" "$n" "$repeat" \
-      "$mode" "$status" ",,,,,,,,,,,,,,,," >>"$csv"
+      "$mode" "$status" ",,,,,,,,,,,,,,,,,," >>"$csv"
     return 0
   fi
   # The last summary line is the median (or the only run); likewise for
@@ -160,10 +162,12 @@ run_point() {
     $1 == "latency_ns" { p50 = $3; p99 = $5; p999 = $7; p9999 = $9; pmax = $11 }
     $1 == "#" && $2 == "latency" && $3 == "clock" { clock = $4; sub(/,$/, "", clock); overhead = $5 }
     $1 == "peak_rss_kib" { rss = $2 }
+    $1 == "system_cpu_seconds" { sysgib = $4 }
+    $1 == "spool_disk_bytes" { spool = $2 }
     END {
-      printf "%s,%s,%s,%s,%s,%s,%s,ok,%s,%s,%s,%s,%s,%s,%s,%.0f,%s,%s,%s,%s,%s,%s,%s,%s\n",
+      printf "%s,%s,%s,%s,%s,%s,%s,ok,%s,%s,%s,%s,%s,%s,%s,%.0f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
         logger, policy, size, threads, n, repeat, mode, sec, bytes, mps, mibps, w, d, l, n - l, rss,
-        clock, overhead, p50, p99, p999, p9999, pmax
+        clock, overhead, p50, p99, p999, p9999, pmax, sysgib, spool
     }' "$tmp/point.out" >>"$csv"
   echo "$(tail -n 1 "$csv" | cut -d, -f11 | awk '{printf "%.0f msg/s", $1}'), $(hms $((SECONDS - t0)))" >&2
 }
@@ -174,7 +178,8 @@ for p in "${points[@]}"; do
   # shellcheck disable=SC2086  # p is five words by construction
   run_point $i $p
 done
-run_point $total muon block short 1 "$short_n" --latency
+run_point $((total - 1)) muon block short 1 "$short_n" --latency
+run_point $total muon-crash block short 1 "$short_n" --latency
 
 echo "logging_bench: $total points in $(hms $((SECONDS - started))), $failures failed" >&2
 
@@ -182,7 +187,8 @@ echo "logging_bench: $total points in $(hms $((SECONDS - started))), $failures f
 # CSV fields: 1 logger, 2 policy, 3 size, 4 threads, 5 messages, 6 repeats,
 # 7 mode, 8 status, 9 seconds, 10 bytes, 11 msg/s, 12 MiB/s, 13 written,
 # 14 dropped, 15 lines, 16 lost lines, 17 peak RSS KiB, 18 clock,
-# 19 timer overhead ns, 20-24 p50 p99 p99.9 p99.99 max ns.
+# 19 timer overhead ns, 20-24 p50 p99 p99.9 p99.99 max ns, 25 system CPU
+# seconds per GiB logged, 26 spool bytes on disk (muon-crash).
 echo "logbench, median of $repeat run(s) per point. msg/s: messages given / seconds from the first"
 echo "call until the logger has written and flushed every line (to the page cache; no fsync)."
 echo "Lost lines: messages - lines found in the files; only muon (drop) may lose lines, and"
@@ -216,14 +222,38 @@ awk -F, '
 echo
 awk -F, '
   NR > 1 && $7 == "latency" {
-    if ($8 != "ok") { printf "Latency point (muon, short, 1 thread): failed: %s.\n", $8; next }
-    printf "Latency of one LOG_INFO call, muon (%s), short, %s thread, %s messages, median of %s run(s): ", \
-      $2, $4, $5, $6
+    if ($8 != "ok") { printf "Latency point (%s, short, 1 thread): failed: %s.\n", $1, $8; next }
+    printf "Latency of one LOG_INFO call, %s (%s), short, %s thread, %s messages, median of %s run(s): ", \
+      $1, $2, $4, $5, $6
     printf "p50 %s ns, p99 %s ns, p99.9 %s ns, p99.99 %s ns, max %s ns ", $20, $21, $22, $23, $24
     printf "(clock %s; every sample includes ~%s ns of clock reads).\n", $18, $19
   }
   NR > 1 && $7 == "throughput" && $8 == "ok" && $1 == "muon" && $2 == "block" && $3 == "short" && $4 == 1 {
     printf "Peak RSS of muon (block), short, 1 thread, %s messages: %.1f MiB.\n", $5, $17 / 1024
+  }' "$csv"
+
+# Crash-safe against the default mode, point by point (both policy block).
+awk -F, '
+  NR > 1 && $7 == "throughput" && $8 == "ok" && $2 == "block" && ($1 == "muon" || $1 == "muon-crash") {
+    key = $3 "," $4
+    mps[$1, key] = $11; rss[$1, key] = $17; sys[$1, key] = $25; spool[key] = $26
+    if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+  }
+  END {
+    if (n == 0) exit
+    print ""
+    print "Crash-safe mode (muon-crash) against the default mode (muon), both policy block:"
+    print ""
+    print "| size | threads | msg/s ratio | peak RSS MiB (default / crash-safe) | system CPU s per GiB (default / crash-safe) | spool on disk MiB |"
+    print "|---|---:|---:|---:|---:|---:|"
+    for (i = 1; i <= n; i++) {
+      k = order[i]
+      if (!(("muon", k) in mps) || !(("muon-crash", k) in mps) || mps["muon", k] == 0) continue
+      split(k, f, ",")
+      printf "| %s | %s | %.2fx | %.1f / %.1f | %.2f / %.2f | %.1f |\n", f[1], f[2], \
+        mps["muon-crash", k] / mps["muon", k], rss["muon", k] / 1024, rss["muon-crash", k] / 1024, \
+        sys["muon", k], sys["muon-crash", k], spool[k] / 1048576
+    }
   }' "$csv"
 
 # ---- The plot -------------------------------------------------------------
@@ -242,7 +272,7 @@ if command -v gnuplot >/dev/null 2>&1; then
   plot_command() {
     local size=$1 n=$2 sep="" name colour f
     printf 'set title "%s lines, %s messages per run"\nplot ' "$size" "$n"
-    for entry in muon-block:#009e73 muon-drop:#56b4e9 spdlog-async:#e69f00 \
+    for entry in muon-block:#009e73 muon-crash-block:#cc79a7 muon-drop:#56b4e9 spdlog-async:#e69f00 \
                  spdlog-sync:#d55e00 glog:#7f7f7f; do
       name=${entry%%:*}
       colour=${entry#*:}

@@ -39,6 +39,8 @@ class Backend {
   virtual void finish() = 0;
   // Messages the logger says it threw away in the last run.
   virtual uint64_t dropped() const { return 0; }
+  // Disk blocks of the crash-safe spool at the end of the last run (muon).
+  virtual uint64_t spoolDiskBytes() const { return 0; }
   // Frees what the run left behind, outside the timed region.
   virtual void close() {}
 };
@@ -61,7 +63,7 @@ inline void produceLoop(LogOne&& logOne, uint64_t begin, uint64_t end, uint64_t*
 
 enum class MuonPolicy { kDrop, kBlock };
 
-std::unique_ptr<Backend> makeMuonBackend(MuonPolicy policy);
+std::unique_ptr<Backend> makeMuonBackend(MuonPolicy policy, bool crashSafe);
 std::unique_ptr<Backend> makeSpdlogAsyncBackend();
 std::unique_ptr<Backend> makeSpdlogSyncBackend();
 std::unique_ptr<Backend> makeGlogBackend(const char* argv0);

@@ -1,4 +1,8 @@
 // muon: LOG_INFO formatted on the caller's stack, handed to AsyncLogging.
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "Backend.h"
@@ -24,14 +28,21 @@ void asyncFlush() { g_async->flush(); }
 
 class MuonBackend : public Backend {
  public:
-  explicit MuonBackend(MuonPolicy policy) : policy_(policy) {}
+  MuonBackend(MuonPolicy policy, bool crashSafe) : policy_(policy), crashSafe_(crashSafe) {}
 
   const char* name() const override { return "muon"; }
 
   void open(const std::string& dir) override {
-    log_ = std::make_unique<muon::AsyncLogging>(
-        dir + "/logbench", kRollSize, kFlushInterval,
-        policy_ == MuonPolicy::kBlock ? muon::AsyncLogging::kBlock : muon::AsyncLogging::kDrop);
+    muon::AsyncLogging::Options options;
+    options.flushInterval = kFlushInterval;
+    options.policy =
+        policy_ == MuonPolicy::kBlock ? muon::AsyncLogging::kBlock : muon::AsyncLogging::kDrop;
+    options.crashSafe = crashSafe_;
+    log_ = std::make_unique<muon::AsyncLogging>(dir + "/logbench", kRollSize, options);
+    if (crashSafe_ && !log_->stats().crashSafe) {
+      std::fprintf(stderr, "logbench: the crash-safe mode could not be set up\n");
+      std::exit(1);
+    }
     log_->start();
     g_async = log_.get();
     muon::Logger::setLogLevel(muon::Logger::INFO);  // whatever MUON_LOG_LEVEL says
@@ -51,7 +62,14 @@ class MuonBackend : public Backend {
   void finish() override {
     log_->stop();
     dropped_ = log_->stats().messagesDropped;
+    spoolDiskBytes_ = 0;
+    struct stat st;
+    if (crashSafe_ && ::stat(log_->spoolPath().c_str(), &st) == 0) {
+      spoolDiskBytes_ = static_cast<uint64_t>(st.st_blocks) * 512;
+    }
   }
+
+  uint64_t spoolDiskBytes() const override { return spoolDiskBytes_; }
 
   uint64_t dropped() const override { return dropped_; }
 
@@ -64,14 +82,16 @@ class MuonBackend : public Backend {
 
  private:
   const MuonPolicy policy_;
+  const bool crashSafe_;
   std::unique_ptr<muon::AsyncLogging> log_;
   uint64_t dropped_ = 0;
+  uint64_t spoolDiskBytes_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> makeMuonBackend(MuonPolicy policy) {
-  return std::make_unique<MuonBackend>(policy);
+std::unique_ptr<Backend> makeMuonBackend(MuonPolicy policy, bool crashSafe) {
+  return std::make_unique<MuonBackend>(policy, crashSafe);
 }
 
 }  // namespace logbench

@@ -2,7 +2,7 @@
 //
 //   logbench --logger muon|spdlog-async|spdlog-sync|glog [--size short|long]
 //            [--threads T] [--messages N] [--policy drop|block] [--latency]
-//            [--dir DIR] [--repeat R] [--keep]
+//            [--crash-safe] [--dir DIR] [--repeat R] [--keep]
 //
 // T threads log N messages between them (muduo's bench message; the counter
 // is the message's global index, so every line is distinct). A run is timed
@@ -49,6 +49,7 @@ struct Options {
   uint64_t messages = 1000000;
   MuonPolicy policy = MuonPolicy::kBlock;
   bool policyGiven = false;
+  bool crashSafe = false;
   bool latency = false;
   std::string dir;  // empty: a fresh directory under /tmp, removed at exit
   int repeat = 1;
@@ -59,7 +60,7 @@ void usage(FILE* out) {
   std::fprintf(out,
                "usage: logbench [--logger muon|spdlog-async|spdlog-sync|glog] [--size short|long]\n"
                "                [--threads T] [--messages N] [--policy drop|block] [--latency]\n"
-               "                [--dir DIR] [--repeat R] [--keep]\n"
+               "                [--crash-safe] [--dir DIR] [--repeat R] [--keep]\n"
                "  --logger    logger to measure (default muon)\n"
                "  --size      short: ~110-byte lines; long: ~3 KB lines (default short)\n"
                "  --threads   producer threads, 1..256; N is split evenly (default 1)\n"
@@ -67,6 +68,7 @@ void usage(FILE* out) {
                "  --policy    muon only: what AsyncLogging does when its queue is full\n"
                "              (default block; drop is AsyncLogging's own default)\n"
                "  --latency   time every call and print percentiles\n"
+               "  --crash-safe muon only: AsyncLogging's crash-safe mode (buffers in a spool file)\n"
                "  --dir DIR   each run writes into a fresh subdirectory of DIR\n"
                "              (default: a temporary directory under /tmp)\n"
                "  --repeat R  runs, 1..100; with R > 1 a median line follows (default 1)\n"
@@ -102,6 +104,10 @@ Options parseOptions(int argc, char** argv) {
     }
     if (arg == "--latency") {
       opts.latency = true;
+      continue;
+    }
+    if (arg == "--crash-safe") {
+      opts.crashSafe = true;
       continue;
     }
     if (arg == "--keep") {
@@ -150,6 +156,9 @@ Options parseOptions(int argc, char** argv) {
       badUsage("unknown flag '" + arg + "'");
     }
   }
+  if (opts.crashSafe && opts.logger != "muon") {
+    badUsage("--crash-safe applies to --logger muon only, not " + opts.logger);
+  }
   if (opts.policyGiven && opts.logger != "muon") {
     badUsage("--policy applies to --logger muon only, not " + opts.logger);
   }
@@ -168,8 +177,16 @@ struct RunResult {
   uint64_t written = 0;
   uint64_t dropped = 0;
   uint64_t lines = 0;
+  double systemSeconds = 0;     // the process's system CPU in the timed part
+  uint64_t spoolDiskBytes = 0;  // muon --crash-safe: the spool's blocks at the end
   Latency latency;
 };
+
+double systemCpuSeconds() {
+  struct rusage ru;
+  ::getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) / 1e6;
+}
 
 // Counts the complete lines holding kHello in one file, read in chunks: the
 // file is never mapped, so reading a 3 GB log back does not show up in the
@@ -258,6 +275,28 @@ long long percentileNs(const std::vector<uint64_t>& sorted, double p) {
   return std::llround(static_cast<double>(sorted[index]) * TickClock::instance().nsPerTick());
 }
 
+// About the bytes one run writes.
+uint64_t warmUpBytes(const Options& opts) {
+  return opts.messages * (opts.longMessages ? kLongExtra + 110 : 110);
+}
+
+// Writes and deletes a file of `bytes` in `dir`, untimed, so that every run
+// meets the same machine: a VM that hands idle memory back to its host
+// writes the first few hundred MB after a pause ~10x slower (docs/logging-bench.md).
+void warmUp(const std::string& dir, uint64_t bytes) {
+  std::string path = dir + "/warm-up";
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  std::vector<char> chunk(1 << 20, 'w');
+  for (uint64_t done = 0; done < bytes;) {
+    ssize_t n = ::write(fd, chunk.data(), std::min<uint64_t>(chunk.size(), bytes - done));
+    if (n <= 0) break;
+    done += static_cast<uint64_t>(n);
+  }
+  ::close(fd);
+  ::unlink(path.c_str());
+}
+
 RunResult runOnce(Backend& backend, const Options& opts, const std::string& runDir) {
   const std::string extra = opts.longMessages ? std::string(kLongExtra, 'X') + " " : " ";
   const uint64_t n = opts.messages;
@@ -267,6 +306,7 @@ RunResult runOnce(Backend& backend, const Options& opts, const std::string& runD
   // faults on first touch do not land in the samples.
   std::vector<uint64_t> samples(opts.latency ? n : 0);
 
+  warmUp(runDir, warmUpBytes(opts));
   backend.open(runDir);
 
   std::mutex mutex;
@@ -293,6 +333,7 @@ RunResult runOnce(Backend& backend, const Options& opts, const std::string& runD
   }
 
   std::chrono::steady_clock::time_point start;
+  double systemBefore = systemCpuSeconds();
   {
     std::unique_lock<std::mutex> lock(mutex);
     cond.wait(lock, [&] { return ready == threads; });
@@ -305,6 +346,8 @@ RunResult runOnce(Backend& backend, const Options& opts, const std::string& runD
   auto stop = std::chrono::steady_clock::now();
 
   RunResult r;
+  r.systemSeconds = systemCpuSeconds() - systemBefore;
+  r.spoolDiskBytes = backend.spoolDiskBytes();
   r.seconds = std::chrono::duration<double>(stop - start).count();
   r.dropped = backend.dropped();
   r.written = n >= r.dropped ? n - r.dropped : 0;
@@ -366,7 +409,7 @@ RunResult medianRun(const std::vector<RunResult>& runs) {
 }
 
 std::unique_ptr<Backend> makeBackend(const Options& opts, const char* argv0) {
-  if (opts.logger == "muon") return makeMuonBackend(opts.policy);
+  if (opts.logger == "muon") return makeMuonBackend(opts.policy, opts.crashSafe);
   if (opts.logger == "spdlog-async") return makeSpdlogAsyncBackend();
   if (opts.logger == "spdlog-sync") return makeSpdlogSyncBackend();
   return makeGlogBackend(argv0);
@@ -396,6 +439,9 @@ int run(int argc, char** argv) {
               : opts.policy == MuonPolicy::kBlock ? " policy block"
                                                   : " policy drop",
               opts.repeat);
+  if (opts.crashSafe) std::printf("# crash-safe: buffers in a spool file beside the log\n");
+  std::printf("# warm-up: %llu MB written and deleted before each run\n",
+              static_cast<unsigned long long>(warmUpBytes(opts) / 1000000));
   if (opts.latency) {
     const TickClock& clock = TickClock::instance();
     std::printf("# latency clock %s, %.1f ns per reading pair (included in every sample)\n",
@@ -433,6 +479,17 @@ int run(int argc, char** argv) {
 
   struct rusage ru;
   ::getrusage(RUSAGE_SELF, &ru);
+  // System CPU of the timed parts, per GiB of log written.
+  uint64_t logged = 0, spool = 0;
+  double systemSeconds = 0;
+  for (const RunResult& r : runs) {
+    logged += r.bytes;
+    spool = std::max(spool, r.spoolDiskBytes);
+    systemSeconds += r.systemSeconds;
+  }
+  std::printf("system_cpu_seconds %.3f per_gib_logged %.3f\n", systemSeconds,
+              logged > 0 ? systemSeconds / (static_cast<double>(logged) / (1u << 30)) : 0.0);
+  if (opts.crashSafe) std::printf("spool_disk_bytes %llu\n", static_cast<unsigned long long>(spool));
   std::printf("peak_rss_kib %ld\n", ru.ru_maxrss);
   return 0;
 }

@@ -1,0 +1,96 @@
+// libFuzzer target for the crash-safe spool reader (muon::readSpool): the
+// bytes a recovery reads were left by a process that died at any instant, or
+// by anyone who can write the log directory. Whatever they hold, readSpool
+// must not read outside them, and every line it returns must lie inside its
+// buffer, before that buffer's index, in order.
+//
+// Inputs shorter than a spool are laid over a valid two-slot spool built
+// here (so mutations of the header, the slot pages and the entries are
+// reached at once); longer ones are taken as they are.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "muon/base/LogSpool.h"
+#include "muon/base/SpoolRecovery.h"
+
+namespace {
+
+#define FUZZ_CHECK(cond)                                                            \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
+      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::abort();                                                                 \
+    }                                                                               \
+  } while (0)
+
+constexpr size_t kSlots = 2;
+constexpr size_t kBufferSize = 4096;
+
+std::vector<char> validSpool() {
+  using namespace muon;
+  std::vector<char> image(spool::buffersOffset(kSlots) + kSlots * kBufferSize, 0);
+  spool::Header h{};
+  std::memcpy(h.magic, spool::kMagic, sizeof h.magic);
+  h.version = spool::kVersion;
+  h.slotCount = kSlots;
+  h.bufferSize = kBufferSize;
+  h.key = 0x1234567890abcdefull;
+  h.pid = 4242;
+  std::memcpy(image.data(), &h, sizeof h);
+  for (size_t slot = 0; slot < kSlots; ++slot) {
+    spool::Slot s{};
+    s.state = slot == 0 ? LogSpool::kActive : LogSpool::kWriting;
+    s.generation = slot + 1;
+    s.sequence = kSlots - slot;
+    std::strcpy(s.path, "/nonexistent/log");
+    std::memcpy(image.data() + spool::kPageSize * (1 + slot), &s, sizeof s);
+    char* buffer = image.data() + spool::buffersOffset(kSlots) + slot * kBufferSize;
+    uint64_t seal = LogSpool::sealFor(h.key, s.generation);
+    uint64_t offset = 0;
+    for (uint64_t n = 0; n < 5; ++n) {
+      std::string line = "line " + std::to_string(n) + " of slot " + std::to_string(slot) + "\n";
+      std::memcpy(buffer + offset, line.data(), line.size());
+      LogSpool::record(buffer, kBufferSize, seal, n, offset, line.size());
+      offset += line.size();
+    }
+  }
+  return image;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const std::vector<char> base = validSpool();
+  std::vector<char> image;
+  if (size >= base.size()) {
+    image.assign(data, data + size);
+  } else {
+    image = base;
+    std::memcpy(image.data(), data, size);
+  }
+  muon::SpoolContents contents;
+  std::string error;
+  if (!muon::readSpool(image.data(), image.size(), &contents, &error)) {
+    FUZZ_CHECK(!error.empty());
+    return 0;
+  }
+  muon::spool::Header h;
+  std::memcpy(&h, image.data(), sizeof h);
+  uint64_t previousSequence = 0;
+  for (const auto& b : contents.buffers) {
+    FUZZ_CHECK(b.slot < h.slotCount);
+    FUZZ_CHECK(b.sequence >= previousSequence);
+    previousSequence = b.sequence;
+    uint64_t end = 0;
+    for (const auto& r : b.lines) {
+      FUZZ_CHECK(r.length > 0 && r.offset >= end);
+      end = r.offset + r.length;
+      FUZZ_CHECK(end + muon::LogSpool::kEntrySize <= h.bufferSize);
+    }
+  }
+  return 0;
+}
