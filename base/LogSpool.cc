@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -161,15 +162,16 @@ uint64_t LogSpool::activate(size_t i) {
   return sealFor(key_, generation);
 }
 
-void LogSpool::markWriting(size_t i, const FilePosition& pos) {
-  spool::Slot* s = slot(i);
+void LogSpool::markWriting(size_t i, const FilePosition& pos) { spool::markWriting(slot(i), pos); }
+
+void spool::markWriting(Slot* s, const FilePosition& pos) {
   s->device = pos.device;
   s->inode = pos.inode;
   s->size = pos.size;
   size_t n = std::min(pos.path.size(), sizeof s->path - 1);
   std::memcpy(s->path, pos.path.data(), n);
   s->path[n] = '\0';
-  __atomic_store_n(&s->state, uint64_t{kWriting}, __ATOMIC_RELEASE);
+  __atomic_store_n(&s->state, uint64_t{LogSpool::kWriting}, __ATOMIC_RELEASE);
 }
 
 void LogSpool::markFree(size_t i) {

@@ -73,6 +73,9 @@ static_assert(sizeof(Slot) == kPageSize, "one slot header per page");
 // Offset of the first buffer.
 inline size_t buffersOffset(size_t slots) { return kPageSize * (1 + slots); }
 
+// Marks a slot kWriting at `pos`: the fields first, the state last.
+void markWriting(Slot* slot, const FilePosition& pos);
+
 }  // namespace spool
 
 class LogSpool {

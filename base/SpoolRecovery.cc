@@ -291,13 +291,7 @@ RecoveryReport recoverSpool(const std::string& path, const std::string& basename
       FilePosition at;
       if (!out->position(&at)) at = FilePosition();
       // From here a recovery killed half-way is undone like a dead backend's write.
-      slot->device = at.device;
-      slot->inode = at.inode;
-      slot->size = at.size;
-      size_t n = std::min(at.path.size(), sizeof slot->path - 1);
-      std::memcpy(slot->path, at.path.data(), n);
-      slot->path[n] = '\0';
-      __atomic_store_n(&slot->state, uint64_t{LogSpool::kWriting}, __ATOMIC_RELEASE);
+      spool::markWriting(slot, at);
       std::string text = std::move(header);
       header.clear();
       text += linesOf(sp.data() + buffers + b.slot * bufferSize, b);

@@ -7,6 +7,8 @@
 //   LogInfoAsyncAppend   + AsyncLogging::append (fetch_add, memcpy, commit); the
 //                          backend writes nothing (its writer discards), so the
 //                          disk is not measured
+//   LogInfoAsyncAppendCrashSafe   the same in the crash-safe mode (buffers in a
+//                          spool file, one index entry per line)
 // Run: build/bin/log_microbench [--benchmark_repetitions=5 ...]
 #include <benchmark/benchmark.h>
 
@@ -64,7 +66,7 @@ void asyncOutput(const char* msg, size_t len) { g_async->append(msg, len); }
 
 // One AsyncLogging for all threads of a run; its writer only counts, so the
 // producers meet the real buffer switching but never the disk.
-void BM_LogInfoAsyncAppend(benchmark::State& state) {
+void asyncAppend(benchmark::State& state, bool crashSafe) {
   static std::unique_ptr<muon::AsyncLogging> log;
   static std::string dir;
   if (state.thread_index() == 0) {
@@ -75,8 +77,10 @@ void BM_LogInfoAsyncAppend(benchmark::State& state) {
       return;
     }
     dir = tmpl;
-    log = std::make_unique<muon::AsyncLogging>(dir + "/bench", 1L << 40, 3,
-                                               muon::AsyncLogging::kBlock);
+    muon::AsyncLogging::Options options;
+    options.policy = muon::AsyncLogging::kBlock;
+    options.crashSafe = crashSafe;
+    log = std::make_unique<muon::AsyncLogging>(dir + "/bench", 1L << 40, options);
     log->setWriteFunction([](int, const char*, size_t len) { return static_cast<ssize_t>(len); });
     log->start();
     g_async = log.get();
@@ -94,7 +98,11 @@ void BM_LogInfoAsyncAppend(benchmark::State& state) {
     std::filesystem::remove_all(dir);
   }
 }
+void BM_LogInfoAsyncAppend(benchmark::State& state) { asyncAppend(state, false); }
 BENCHMARK(BM_LogInfoAsyncAppend)->Threads(1)->Threads(2)->UseRealTime();
+
+void BM_LogInfoAsyncAppendCrashSafe(benchmark::State& state) { asyncAppend(state, true); }
+BENCHMARK(BM_LogInfoAsyncAppendCrashSafe)->Threads(1)->Threads(2)->UseRealTime();
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@
 
 #include "ChildProcess.h"
 #include "TempDir.h"
+#include "TextScan.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/LogFile.h"
 #include "muon/base/Logging.h"
@@ -37,6 +39,8 @@
 using muon::AsyncLogging;
 using muon::LogFile;
 using muon::Logger;
+using muon::test::scanLiteral;
+using muon::test::scanNumber;
 using muon::test::TempDir;
 using muon::test::waitWithDeadline;
 
@@ -90,21 +94,6 @@ struct Line {
   long seq = 0;
 };
 
-bool number(const std::string& s, size_t* pos, long* out) {
-  size_t start = *pos;
-  long v = 0;
-  while (*pos < s.size() && s[*pos] >= '0' && s[*pos] <= '9') v = v * 10 + (s[(*pos)++] - '0');
-  *out = v;
-  return *pos > start;
-}
-
-bool literal(const std::string& s, size_t* pos, const char* text) {
-  size_t n = std::strlen(text);
-  if (s.compare(*pos, n, text) != 0) return false;
-  *pos += n;
-  return true;
-}
-
 const std::string kPayload(40, 'x');
 
 // A whole log line holding exactly one of our messages.
@@ -113,11 +102,11 @@ bool parse(const std::string& line, Line* out) {
   if (pos == std::string::npos || line.find(" cs k=", pos + 8) != std::string::npos) return false;
   pos += std::strlen(" INFO  cs k=");
   long source = 0;
-  return number(line, &pos, &out->run) && literal(line, &pos, " t=") &&
-         number(line, &pos, &out->thread) && literal(line, &pos, " seq=") &&
-         number(line, &pos, &out->seq) && literal(line, &pos, " ") &&
-         literal(line, &pos, kPayload.c_str()) && literal(line, &pos, " - CrashSafe_test.cc:") &&
-         number(line, &pos, &source) && pos == line.size();
+  return scanNumber(line, &pos, &out->run) && scanLiteral(line, &pos, " t=") &&
+         scanNumber(line, &pos, &out->thread) && scanLiteral(line, &pos, " seq=") &&
+         scanNumber(line, &pos, &out->seq) && scanLiteral(line, &pos, " ") &&
+         scanLiteral(line, &pos, kPayload.c_str()) && scanLiteral(line, &pos, " - CrashSafe_test.cc:") &&
+         scanNumber(line, &pos, &source) && pos == line.size();
 }
 
 // The pid in a log file's name: basename.YYYYmmdd-HHMMSS.host.pid.log[.N].
@@ -196,6 +185,16 @@ Census census(const std::vector<std::string>& files) {
     }
     if (unterminated && c.problems.size() < 5) c.problems.push_back("unterminated " + f);
   }
+  return c;
+}
+
+// One thread's lines 1..n, each once and in order, in the log files of
+// processes forked one after another.
+Census expectEachLineOnce(const TempDir& dir, long n) {
+  Census c = census(logFilesInOrder(dir, "cs", {}));
+  for (const std::string& p : c.problems) ADD_FAILURE() << p;
+  EXPECT_EQ(c.lines, n);
+  EXPECT_EQ((c.last[{0, 0}]), n);
   return c;
 }
 
@@ -359,10 +358,7 @@ TEST_P(RecoveryKilled, AtAnyByteAndRunAgainWritesEachLineOnce) {
   recoverInChild(base);
   EXPECT_EQ(spoolsIn(dir), 0u);
 
-  Census c = census(logFilesInOrder(dir, "cs", {}));
-  for (const std::string& p : c.problems) ADD_FAILURE() << p;
-  EXPECT_EQ(c.lines, kLines);
-  EXPECT_EQ((c.last[{0, 0}]), kLines);
+  expectEachLineOnce(dir, kLines);
 }
 
 INSTANTIATE_TEST_SUITE_P(Bytes, RecoveryKilled,
@@ -390,10 +386,7 @@ TEST_P(BackendKilled, InTheMiddleOfAWriteLosesAndRepeatsNothing) {
   ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
   recoverInChild(base);
   EXPECT_EQ(spoolsIn(dir), 0u);
-  Census c = census(logFilesInOrder(dir, "cs", {}));
-  for (const std::string& p : c.problems) ADD_FAILURE() << p;
-  EXPECT_EQ(c.lines, kLines);
-  EXPECT_EQ(c.recoveredHeaders, 1);
+  EXPECT_EQ(expectEachLineOnce(dir, kLines).recoveredHeaders, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Bytes, BackendKilled,
@@ -432,10 +425,7 @@ TEST_P(Dies, WithoutAHandlerAndLosesNothing) {
   ASSERT_NE(status, -1);
   recoverInChild(base);
   EXPECT_EQ(spoolsIn(dir), 0u);
-  Census c = census(logFilesInOrder(dir, "cs", {}));
-  for (const std::string& p : c.problems) ADD_FAILURE() << p;
-  EXPECT_EQ(c.lines, kLines);
-  EXPECT_EQ((c.last[{0, 0}]), kLines);
+  expectEachLineOnce(dir, kLines);
 }
 
 INSTANTIATE_TEST_SUITE_P(Deaths, Dies,
@@ -530,6 +520,33 @@ TEST(CrashSafe, DropPolicyKeepsItsCountsInASpool) {
   }
   EXPECT_EQ(inFile, appended - static_cast<long>(stats.messagesDropped));
   EXPECT_EQ(spoolsIn(dir), 0u);
+}
+
+TEST(CrashSafe, ASpoolThatCannotBeCreatedIsReportedAndLoggingGoesOn) {
+  TempDir dir;
+  const std::string base = dir.file("cs");
+  int status = runChild([&] {
+    // A directory where the spool would be created: open(O_CREAT | O_EXCL)
+    // fails as it would on a full or read-only disk.
+    std::string blocker = base + "." + std::to_string(::getpid()) + ".spool.new";
+    if (::mkdir(blocker.c_str(), 0700) != 0) ::_exit(6);
+    if (!::freopen(dir.file("stderr.txt").c_str(), "w", stderr)) ::_exit(7);
+    AsyncLogging log(base, kNoRoll, crashSafe());
+    if (log.stats().crashSafe || !log.spoolPath().empty()) ::_exit(8);
+    logTo(&log);
+    log.start();
+    for (long seq = 1; seq <= 100; ++seq) LOG_INFO << "cs k=0 t=0 seq=" << seq << ' ' << kPayload;
+    log.stop();
+    std::fflush(stderr);
+    ::_exit(0);
+  });
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  std::string err = muon::test::readFile(dir.file("stderr.txt"));
+  EXPECT_NE(err.find("cannot create spool"), std::string::npos) << err;
+  EXPECT_NE(err.find("logging without crash safety"), std::string::npos) << err;
+  Census c = census(logFilesInOrder(dir, "cs", {}));
+  EXPECT_EQ(c.lines, 100);
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 
 #include "ChildProcess.h"
 #include "TempDir.h"
+#include "TextScan.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/CurrentThread.h"
 #include "muon/base/LogFile.h"
@@ -37,6 +38,8 @@ using muon::Logger;
 using muon::LogFile;
 using muon::test::readLines;
 using muon::test::waitWithDeadline;
+using muon::test::scanLiteral;
+using muon::test::scanNumber;
 using muon::test::TempDir;
 
 namespace {
@@ -80,22 +83,6 @@ bool digits(const std::string& s, size_t from, size_t n) {
   return true;
 }
 
-// The number at s[*pos..] (at least one digit); advances *pos past it.
-bool number(const std::string& s, size_t* pos, long* out) {
-  size_t start = *pos;
-  long v = 0;
-  while (*pos < s.size() && s[*pos] >= '0' && s[*pos] <= '9') v = v * 10 + (s[(*pos)++] - '0');
-  *out = v;
-  return *pos > start;
-}
-
-bool literal(const std::string& s, size_t* pos, const char* text) {
-  size_t n = std::strlen(text);
-  if (s.compare(*pos, n, text) != 0) return false;
-  *pos += n;
-  return true;
-}
-
 bool parse(const std::string& line, Parsed* out) {
   // "YYYYmmdd HH:MM:SS.uuuuuu"
   if (!digits(line, 0, 8) || line.compare(8, 1, " ") != 0 || !digits(line, 9, 2) ||
@@ -108,18 +95,18 @@ bool parse(const std::string& line, Parsed* out) {
   size_t spaces = pos;
   while (pos < line.size() && line[pos] == ' ') ++pos;
   long tid = 0, thread = 0, seq = 0, sourceLine = 0;
-  if (pos == spaces || !number(line, &pos, &tid) || !literal(line, &pos, " INFO  ")) return false;
+  if (pos == spaces || !scanNumber(line, &pos, &tid) || !scanLiteral(line, &pos, " INFO  ")) return false;
   size_t tagStart = pos;
   while (pos < line.size() && std::isalnum(static_cast<unsigned char>(line[pos]))) ++pos;
   if (pos == tagStart) return false;
   out->tag = line.substr(tagStart, pos - tagStart);
-  if (!literal(line, &pos, " t=") || !number(line, &pos, &thread) ||
-      !literal(line, &pos, " seq=") || !number(line, &pos, &seq) || !literal(line, &pos, " ")) {
+  if (!scanLiteral(line, &pos, " t=") || !scanNumber(line, &pos, &thread) ||
+      !scanLiteral(line, &pos, " seq=") || !scanNumber(line, &pos, &seq) || !scanLiteral(line, &pos, " ")) {
     return false;
   }
   size_t xs = pos;
   while (pos < line.size() && line[pos] == 'x') ++pos;
-  if (pos == xs || !literal(line, &pos, " - Fork_test.cc:") || !number(line, &pos, &sourceLine)) {
+  if (pos == xs || !scanLiteral(line, &pos, " - Fork_test.cc:") || !scanNumber(line, &pos, &sourceLine)) {
     return false;
   }
   out->tid = static_cast<int>(tid);

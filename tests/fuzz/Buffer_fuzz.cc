@@ -18,19 +18,12 @@
 #include <string>
 #include <utility>
 
+#include "FuzzCheck.h"
 #include "muon/net/Buffer.h"
 
 namespace {
 
 using muon::net::Buffer;
-
-#define FUZZ_CHECK(cond)                                                       \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                            \
-    }                                                                          \
-  } while (0)
 
 void check(const Buffer& b, const std::string& model) {
   FUZZ_CHECK(b.readableBytes() == model.size());

@@ -20,21 +20,13 @@
 #include <memory>
 #include <string>
 
+#include "FuzzCheck.h"
 #include "muon/base/LogStream.h"
 
 namespace {
 
 using muon::Fmt;
 using muon::LogStream;
-
-// Crashes with a message, so the fuzzer records the input.
-#define FUZZ_CHECK(cond)                                                       \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                            \
-    }                                                                          \
-  } while (0)
 
 // What `s` holds past `before` bytes, after one operation.
 std::string appended(const LogStream& s, size_t before) {

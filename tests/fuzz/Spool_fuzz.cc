@@ -14,18 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "FuzzCheck.h"
 #include "muon/base/LogSpool.h"
 #include "muon/base/SpoolRecovery.h"
 
 namespace {
-
-#define FUZZ_CHECK(cond)                                                            \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                 \
-    }                                                                               \
-  } while (0)
 
 constexpr size_t kSlots = 2;
 constexpr size_t kBufferSize = 4096;
