@@ -8,7 +8,8 @@
 //    that SIGKILLs the process after N bytes): exactly once all the same.
 //  - SIGSEGV without a handler, abort(), _exit(): nothing lost.
 //  - A live process's spool is never touched.
-//  - The default mode's loss is measured beside it (Fork_test.cc, KillNine).
+//  - The default mode's loss is measured beside it (KillNine): whole lines, a
+//    prefix of each thread's lines, the loss bounded by the buffers.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -160,11 +162,22 @@ struct Census {
   std::vector<std::string> problems;
 };
 
-Census census(const std::vector<std::string>& files) {
+// lastLineMayBeCut: the default mode's write(2) of a big batch can stop at
+// a page boundary when the process dies; the file's last line may then be
+// the beginning of a line, which is not counted.
+Census census(const std::vector<std::string>& files, bool lastLineMayBeCut = false) {
   Census c;
   for (const std::string& f : files) {
     bool unterminated = false;
-    for (const std::string& line : muon::test::readLines(f, &unterminated)) {
+    std::vector<std::string> lines = muon::test::readLines(f, &unterminated);
+    if (unterminated && lastLineMayBeCut) {
+      if (!lines.back().empty() && !std::isdigit(static_cast<unsigned char>(lines.back()[0]))) {
+        c.problems.push_back("a cut line that is not the start of a line: " + lines.back());
+      }
+      lines.pop_back();
+      unterminated = false;
+    }
+    for (const std::string& line : lines) {
       if (line.compare(0, 10, "Recovered ") == 0) {
         ++c.recoveredHeaders;
         continue;
@@ -548,5 +561,103 @@ TEST(CrashSafe, ASpoolThatCannotBeCreatedIsReportedAndLoggingGoesOn) {
   Census c = census(logFilesInOrder(dir, "cs", {}));
   EXPECT_EQ(c.lines, 100);
 }
+
+// ---- the default mode, for comparison --------------------------------------
+
+struct KillCase {
+  const char* name;
+  int flushInterval;
+  long linesPerSecondPerThread;  // 0: as fast as possible
+  int killAfterMs;
+};
+
+class KillNine : public ::testing::TestWithParam<KillCase> {};
+
+constexpr int kKillThreads = 2;
+struct KillShared {
+  std::atomic<long> acked[kKillThreads];
+};
+
+// The bytes that may be in memory, unwritten, when the process dies: the
+// current buffer, every pending one (kBlock lets the backend queue one over
+// the bound), the batch being written, and LogFile's 64 KiB buffer.
+constexpr size_t kUnwrittenBound =
+    (AsyncLogging::kMaxPendingBuffers + 3) * AsyncLogging::kBufferSize + 64 * 1024;
+
+TEST_P(KillNine, FileHoldsWholeLinesAndAPrefixOfEachThread) {
+  const KillCase c = GetParam();
+  TempDir dir;
+  void* page = ::mmap(nullptr, sizeof(KillShared), PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(page, MAP_FAILED);
+  auto* shared = new (page) KillShared();
+  std::fflush(stdout);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    AsyncLogging log(dir.file("cs"), kNoRoll, c.flushInterval, AsyncLogging::kBlock);
+    logTo(&log);
+    log.start();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kKillThreads; ++t) {
+      threads.emplace_back([t, shared, c] {
+        auto start = std::chrono::steady_clock::now();
+        for (long seq = 1;; ++seq) {
+          if (c.linesPerSecondPerThread > 0) {
+            // Paced: line `seq` is due at seq / rate seconds.
+            auto due = start + std::chrono::microseconds(seq * 1000000 / c.linesPerSecondPerThread);
+            std::this_thread::sleep_until(due);
+          }
+          LOG_INFO << "cs k=0 t=" << t << " seq=" << seq << ' ' << kPayload;
+          shared->acked[t].store(seq, std::memory_order_release);
+        }
+      });
+    }
+    for (std::thread& th : threads) th.join();  // never: we are killed
+    ::_exit(1);
+  }
+  ASSERT_GT(pid, 0);
+  // Kill once the threads logged something and the time is up.
+  auto killAt = std::chrono::steady_clock::now() + std::chrono::milliseconds(c.killAfterMs);
+  while (std::chrono::steady_clock::now() < killAt || shared->acked[0].load() == 0 ||
+         shared->acked[1].load() == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ASSERT_TRUE(waitWithDeadline(pid, &status, std::chrono::seconds(10)));
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+
+  std::vector<std::string> files = logFilesInOrder(dir, "cs", {});
+  ASSERT_LE(files.size(), 1u);  // no file at all is fine: nothing was written yet
+  Census found = census(files, true);
+  for (const std::string& p : found.problems) ADD_FAILURE() << p;
+  long lost = 0, acked = 0;
+  for (int t = 0; t < kKillThreads; ++t) {
+    long a = shared->acked[t].load();
+    long inFile = found.last[{0, t}];
+    EXPECT_LE(inFile, a + 1);  // a line may be in the file before its thread counted it
+    acked += a;
+    lost += std::max(0L, a - inFile);
+  }
+  // ~110-byte lines: the bound in lines is the unwritten bytes over 90.
+  EXPECT_LE(static_cast<size_t>(lost) * 90, kUnwrittenBound) << "lost more than the buffers hold";
+  std::printf("[ kill -9  ] %s: flushInterval=%d rate=%s killed at %d ms: logged %ld, in file %ld, "
+              "lost %ld lines (%.1f%%)\n",
+              c.name, c.flushInterval,
+              c.linesPerSecondPerThread > 0
+                  ? (std::to_string(c.linesPerSecondPerThread * kKillThreads) + "/s").c_str()
+                  : "max",
+              c.killAfterMs, acked, acked - lost, lost,
+              acked > 0 ? 100.0 * static_cast<double>(lost) / static_cast<double>(acked) : 0.0);
+  ::munmap(page, sizeof(KillShared));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, KillNine,
+    ::testing::Values(KillCase{"FastDefault", 3, 0, 500}, KillCase{"FastInterval1", 1, 0, 500},
+                      KillCase{"PacedDefault", 3, 5000, 500},
+                      KillCase{"PacedDefaultAfterFirstTick", 3, 5000, 3500},
+                      KillCase{"PacedInterval1", 1, 5000, 1500}),
+    [](const ::testing::TestParamInfo<KillCase>& p) { return std::string(p.param.name); });
 
 }  // namespace

@@ -4,9 +4,7 @@
 //    thread and no backend; it sets its own output (docs/reliability.md) and
 //    must be able to log at once, with its own thread id, without touching
 //    the parent's file.
-//  - KillNine: SIGKILL at an arbitrary instant. What reached the file must be
-//    whole lines, a prefix of each thread's sequence, and the loss bounded by
-//    what the unwritten buffers can hold. The tests print the loss measured.
+// (kill -9 of a process that logs is in CrashSafe_test.cc, both modes.)
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -235,13 +233,6 @@ TEST(Fork, ChildOfRunningAsyncLoggingLogsToItsOwnOutput) {
   }
 }
 
-// ---- kill -9 ----------------------------------------------------------------
-
-constexpr int kKillThreads = 2;
-struct KillShared {
-  std::atomic<long> logged[kKillThreads];
-};
-
 void discardOutput(const char*, size_t) {}
 
 // Another thread keeps taking the Logger's time-zone lock (setTimeZone)
@@ -269,123 +260,5 @@ TEST(Fork, ChildIsNotBlockedByATimeZoneChangeInAnotherThread) {
   Logger::setOutput(nullptr);
   EXPECT_EQ(hung, 0) << "a child hung on the time-zone lock it inherited";
 }
-
-struct KillCase {
-  const char* name;
-  int flushInterval;
-  long linesPerSecondPerThread;  // 0: as fast as possible
-  int killAfterMs;
-};
-
-class KillNine : public ::testing::TestWithParam<KillCase> {};
-
-// The bytes that may be in memory, unwritten, when the process dies: the
-// current buffer, every pending one (kBlock lets the backend queue one over
-// the bound), the batch being written, and LogFile's 64 KiB stdio-like buffer.
-constexpr size_t kUnwrittenBound =
-    (AsyncLogging::kMaxPendingBuffers + 3) * AsyncLogging::kBufferSize + 64 * 1024;
-
-TEST_P(KillNine, FileHoldsWholeLinesAndAPrefixOfEachThread) {
-  const KillCase c = GetParam();
-  TempDir dir;
-  void* page = ::mmap(nullptr, sizeof(KillShared), PROT_READ | PROT_WRITE,
-                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(page, MAP_FAILED);
-  KillShared* shared = new (page) KillShared();
-  std::fflush(stdout);
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    AsyncLogging log(dir.file("k9"), 1L << 40, c.flushInterval, AsyncLogging::kBlock);
-    g_async = &log;
-    Logger::setOutput(&asyncOutput);
-    Logger::setFlush(&asyncFlush);
-    log.start();
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kKillThreads; ++t) {
-      threads.emplace_back([t, shared, c] {
-        auto start = std::chrono::steady_clock::now();
-        for (long seq = 1;; ++seq) {
-          if (c.linesPerSecondPerThread > 0) {
-            // Paced: line `seq` is due at seq / rate seconds.
-            auto due = start + std::chrono::microseconds(seq * 1000000 / c.linesPerSecondPerThread);
-            std::this_thread::sleep_until(due);
-          }
-          LOG_INFO << "k9 t=" << t << " seq=" << seq << ' ' << kPayload;
-          shared->logged[t].store(seq, std::memory_order_release);
-        }
-      });
-    }
-    for (std::thread& th : threads) th.join();  // never: we are killed
-    ::_exit(1);
-  }
-  ASSERT_GT(pid, 0);
-  // Kill once the children logged something and the time is up.
-  auto killAt = std::chrono::steady_clock::now() + std::chrono::milliseconds(c.killAfterMs);
-  while (std::chrono::steady_clock::now() < killAt || shared->logged[0].load() == 0 ||
-         shared->logged[1].load() == 0) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ::kill(pid, SIGKILL);
-  int status = 0;
-  ASSERT_TRUE(waitWithDeadline(pid, &status, std::chrono::seconds(10)));
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
-
-  std::vector<std::string> files = filesStartingWith(dir, "k9.");
-  ASSERT_LE(files.size(), 1u);  // no file at all is fine: nothing was written yet
-  std::vector<long> inFile(kKillThreads, 0);
-  size_t lineBytes = 0;
-  if (!files.empty()) {
-    bool unterminated = false;
-    std::vector<std::string> lines = readLines(files[0], &unterminated);
-    // write(2) of a big batch can stop at a page boundary when the process
-    // dies: the last line may be cut, but it is then a line's beginning.
-    if (unterminated) {
-      std::string cut = lines.back();
-      lines.pop_back();
-      bool plausible = !cut.empty() && std::isdigit(static_cast<unsigned char>(cut[0]));
-      for (char ch : cut) {
-        plausible = plausible && (std::isalnum(static_cast<unsigned char>(ch)) ||
-                                  std::strchr(" :.=-_", ch) != nullptr);
-      }
-      EXPECT_TRUE(plausible) << "a cut line that is not the start of a line: " << cut;
-    }
-    for (const std::string& line : lines) {
-      Parsed p;
-      ASSERT_TRUE(parse(line, &p)) << "not a whole line: " << line;
-      ASSERT_EQ(p.seq, inFile[static_cast<size_t>(p.thread)] + 1) << "a gap: " << line;
-      inFile[static_cast<size_t>(p.thread)] = p.seq;
-      lineBytes = line.size() + 1;
-    }
-  }
-  long lost = 0;
-  long logged = 0;
-  for (int t = 0; t < kKillThreads; ++t) {
-    long n = shared->logged[t].load();
-    // A line may be in the file before its thread counted it.
-    EXPECT_LE(inFile[static_cast<size_t>(t)], n + 1);
-    logged += n;
-    lost += std::max(0L, n - inFile[static_cast<size_t>(t)]);
-  }
-  // ~100-byte lines: the bound in lines is the unwritten bytes over that.
-  EXPECT_LE(static_cast<size_t>(lost) * 90, kUnwrittenBound) << "lost more than the buffers hold";
-  std::printf("[ kill -9  ] %s: flushInterval=%d rate=%s killed at %d ms: logged %ld, in file %ld, "
-              "lost %ld lines (%.1f%%, ~%zu bytes)\n",
-              c.name, c.flushInterval,
-              c.linesPerSecondPerThread > 0
-                  ? (std::to_string(c.linesPerSecondPerThread * kKillThreads) + "/s").c_str()
-                  : "max",
-              c.killAfterMs, logged, logged - lost, lost,
-              logged > 0 ? 100.0 * static_cast<double>(lost) / static_cast<double>(logged) : 0.0,
-              static_cast<size_t>(lost) * (lineBytes > 0 ? lineBytes : 100));
-  ::munmap(page, sizeof(KillShared));
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    Cases, KillNine,
-    ::testing::Values(KillCase{"FastDefault", 3, 0, 500}, KillCase{"FastInterval1", 1, 0, 500},
-                      KillCase{"PacedDefault", 3, 5000, 500},
-                      KillCase{"PacedDefaultAfterFirstTick", 3, 5000, 3500},
-                      KillCase{"PacedInterval1", 1, 5000, 1500}),
-    [](const ::testing::TestParamInfo<KillCase>& p) { return std::string(p.param.name); });
 
 }  // namespace
