@@ -311,7 +311,8 @@ void AsyncLogging::recycle(Buffer* b) {
     spares_.push_back(b);
     return;
   }
-  // Give memory back after a burst.
+  // Give memory back after a burst (well under a millisecond: a producer
+  // may hold the lock for it).
   if (spool_) {
     spool_->release(b->slot);
   } else {
@@ -460,9 +461,6 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
     if (spool_) {
       output_.flush();
       spool_->markFree(b->slot);
-      // Written back by the kernel meanwhile, its pages would fault again
-      // on the next store; make them writable here, not in a producer.
-      spool_->prefault(b->slot);
     }
   }
   output_.flush();

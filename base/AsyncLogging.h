@@ -158,7 +158,9 @@ class AsyncLogging {
   char* memoryFor(size_t slot) const;
   // Maps spares ahead of need, outside the lock. Backend thread; mutex_ held on entry and exit.
   void prepareSpares(std::unique_lock<std::mutex>& lock);
-  void recycle(Buffer* b);  // mutex_ held
+  // A written or dropped buffer becomes a spare, or gives its memory back
+  // if there are enough. mutex_ held.
+  void recycle(Buffer* b);
   // Retires the current buffer if it holds anything, moves the queue into
   // `batch` and takes the drop counts not yet reported. mutex_ held.
   Dropped takeBatch(std::vector<Buffer*>& batch);

@@ -148,9 +148,11 @@ void LogSpool::prefault(size_t i) const {
 }
 
 void LogSpool::release(size_t i) const {
-  ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-              static_cast<off_t>(spool::buffersOffset(slots_) + i * bufferSize_),
-              static_cast<off_t>(bufferSize_));
+  // Unmaps the pages (as munmap does for the default mode's buffers); they
+  // stay in the page cache, reclaimable once written back, and their disk
+  // blocks stay allocated for the next burst. Punching them out instead
+  // costs milliseconds here, and the buffer's next use would pay again.
+  ::madvise(data(i), bufferSize_, MADV_DONTNEED);
 }
 
 uint64_t LogSpool::activate(size_t i) {

@@ -105,7 +105,7 @@ class LogSpool {
   // Makes the slot's pages resident and writable now, so that producers
   // take no page faults in it. Best effort.
   void prefault(size_t slot) const;
-  // Gives the slot's memory and disk blocks back (a burst is over).
+  // Gives the slot's memory back (a burst is over); its disk blocks stay.
   void release(size_t slot) const;
 
   // The slot becomes a fresh current buffer: a new generation, the next

@@ -1,12 +1,15 @@
 #include "muon/base/AsyncLogging.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
@@ -500,6 +503,58 @@ TEST_F(AsyncLoggingTest, StartReturnsOnceTheBackendRuns) {
     ASSERT_TRUE(backendNamed()) << "start() returned before the backend ran, round " << i;
     log.stop();
   }
+}
+
+// With no memory for a fresh buffer (mmap fails: RLIMIT_AS), a producer
+// drops its line and counts it; nothing throws out of append().
+TEST_F(AsyncLoggingTest, NoMemoryForAFreshBufferDropsAndCountsInsteadOfThrowing) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizers reserve terabytes of address space: RLIMIT_AS cannot be lowered";
+#else
+  const std::string line = std::string(99, 'n') + "\n";
+  const long kLines = 100000;  // ~10 MB: three buffers' worth
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    int code = 0;
+    {
+      AsyncLogging log(dir_.file("nomem"), 1L << 40, 3, AsyncLogging::kBlock);
+      long pages = 0;
+      if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+        std::fclose(f);
+      }
+      struct rlimit old;
+      ::getrlimit(RLIMIT_AS, &old);
+      struct rlimit low = old;
+      // Room for small allocations, not for another 4 MiB buffer.
+      low.rlim_cur = static_cast<rlim_t>(pages) * static_cast<rlim_t>(::getpagesize()) + (1 << 20);
+      if (pages == 0 || ::setrlimit(RLIMIT_AS, &low) != 0) ::_exit(10);
+      try {
+        for (long i = 0; i < kLines; ++i) log.append(line.data(), line.size());
+      } catch (...) {
+        ::_exit(11);
+      }
+      ::setrlimit(RLIMIT_AS, &old);
+      AsyncLogging::Stats st = log.stats();
+      if (st.messagesDropped == 0 || st.buffersDropped != 0) code = 12;
+    }  // the destructor writes the first buffer and the drop report
+    ::_exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  ASSERT_EQ(WEXITSTATUS(status), 0) << "10: no limit, 11: threw, 12: nothing counted";
+  long inFile = 0;
+  uint64_t reported = 0;
+  for (const std::string& l : allLines()) {
+    uint64_t m = 0;
+    if (isDropReport(l, &m)) reported += m;
+    inFile += l == line.substr(0, 99);
+  }
+  EXPECT_GT(inFile, 0);
+  EXPECT_EQ(inFile + static_cast<long>(reported), kLines);
+#endif
 }
 
 using AsyncLoggingDeathTest = AsyncLoggingTest;
