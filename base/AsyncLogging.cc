@@ -88,7 +88,7 @@ struct AsyncLogging::Buffer {
 
 AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, int flushInterval,
                            OverflowPolicy policy)
-    : AsyncLogging(basename, rollSize, Options{flushInterval, policy, false}) {}
+    : AsyncLogging(basename, rollSize, Options{flushInterval, policy, false, LogFile::Options()}) {}
 
 AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, const Options& options)
     : flushInterval_(options.flushInterval > 0 ? options.flushInterval : 1),
@@ -96,7 +96,7 @@ AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, const Op
       reserve_(0),
       // Only the backend thread uses it, so no lock. checkEveryN = 1: each
       // append is a whole buffer, so check the day on every one.
-      output_(basename, rollSize, false, flushInterval_, 1) {
+      output_(basename, rollSize, false, flushInterval_, 1, options.files) {
   if (options.crashSafe) openSpool(basename);
   std::lock_guard<std::mutex> lock(mutex_);
   Buffer* first = takeSpare();

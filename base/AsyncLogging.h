@@ -67,6 +67,9 @@ class AsyncLogging {
     // spool file of up to (kMaxPendingBuffers + 8) x 4 MiB on disk while
     // logging (4-5 buffers in steady state) and some speed (docs/logging.md).
     bool crashSafe = false;
+    // What the log files' LogFile does beyond writing: retention (maxFiles,
+    // maxTotalBytes, maxAgeSeconds) and the basename.log link. All off by default.
+    LogFile::Options files;
   };
 
   static constexpr size_t kBufferSize = 4 * 1024 * 1024;

@@ -13,6 +13,17 @@ namespace {
 ssize_t systemWrite(int fd, const char* data, size_t len) { return ::write(fd, data, len); }
 }  // namespace
 
+std::string directoryOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string fileNameOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 std::unique_ptr<AppendFile> AppendFile::create(const std::string& path, WriteFunction write,
                                                int* savedErrno) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);

@@ -23,6 +23,11 @@ namespace muon {
 // Same contract as write(2): bytes written, or -1 with errno set.
 using WriteFunction = std::function<ssize_t(int fd, const char* data, size_t len)>;
 
+// "dir/name" -> "dir" ("." for a bare name, "/" for "/name").
+std::string directoryOf(const std::string& path);
+// "dir/name" -> "name".
+std::string fileNameOf(const std::string& path);
+
 // Which file the next byte appended lands in, and where: what a crash-safe
 // AsyncLogging records before it writes a buffer, so that recovery can tell
 // whether the write happened (see LogSpool.h).

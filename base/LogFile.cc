@@ -1,11 +1,16 @@
 #include "muon/base/LogFile.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <tuple>
+#include <vector>
 
 #include "muon/base/Logging.h"
 #include "muon/base/TimeZone.h"
@@ -44,12 +49,17 @@ class MaybeLock {
 
 LogFile::LogFile(const std::string& basename, off_t rollSize, bool threadSafe, int flushInterval,
                  int checkEveryN)
+    : LogFile(basename, rollSize, threadSafe, flushInterval, checkEveryN, Options()) {}
+
+LogFile::LogFile(const std::string& basename, off_t rollSize, bool threadSafe, int flushInterval,
+                 int checkEveryN, const Options& options)
     : basename_(basename),
       rollSize_(rollSize),
       flushInterval_(flushInterval),
       checkEveryN_(checkEveryN > 0 ? checkEveryN : 1),
+      options_(options),
       mutex_(threadSafe ? new std::mutex : nullptr),
-      clock_(&Timestamp::now) {
+      clock_(options.clock ? options.clock : &Timestamp::now) {
   // Open at once, so a bad directory is reported at start, not at the first line.
   rollFileUnlocked(clock_());
 }
@@ -185,7 +195,77 @@ bool LogFile::rollFileUnlocked(Timestamp now) {
   createReport_ = ErrorReport();  // a later failure to create is news again
   currentDay_ = localDay(now);
   lastFlushSecond_ = second;
+  if (options_.currentLink) updateCurrentLink();
+  applyRetention(now);
   return true;
+}
+
+void LogFile::updateCurrentLink() {
+  // A new link under a temporary name, renamed over the old one: rename(2)
+  // replaces it in one step, so basename.log always names an existing file
+  // (the new one, or for a moment still the previous one).
+  const std::string link = basename_ + ".log";
+  const std::string temp = basename_ + ".log.new." + std::to_string(::getpid());
+  const std::string target = fileNameOf(file_->path());  // relative: the directory may move
+  ::unlink(temp.c_str());
+  if (::symlink(target.c_str(), temp.c_str()) != 0) {
+    reportError(&cleanupReport_, "cannot create link", temp, errno);
+  } else if (::rename(temp.c_str(), link.c_str()) != 0) {
+    reportError(&cleanupReport_, "cannot replace link", link, errno);
+    ::unlink(temp.c_str());
+  }
+}
+
+void LogFile::applyRetention(Timestamp now) {
+  if (options_.maxFiles == 0 && options_.maxTotalBytes == 0 && options_.maxAgeSeconds <= 0) return;
+  const std::string dir = directoryOf(basename_);
+  const std::string prefix = fileNameOf(basename_);
+  struct Candidate {
+    std::string time;  // YYYYmmdd-HHMMSS, from the name
+    long sequence;
+    std::string path;
+    uint64_t bytes;
+  };
+  std::vector<Candidate> old;
+  uint64_t total = file_->sizeIncludingBuffered();
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (struct dirent* e = ::readdir(d)) {
+      Candidate c;
+      if (!parseLogFileName(prefix, e->d_name, &c.time, &c.sequence)) continue;
+      c.path = dir + "/" + e->d_name;
+      struct stat st;
+      // lstat: a symbolic link is never followed out of the directory, nor deleted.
+      if (c.path == file_->path() || ::lstat(c.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        continue;
+      }
+      c.bytes = static_cast<uint64_t>(st.st_size);
+      total += c.bytes;
+      old.push_back(std::move(c));
+    }
+    ::closedir(d);
+  }
+  std::sort(old.begin(), old.end(), [](const Candidate& a, const Candidate& b) {
+    return std::tie(a.time, a.sequence, a.path) < std::tie(b.time, b.sequence, b.path);
+  });
+  // Names carry local time in the Logger's zone, as "now - maxAge" formatted
+  // the same way: the two compare as strings.
+  std::string oldestKept;
+  if (options_.maxAgeSeconds > 0) {
+    oldestKept = logFileTime(Timestamp::fromUnixTime(now.secondsSinceEpoch() - options_.maxAgeSeconds));
+  }
+  size_t count = old.size() + 1;
+  for (const Candidate& c : old) {
+    bool tooMany = options_.maxFiles > 0 && count > options_.maxFiles;
+    bool tooBig = options_.maxTotalBytes > 0 && total > options_.maxTotalBytes;
+    bool tooOld = !oldestKept.empty() && c.time < oldestKept;
+    if (!tooMany && !tooBig && !tooOld) break;  // the rest are newer
+    if (::unlink(c.path.c_str()) != 0) {
+      reportError(&cleanupReport_, "cannot remove old log", c.path, errno);
+      continue;
+    }
+    --count;
+    total -= c.bytes;
+  }
 }
 
 void LogFile::retire() {
@@ -234,12 +314,56 @@ int64_t LogFile::localDay(Timestamp t) const {
   return local >= 0 ? local / 86400 : (local - 86399) / 86400;
 }
 
-std::string LogFile::logFileName(const std::string& basename, Timestamp now) {
-  DateTime dt = Logger::timeZone().toLocalTime(now.secondsSinceEpoch());
+std::string LogFile::logFileTime(Timestamp t) {
+  DateTime dt = Logger::timeZone().toLocalTime(t.secondsSinceEpoch());
   char timebuf[32];
-  std::snprintf(timebuf, sizeof timebuf, ".%04d%02d%02d-%02d%02d%02d.", dt.year, dt.month, dt.day,
+  std::snprintf(timebuf, sizeof timebuf, "%04d%02d%02d-%02d%02d%02d", dt.year, dt.month, dt.day,
                 dt.hour, dt.minute, dt.second);
-  return basename + timebuf + hostname() + "." + std::to_string(::getpid()) + ".log";
+  return timebuf;
+}
+
+std::string LogFile::logFileName(const std::string& basename, Timestamp now) {
+  return basename + "." + logFileTime(now) + "." + hostname() + "." + std::to_string(::getpid()) +
+         ".log";
+}
+
+bool LogFile::parseLogFileName(const std::string& prefix, const std::string& name,
+                               std::string* time, long* sequence) {
+  auto digits = [](const std::string& s, size_t from, size_t n) {
+    if (from + n > s.size() || n == 0) return false;
+    for (size_t i = from; i < from + n; ++i) {
+      if (s[i] < '0' || s[i] > '9') return false;
+    }
+    return true;
+  };
+  auto endsWith = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if (name.size() <= prefix.size() + 1 || name.compare(0, prefix.size() + 1, prefix + ".") != 0) {
+    return false;
+  }
+  std::string rest = name.substr(prefix.size() + 1);
+  // YYYYmmdd-HHMMSS.
+  if (!digits(rest, 0, 8) || rest.size() < 17 || rest[8] != '-' || !digits(rest, 9, 6) ||
+      rest[15] != '.') {
+    return false;
+  }
+  *time = rest.substr(0, 15);
+  rest = rest.substr(16);  // host.pid.log[.N][.zst][.enc]
+  for (const char* suffix : {".enc", ".zst"}) {
+    if (endsWith(rest, suffix)) rest.resize(rest.size() - std::strlen(suffix));
+  }
+  *sequence = 0;
+  size_t dot = rest.rfind('.');
+  if (dot != std::string::npos && digits(rest, dot + 1, rest.size() - dot - 1) &&
+      endsWith(rest.substr(0, dot), ".log")) {
+    *sequence = std::atol(rest.c_str() + dot + 1);
+    rest.resize(dot);
+  }
+  if (!endsWith(rest, ".log")) return false;
+  rest.resize(rest.size() - 4);
+  dot = rest.rfind('.');  // host.pid
+  return dot != std::string::npos && dot > 0 && digits(rest, dot + 1, rest.size() - dot - 1);
 }
 
 }  // namespace muon

@@ -13,6 +13,11 @@
 // works again one line on stderr says so; the next failure of a kind that
 // has worked again is reported at once. With threadSafe = true any thread may call append/flush;
 // with false, one thread only (AsyncLogging's backend).
+//
+// Options (all off by default, so a LogFile keeps every file it makes):
+// retention deletes this basename's oldest files, at construction and at
+// every roll; the current-file link keeps basename.log pointing at the file
+// being written, for tail -F.
 #pragma once
 
 #include <sys/types.h>
@@ -29,8 +34,36 @@ namespace muon {
 
 class LogFile {
  public:
+  using ClockFunc = Timestamp (*)();
+
+  struct Options {
+    // Retention, applied when the LogFile starts (a short-lived process
+    // cleans up too) and after every roll. 0 means no limit. Only files
+    // this basename's pattern made in its directory are candidates
+    // (basename.YYYYmmdd-HHMMSS.host.pid.log[.N], with any .zst/.enc
+    // suffix), never the file being written, never a symbolic link; the
+    // oldest go first, by the time in their names.
+    // At most this many files, the current one included.
+    size_t maxFiles = 0;
+    // At most this many bytes in those files together, the current one included.
+    uint64_t maxTotalBytes = 0;
+    // No file whose name's time is more than this many seconds old.
+    int64_t maxAgeSeconds = 0;
+    // Keep basename.log, a symbolic link to the current file, replaced
+    // atomically at each roll (glog's habit), so that `tail -F basename.log`
+    // follows the log across rolls. Off by default: it adds a file to the
+    // directory, which scripts that glob basename.* would see.
+    bool currentLink = false;
+    // Tests: the time source for names, rolls and retention (default
+    // Timestamp::now). Set here rather than with setClock() when the first
+    // file and the first retention pass must see it.
+    ClockFunc clock = nullptr;
+  };
+
   LogFile(const std::string& basename, off_t rollSize, bool threadSafe = true,
           int flushInterval = 3, int checkEveryN = 1024);
+  LogFile(const std::string& basename, off_t rollSize, bool threadSafe, int flushInterval,
+          int checkEveryN, const Options& options);
   ~LogFile();
   LogFile(const LogFile&) = delete;
   LogFile& operator=(const LogFile&) = delete;
@@ -61,11 +94,17 @@ class LogFile {
 
   // Seams for tests, to be set before the first append.
   void setWriteFunction(WriteFunction write);
-  using ClockFunc = Timestamp (*)();
   void setClock(ClockFunc clock);
 
   // basename.YYYYmmdd-HHMMSS.hostname.pid.log for `now` in the Logger's zone.
   static std::string logFileName(const std::string& basename, Timestamp now);
+  // YYYYmmdd-HHMMSS of `t` in the Logger's zone, as in the file names.
+  static std::string logFileTime(Timestamp t);
+  // Whether `name` (no directory) is a log file of basename `prefix`, as
+  // logFileName() makes them, with a roll number and .zst/.enc suffixes;
+  // if so, the time in it and the roll number (0 if none).
+  static bool parseLogFileName(const std::string& prefix, const std::string& name,
+                               std::string* time, long* sequence);
 
   static constexpr int kReportInterval = 10;  // seconds between two reports of one error
 
@@ -74,6 +113,9 @@ class LogFile {
   void flushUnlocked();
   bool rollFileUnlocked(Timestamp now);
   void retire();  // folds the closing file's counters into totals_
+  // After a new file is opened: the link, then the retention pass.
+  void updateCurrentLink();
+  void applyRetention(Timestamp now);
   // What file_ had written and failed before a write-side call; after it,
   // reportWrites() reports a new failure, or the end of a reported one.
   struct WriteMark {
@@ -95,6 +137,7 @@ class LogFile {
   const off_t rollSize_;
   const int flushInterval_;
   const int checkEveryN_;
+  const Options options_;
 
   std::unique_ptr<std::mutex> mutex_;  // null unless threadSafe
   WriteFunction write_;
@@ -108,6 +151,7 @@ class LogFile {
   int64_t lastFlushSecond_ = 0;
   ErrorReport createReport_;
   ErrorReport writeReport_;
+  ErrorReport cleanupReport_;  // retention and the current-file link
 };
 
 }  // namespace muon

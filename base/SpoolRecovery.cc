@@ -53,17 +53,6 @@ void readIndex(const char* buffer, size_t bufferSize, uint64_t seal, SpoolConten
   }
 }
 
-std::string dirOf(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-std::string fileOf(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // A buffer the dead process was writing: cut the file back to its size
 // before that write, so the buffer can be written again without a line
 // twice. Returns a note when that cannot be known (file gone or replaced).
@@ -249,7 +238,7 @@ RecoveryReport recoverSpool(const std::string& path, const std::string& basename
   SpoolContents contents;
   if (!readSpool(sp.data(), sp.size(), &contents, &report.error)) return report;
   report.pid = contents.pid;
-  if (!basename.empty() && fileOf(spoolBasename(path, contents.pid)) != fileOf(basename)) {
+  if (!basename.empty() && fileNameOf(spoolBasename(path, contents.pid)) != fileNameOf(basename)) {
     report.foreign = true;  // <basename>.<digits>.<pid>.spool of a longer basename
     return report;
   }
@@ -365,8 +354,8 @@ std::vector<std::string> findSpools(const std::string& dir, const std::string& p
 
 std::vector<RecoveryReport> recoverDeadSpools(const std::string& basename, LogFile* output) {
   std::vector<RecoveryReport> reports;
-  const std::string dir = dirOf(basename);
-  const std::string prefix = fileOf(basename);
+  const std::string dir = directoryOf(basename);
+  const std::string prefix = fileNameOf(basename);
   for (const std::string& path : findSpools(dir, prefix)) {
     RecoveryReport r = recoverSpool(path, basename, [output](long) { return output; });
     if (!r.foreign) reports.push_back(std::move(r));

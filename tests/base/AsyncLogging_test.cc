@@ -557,6 +557,19 @@ TEST_F(AsyncLoggingTest, NoMemoryForAFreshBufferDropsAndCountsInsteadOfThrowing)
 #endif
 }
 
+TEST_F(AsyncLoggingTest, FileOptionsReachItsLogFile) {
+  AsyncLogging::Options o;
+  o.files.currentLink = true;
+  o.files.maxFiles = 2;
+  AsyncLogging log(dir_.file("opts"), 1L << 40, o);
+  log.append("one\n", 4);
+  log.start();
+  log.flush();
+  char target[4096] = {};
+  ASSERT_GT(::readlink(dir_.file("opts.log").c_str(), target, sizeof target - 1), 0);
+  EXPECT_EQ(readFile(dir_.file(target)), "one\n");
+}
+
 using AsyncLoggingDeathTest = AsyncLoggingTest;
 
 TEST_F(AsyncLoggingDeathTest, FatalLineLandsInTheFileBeforeAbort) {

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <gtest/gtest.h>
+#include <fstream>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -629,6 +630,51 @@ TEST_F(AsyncLoggingReopen, SighupStartsANewFileAfterWritingWhatCameBefore) {
   ASSERT_EQ(files.size(), 2u);
   EXPECT_TRUE(wholeLines(files[0]) == numbered("before", kLines)) << files[0];
   EXPECT_TRUE(wholeLines(files[1]) == numbered("after", kLines)) << files[1];
+}
+
+// Retention meets a file it may not delete: in a sticky directory (as /tmp)
+// nobody cannot remove root's files. The failure is reported and logging goes on.
+TEST(LogFileUnwritable, AnOldLogThatCannotBeRemovedIsReportedAndLoggingGoesOn) {
+  TempDir dir;
+  ASSERT_EQ(::chmod(dir.path().c_str(), 01777), 0);
+  std::string old = LogFile::logFileName(dir.file("app"), muon::Timestamp::fromUnixTime(1700000000));
+  { std::ofstream(old) << "old\n"; }
+  std::string errPath = dir.file("stderr.txt");
+  std::fflush(stderr);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int errFd = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (errFd < 0) ::_exit(5);
+    ::dup2(errFd, STDERR_FILENO);
+    if (::geteuid() == 0 &&
+        (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) {
+      ::_exit(2);
+    }
+    if (::geteuid() == 0) ::_exit(3);
+    {
+      LogFile::Options o;
+      o.maxFiles = 1;
+      LogFile file(dir.file("app"), 1 << 20, false, 3, 1024, o);
+      file.append("goes on\n", 8);
+      file.flush();
+      if (file.currentFileName().empty()) ::_exit(4);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ::chmod(dir.path().c_str(), 0700);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  if (WEXITSTATUS(status) == 2 || WEXITSTATUS(status) == 3) {
+    GTEST_SKIP() << "cannot become nobody here (no CAP_SETUID?)";
+  }
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  std::string err = readFile(errPath);
+  EXPECT_NE(err.find("cannot remove old log '" + old + "' failed: "), std::string::npos) << err;
+  EXPECT_TRUE(readFile(old) == "old\n") << "kept";
+  std::string all;
+  for (const std::string& f : dir.files()) all += readFile(f);
+  EXPECT_NE(all.find("goes on\n"), std::string::npos);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <fstream>
 #include <set>
 #include <thread>
 #include <vector>
@@ -411,3 +412,169 @@ TEST_F(LogFileTest, RenamedFileIsNoticedAtFlushAndReplaced) {
 }
 
 }  // namespace
+
+// ---- retention and the current-file link -----------------------------------
+
+namespace {
+
+// 2026-11-20 12:00:00 UTC
+constexpr int64_t kNoon = 1795176000;
+
+// An empty file named as LogFile names them, at `seconds`.
+std::string plantLog(const TempDir& dir, const std::string& prefix, int64_t seconds,
+                     const std::string& suffix = "") {
+  std::string path = LogFile::logFileName(dir.file(prefix), Timestamp::fromUnixTime(seconds));
+  path += suffix;
+  std::ofstream(path) << "old\n";
+  return path;
+}
+
+bool exists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+// The log files of `prefix` in `dir`, by name (oldest first).
+std::vector<std::string> logsOf(const TempDir& dir, const std::string& prefix) {
+  std::vector<std::string> result;
+  for (const std::string& f : dir.files()) {
+    std::string time;
+    long sequence = 0;
+    if (LogFile::parseLogFileName(prefix, f.substr(dir.path().size() + 1), &time, &sequence)) {
+      result.push_back(f);
+    }
+  }
+  return result;
+}
+
+LogFile::Options retention(size_t maxFiles, uint64_t maxTotalBytes, int64_t maxAgeSeconds) {
+  LogFile::Options o;
+  o.maxFiles = maxFiles;
+  o.maxTotalBytes = maxTotalBytes;
+  o.maxAgeSeconds = maxAgeSeconds;
+  o.clock = &fakeClock;
+  return o;
+}
+
+}  // namespace
+
+TEST_F(LogFileTest, ParsesOnlyNamesItsOwnPatternMakes) {
+  std::string time;
+  long seq = -1;
+  EXPECT_TRUE(LogFile::parseLogFileName("app", "app.20261120-120000.my.host.42.log", &time, &seq));
+  EXPECT_EQ(time, "20261120-120000");
+  EXPECT_EQ(seq, 0);
+  EXPECT_TRUE(LogFile::parseLogFileName("app", "app.20261120-120000.h.42.log.3.zst.enc", &time, &seq));
+  EXPECT_EQ(seq, 3);
+  for (const char* foreign : {"app.log", "app.20261120-120000.h.42.log.bak", "app.db.20261120-120000.h.42.log",
+                              "app.20261120-12000.h.42.log", "app.20261120-120000.h.x.log",
+                              "app.20261120-120000.42.log", "app.7.spool", "other.20261120-120000.h.42.log",
+                              "app.20261120-120000.h.42.log.new.42"}) {
+    EXPECT_FALSE(LogFile::parseLogFileName("app", foreign, &time, &seq)) << foreign;
+  }
+}
+
+TEST_F(LogFileTest, RetentionKeepsTheNewestMaxFilesAndNothingElseIsTouched) {
+  TempDir elsewhere;
+  std::string outside = elsewhere.file("precious");
+  std::ofstream(outside) << "precious\n";
+  // Not candidates: another basename, a foreign name, a link named like an old log.
+  std::string other = plantLog(dir_, "other", kNoon - 86400);
+  std::string notes = dir_.file("ret.notes.txt");
+  std::ofstream(notes) << "notes\n";
+  std::string link = LogFile::logFileName(dir_.file("ret"), Timestamp::fromUnixTime(kNoon - 7200));
+  ASSERT_EQ(::symlink(outside.c_str(), link.c_str()), 0);
+
+  setFakeTime(kNoon);
+  LogFile file(dir_.file("ret"), 1 << 20, false, 3, 1024, retention(3, 0, 0));
+  for (int i = 1; i <= 9; ++i) {
+    setFakeTime(kNoon + i);
+    file.append("x\n", 2);
+    ASSERT_TRUE(file.rollFile());
+  }
+  std::vector<std::string> kept = logsOf(dir_, "ret");
+  // Three regular files, the newest (noon + 7, 8, 9 s), plus the link.
+  ASSERT_EQ(kept.size(), 4u);
+  EXPECT_EQ(kept[0], link);
+  for (int i = 7; i <= 9; ++i) {
+    EXPECT_EQ(kept[static_cast<size_t>(i - 6)],
+              LogFile::logFileName(dir_.file("ret"), Timestamp::fromUnixTime(kNoon + i)));
+  }
+  EXPECT_TRUE(exists(other));
+  EXPECT_TRUE(exists(notes));
+  EXPECT_EQ(readFile(outside), "precious\n");
+}
+
+TEST_F(LogFileTest, RetentionKeepsTheTotalUnderMaxTotalBytes) {
+  setFakeTime(kNoon);
+  const std::string chunk(1000, 'b');
+  LogFile file(dir_.file("ret"), 1 << 20, false, 3, 1024, retention(0, 3500, 0));
+  for (int i = 1; i <= 8; ++i) {
+    file.append(chunk.data(), chunk.size());
+    file.flush();
+    setFakeTime(kNoon + i);
+    ASSERT_TRUE(file.rollFile());
+  }
+  uint64_t total = 0;
+  std::vector<std::string> kept = logsOf(dir_, "ret");
+  for (const std::string& f : kept) total += readFile(f).size();
+  EXPECT_LE(total, 3500u);
+  EXPECT_EQ(kept.size(), 4u);  // three full files and the new, empty one
+  EXPECT_EQ(kept.back(), file.currentFileName());
+}
+
+TEST_F(LogFileTest, RetentionAtStartDeletesFilesOlderThanMaxAgeByTheTimeInTheirNames) {
+  std::string tenDays = plantLog(dir_, "ret", kNoon - 10 * 86400);
+  std::string twoDays = plantLog(dir_, "ret", kNoon - 2 * 86400, ".zst");
+  std::string anHour = plantLog(dir_, "ret", kNoon - 3600);
+  setFakeTime(kNoon);
+  // A short-lived process: retention runs in the constructor, before any line.
+  LogFile file(dir_.file("ret"), 1 << 20, false, 3, 1024, retention(0, 0, 86400));
+  EXPECT_FALSE(exists(tenDays));
+  EXPECT_FALSE(exists(twoDays));
+  EXPECT_TRUE(exists(anHour));
+  EXPECT_TRUE(exists(file.currentFileName()));
+}
+
+TEST_F(LogFileTest, RetentionAtStartKeepsMaxFilesCountingTheNewFile) {
+  for (int i = 5; i >= 1; --i) plantLog(dir_, "ret", kNoon - i * 60);
+  setFakeTime(kNoon);
+  LogFile file(dir_.file("ret"), 1 << 20, false, 3, 1024, retention(2, 0, 0));
+  std::vector<std::string> kept = logsOf(dir_, "ret");
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept[0], LogFile::logFileName(dir_.file("ret"), Timestamp::fromUnixTime(kNoon - 60)));
+  EXPECT_EQ(kept[1], file.currentFileName());
+}
+
+// Another thread reads basename.log all the time while the file rolls 1000
+// times (and retention deletes all but the newest two): the link must name
+// an existing file at every moment.
+TEST_F(LogFileTest, CurrentLinkNamesAnExistingFileAcrossAThousandRolls) {
+  LogFile::Options o = retention(2, 0, 0);
+  o.currentLink = true;
+  setFakeTime(kNoon);
+  LogFile file(dir_.file("cur"), 1 << 20, true, 3, 1024, o);
+  const std::string link = dir_.file("cur.log");
+  std::atomic<bool> done{false};
+  std::atomic<long> checks{0}, broken{0};
+  std::thread reader([&] {
+    while (!done.load()) {
+      char target[4096];
+      ssize_t n = ::readlink(link.c_str(), target, sizeof target - 1);
+      struct stat st;
+      if (n <= 0 || ::stat(link.c_str(), &st) != 0) ++broken;
+      ++checks;
+    }
+  });
+  for (int i = 0; i < 1000; ++i) {
+    file.append("line\n", 5);
+    ASSERT_TRUE(file.rollFile());
+  }
+  done = true;
+  reader.join();
+  EXPECT_EQ(broken.load(), 0) << "of " << checks.load() << " looks at the link";
+  EXPECT_GT(checks.load(), 1000);
+  char target[4096] = {};
+  ASSERT_GT(::readlink(link.c_str(), target, sizeof target - 1), 0);
+  EXPECT_EQ(dir_.file(target), file.currentFileName()) << "relative to the directory";
+}
