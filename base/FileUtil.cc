@@ -5,7 +5,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+
+#include "muon/base/FileStage.h"
 
 namespace muon {
 
@@ -78,7 +81,35 @@ bool AppendFile::position(FilePosition* pos) {
   return true;
 }
 
+bool AppendFile::writeRecord(const char* data, size_t len) {
+  std::string_view in(data, len);
+  size_t k = 0;
+  for (const auto& stage : *stages_) {
+    std::string& out = stageOutput_[k++ % 2];
+    out.clear();
+    std::string error;
+    if (!stage->transform(in, &out, &error)) {
+      std::fprintf(stderr, "muon::AppendFile: %s stage failed for '%s': %s\n", stage->suffix(),
+                   path_.c_str(), error.c_str());
+      lostBytes_ += len;
+      ++writeErrors_;
+      lastError_ = EIO;
+      return false;
+    }
+    in = out;
+  }
+  const uint64_t before = writtenBytes_;
+  size_t done = writeSome(in.data(), in.size());
+  if (done == in.size()) return true;
+  lostBytes_ += len;
+  // Half a record is no record: cut it back out, so that readers see whole
+  // records and the next one starts where they expect.
+  if (done > 0 && ::ftruncate(fd_, static_cast<off_t>(before)) == 0) writtenBytes_ = before;
+  return false;
+}
+
 bool AppendFile::writeFully(const char* data, size_t len) {
+  if (stages_ && !stages_->empty()) return writeRecord(data, len);
   // An earlier failure cut a line: end it first, or the next line would be
   // glued to its front half and both read as one garbled line.
   if (cutLine_) {

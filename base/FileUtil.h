@@ -17,8 +17,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace muon {
+
+class FileStage;
 
 // Same contract as write(2): bytes written, or -1 with errno set.
 using WriteFunction = std::function<ssize_t(int fd, const char* data, size_t len)>;
@@ -58,6 +61,12 @@ class AppendFile {
   // Flushes, then reads the file's identity and size. False if either fails.
   bool position(FilePosition* pos);
 
+  // Every chunk written from now on goes through these stages first and is
+  // written as one record; a record a failed write cut short is cut back out
+  // of the file (ftruncate), so the file holds whole records only. The
+  // vector must outlive this AppendFile.
+  void setStages(const std::vector<std::shared_ptr<FileStage>>* stages) { stages_ = stages; }
+
   // Replaces the write seam (tests set it before writing).
   void setWriteFunction(WriteFunction write);
 
@@ -79,6 +88,8 @@ class AppendFile {
   bool writeFully(const char* data, size_t len);
   // Writes until done or a write fails (counted); returns the bytes written.
   size_t writeSome(const char* data, size_t len);
+  // writeFully for a file with stages.
+  bool writeRecord(const char* data, size_t len);
 
   const std::string path_;
   const int fd_;
@@ -90,6 +101,8 @@ class AppendFile {
   uint64_t writeErrors_ = 0;
   int lastError_ = 0;
   bool cutLine_ = false;  // a failed write left the file ending inside a line
+  const std::vector<std::shared_ptr<FileStage>>* stages_ = nullptr;
+  std::string stageOutput_[2];  // reused between chunks: no allocation per record
 };
 
 }  // namespace muon

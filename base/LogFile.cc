@@ -174,9 +174,11 @@ bool LogFile::rollFileUnlocked(Timestamp now) {
   int sequence = (second == lastRollSecond_) ? sameSecondRolls_ + 1 : 0;
   lastRollSecond_ = second;
   int savedErrno = 0;
+  std::string suffixes;  // basename...log[.N].zst.enc: each stage names its step
+  for (const auto& stage : options_.stages) suffixes += stage->suffix();
   std::unique_ptr<AppendFile> file;
   for (int attempt = 0; attempt < 1000; ++attempt, ++sequence) {
-    std::string path = sequence == 0 ? name : name + "." + std::to_string(sequence);
+    std::string path = (sequence == 0 ? name : name + "." + std::to_string(sequence)) + suffixes;
     file = AppendFile::create(path, write_, &savedErrno);
     if (file || savedErrno != EEXIST) {
       if (!file) name = path;
@@ -191,6 +193,8 @@ bool LogFile::rollFileUnlocked(Timestamp now) {
   }
   retire();
   file_ = std::move(file);
+  for (const auto& stage : options_.stages) stage->startFile();
+  file_->setStages(&options_.stages);
   ++totals_.filesCreated;
   createReport_ = ErrorReport();  // a later failure to create is news again
   currentDay_ = localDay(now);

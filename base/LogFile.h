@@ -26,7 +26,9 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
+#include "muon/base/FileStage.h"
 #include "muon/base/FileUtil.h"
 #include "muon/base/Timestamp.h"
 
@@ -54,6 +56,9 @@ class LogFile {
     // follows the log across rolls. Off by default: it adds a file to the
     // directory, which scripts that glob basename.* would see.
     bool currentLink = false;
+    // The steps each chunk takes into the file, in order (FileStage.h):
+    // e.g. ZstdStage then AesGcmStage. Empty: plain text.
+    std::vector<std::shared_ptr<FileStage>> stages;
     // Tests: the time source for names, rolls and retention (default
     // Timestamp::now). Set here rather than with setClock() when the first
     // file and the first retention pass must see it.

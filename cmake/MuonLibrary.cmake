@@ -1,8 +1,12 @@
-# muon_add_library(<part> SOURCES ... HEADERS ... [DEPENDS ...])
+# muon_add_library(<part> SOURCES ... HEADERS ... [DEPENDS ...] [HEADER_DIR dir])
 # Defines target muon_<part>, exported as muon::<part>, headers installed to
-# include/muon/<part>. One function so base and net are built the same way.
+# include/muon/<HEADER_DIR> (default <part>). One function so every part is
+# built the same way.
 function(muon_add_library part)
-  cmake_parse_arguments(ARG "" "" "SOURCES;HEADERS;DEPENDS" ${ARGN})
+  cmake_parse_arguments(ARG "" "HEADER_DIR" "SOURCES;HEADERS;DEPENDS" ${ARGN})
+  if(NOT ARG_HEADER_DIR)
+    set(ARG_HEADER_DIR ${part})
+  endif()
   add_library(muon_${part} ${ARG_SOURCES})
   set_target_properties(muon_${part} PROPERTIES EXPORT_NAME ${part})
   add_library(muon::${part} ALIAS muon_${part})
@@ -13,5 +17,5 @@ function(muon_add_library part)
   install(TARGETS muon_${part} EXPORT muonTargets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  install(FILES ${ARG_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/muon/${part})
+  install(FILES ${ARG_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/muon/${ARG_HEADER_DIR})
 endfunction()
