@@ -35,7 +35,7 @@ need() {
 }
 
 build_deps=(g++ cmake make libgtest-dev libgmock-dev libbenchmark-dev libboost-dev
-            libspdlog-dev libgoogle-glog-dev tzdata)
+            libspdlog-dev libgoogle-glog-dev tzdata libzstd-dev libssl-dev zstd)
 
 # configure_and_build DIR [CMAKE ARGS...]
 # Warnings are errors here (our compiler, Debian 12's g++, is known); a

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include <sys/types.h>
+
 #include "TickClock.h"
 
 namespace logbench {
@@ -63,7 +65,17 @@ inline void produceLoop(LogOne&& logOne, uint64_t begin, uint64_t end, uint64_t*
 
 enum class MuonPolicy { kDrop, kBlock };
 
-std::unique_ptr<Backend> makeMuonBackend(MuonPolicy policy, bool crashSafe);
+// How logbench sets up muon's AsyncLogging (its muon-only flags).
+struct MuonOptions {
+  MuonPolicy policy = MuonPolicy::kBlock;
+  bool crashSafe = false;
+  bool zstd = false;
+  std::string keyFile;                 // empty: no encryption
+  off_t rollSize = 500 * 1000 * 1000;  // as muduo's bench: a long run pays for a few rolls
+  size_t maxFiles = 0;                 // 0: keep every file
+};
+
+std::unique_ptr<Backend> makeMuonBackend(const MuonOptions& options);
 std::unique_ptr<Backend> makeSpdlogAsyncBackend();
 std::unique_ptr<Backend> makeSpdlogSyncBackend();
 std::unique_ptr<Backend> makeGlogBackend(const char* argv0);

@@ -8,14 +8,14 @@
 #include "Backend.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/Logging.h"
+#include "muon/base/filestages/AesGcmStage.h"
+#include "muon/base/filestages/ZstdStage.h"
 
 namespace logbench {
 
 namespace {
 
-// As in muduo's asynclogging bench: files roll at 500 MB, so a long-message
-// run also pays for a few rolls. 3 s is AsyncLogging's usual flush interval.
-constexpr off_t kRollSize = 500 * 1000 * 1000;
+// 3 s is AsyncLogging's usual flush interval.
 constexpr int kFlushInterval = 3;
 
 // Logger's output hook is a plain function pointer, so the logger it feeds is
@@ -28,7 +28,7 @@ void asyncFlush() { g_async->flush(); }
 
 class MuonBackend : public Backend {
  public:
-  MuonBackend(MuonPolicy policy, bool crashSafe) : policy_(policy), crashSafe_(crashSafe) {}
+  explicit MuonBackend(const MuonOptions& options) : muon_(options) {}
 
   const char* name() const override { return "muon"; }
 
@@ -36,10 +36,21 @@ class MuonBackend : public Backend {
     muon::AsyncLogging::Options options;
     options.flushInterval = kFlushInterval;
     options.policy =
-        policy_ == MuonPolicy::kBlock ? muon::AsyncLogging::kBlock : muon::AsyncLogging::kDrop;
-    options.crashSafe = crashSafe_;
-    log_ = std::make_unique<muon::AsyncLogging>(dir + "/logbench", kRollSize, options);
-    if (crashSafe_ && !log_->stats().crashSafe) {
+        muon_.policy == MuonPolicy::kBlock ? muon::AsyncLogging::kBlock : muon::AsyncLogging::kDrop;
+    options.crashSafe = muon_.crashSafe;
+    options.files.maxFiles = muon_.maxFiles;
+    if (muon_.zstd) options.files.stages.push_back(std::make_shared<muon::ZstdStage>());
+    if (!muon_.keyFile.empty()) {
+      std::string error;
+      auto aes = muon::AesGcmStage::fromKeyFile(muon_.keyFile, &error);
+      if (!aes) {
+        std::fprintf(stderr, "logbench: %s\n", error.c_str());
+        std::exit(1);
+      }
+      options.files.stages.push_back(aes);
+    }
+    log_ = std::make_unique<muon::AsyncLogging>(dir + "/logbench", muon_.rollSize, options);
+    if (muon_.crashSafe && !log_->stats().crashSafe) {
       std::fprintf(stderr, "logbench: the crash-safe mode could not be set up\n");
       std::exit(1);
     }
@@ -64,7 +75,7 @@ class MuonBackend : public Backend {
     dropped_ = log_->stats().messagesDropped;
     spoolDiskBytes_ = 0;
     struct stat st;
-    if (crashSafe_ && ::stat(log_->spoolPath().c_str(), &st) == 0) {
+    if (muon_.crashSafe && ::stat(log_->spoolPath().c_str(), &st) == 0) {
       spoolDiskBytes_ = static_cast<uint64_t>(st.st_blocks) * 512;
     }
   }
@@ -81,8 +92,7 @@ class MuonBackend : public Backend {
   }
 
  private:
-  const MuonPolicy policy_;
-  const bool crashSafe_;
+  const MuonOptions muon_;
   std::unique_ptr<muon::AsyncLogging> log_;
   uint64_t dropped_ = 0;
   uint64_t spoolDiskBytes_ = 0;
@@ -90,8 +100,8 @@ class MuonBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> makeMuonBackend(MuonPolicy policy, bool crashSafe) {
-  return std::make_unique<MuonBackend>(policy, crashSafe);
+std::unique_ptr<Backend> makeMuonBackend(const MuonOptions& options) {
+  return std::make_unique<MuonBackend>(options);
 }
 
 }  // namespace logbench

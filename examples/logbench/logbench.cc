@@ -2,7 +2,8 @@
 //
 //   logbench --logger muon|spdlog-async|spdlog-sync|glog [--size short|long]
 //            [--threads T] [--messages N] [--policy drop|block] [--latency]
-//            [--crash-safe] [--dir DIR] [--repeat R] [--keep]
+//            [--crash-safe] [--compress zstd] [--key-file FILE] [--roll-size BYTES]
+//            [--max-files N] [--dir DIR] [--repeat R] [--keep]
 //
 // T threads log N messages between them (muduo's bench message; the counter
 // is the message's global index, so every line is distinct). A run is timed
@@ -10,6 +11,7 @@
 // line in its file(s); then the files are read back and the lines counted.
 // docs/logging-bench.md explains each output line.
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -33,6 +35,8 @@
 
 #include "Backend.h"
 #include "TickClock.h"
+#include "muon/base/filestages/AesGcmStage.h"
+#include "muon/base/filestages/LogReader.h"
 
 namespace fs = std::filesystem;
 
@@ -47,10 +51,11 @@ struct Options {
   bool longMessages = false;
   int threads = 1;
   uint64_t messages = 1000000;
-  MuonPolicy policy = MuonPolicy::kBlock;
-  bool policyGiven = false;
-  bool crashSafe = false;
+  MuonOptions muon;       // --policy, --crash-safe, --compress, --key-file, --roll-size, --max-files
+  bool muonOnlyGiven = false;  // one of those was given
+  std::string muonOnlyFlag;
   bool latency = false;
+  muon::AesKey key;  // loaded from --key-file, to read the files back
   std::string dir;  // empty: a fresh directory under /tmp, removed at exit
   int repeat = 1;
   bool keep = false;
@@ -60,7 +65,8 @@ void usage(FILE* out) {
   std::fprintf(out,
                "usage: logbench [--logger muon|spdlog-async|spdlog-sync|glog] [--size short|long]\n"
                "                [--threads T] [--messages N] [--policy drop|block] [--latency]\n"
-               "                [--crash-safe] [--dir DIR] [--repeat R] [--keep]\n"
+               "                [--crash-safe] [--compress zstd] [--key-file FILE] [--roll-size BYTES]\n"
+               "                [--max-files N] [--dir DIR] [--repeat R] [--keep]\n"
                "  --logger    logger to measure (default muon)\n"
                "  --size      short: ~110-byte lines; long: ~3 KB lines (default short)\n"
                "  --threads   producer threads, 1..256; N is split evenly (default 1)\n"
@@ -69,6 +75,10 @@ void usage(FILE* out) {
                "              (default block; drop is AsyncLogging's own default)\n"
                "  --latency   time every call and print percentiles\n"
                "  --crash-safe muon only: AsyncLogging's crash-safe mode (buffers in a spool file)\n"
+               "  --compress zstd   muon only: one zstd frame per buffer (.zst files)\n"
+               "  --key-file FILE   muon only: AES-256-GCM records with this key (.enc files)\n"
+               "  --roll-size BYTES muon only: roll files at this size (default 500000000)\n"
+               "  --max-files N     muon only: keep at most N files (retention)\n"
                "  --dir DIR   each run writes into a fresh subdirectory of DIR\n"
                "              (default: a temporary directory under /tmp)\n"
                "  --repeat R  runs, 1..100; with R > 1 a median line follows (default 1)\n"
@@ -107,7 +117,9 @@ Options parseOptions(int argc, char** argv) {
       continue;
     }
     if (arg == "--crash-safe") {
-      opts.crashSafe = true;
+      opts.muon.crashSafe = true;
+      opts.muonOnlyGiven = true;
+      opts.muonOnlyFlag = arg;
       continue;
     }
     if (arg == "--keep") {
@@ -122,8 +134,9 @@ Options parseOptions(int argc, char** argv) {
       value = arg.substr(eq + 1);
       arg.resize(eq);
     }
-    static const char* const kValueFlags[] = {"--logger", "--size", "--threads", "--messages",
-                                              "--policy", "--dir",  "--repeat"};
+    static const char* const kValueFlags[] = {
+        "--logger", "--size",     "--threads",   "--messages",  "--policy", "--dir",
+        "--repeat", "--compress", "--key-file",  "--roll-size", "--max-files"};
     if (std::find(std::begin(kValueFlags), std::end(kValueFlags), arg) == std::end(kValueFlags)) {
       badUsage("unknown flag '" + arg + "'");
     }
@@ -145,8 +158,17 @@ Options parseOptions(int argc, char** argv) {
       opts.messages = parseCount("--messages", value.c_str(), 1, uint64_t{1} << 40);
     } else if (arg == "--policy") {
       if (value != "drop" && value != "block") badUsage("--policy is drop or block, not '" + value + "'");
-      opts.policy = value == "drop" ? MuonPolicy::kDrop : MuonPolicy::kBlock;
-      opts.policyGiven = true;
+      opts.muon.policy = value == "drop" ? MuonPolicy::kDrop : MuonPolicy::kBlock;
+    } else if (arg == "--compress") {
+      if (value != "zstd") badUsage("--compress is zstd, not '" + value + "'");
+      opts.muon.zstd = true;
+    } else if (arg == "--key-file") {
+      if (value.empty()) badUsage("--key-file needs a file");
+      opts.muon.keyFile = value;
+    } else if (arg == "--roll-size") {
+      opts.muon.rollSize = static_cast<off_t>(parseCount("--roll-size", value.c_str(), 1, uint64_t{1} << 50));
+    } else if (arg == "--max-files") {
+      opts.muon.maxFiles = static_cast<size_t>(parseCount("--max-files", value.c_str(), 1, 1000000));
     } else if (arg == "--dir") {
       if (value.empty()) badUsage("--dir needs a directory");
       opts.dir = value;
@@ -155,12 +177,21 @@ Options parseOptions(int argc, char** argv) {
     } else {
       badUsage("unknown flag '" + arg + "'");
     }
+    if (arg == "--policy" || arg == "--compress" || arg == "--key-file" || arg == "--roll-size" ||
+        arg == "--max-files") {
+      opts.muonOnlyGiven = true;
+      opts.muonOnlyFlag = arg;
+    }
   }
-  if (opts.crashSafe && opts.logger != "muon") {
-    badUsage("--crash-safe applies to --logger muon only, not " + opts.logger);
+  if (opts.muonOnlyGiven && opts.logger != "muon") {
+    badUsage(opts.muonOnlyFlag + " applies to --logger muon only, not " + opts.logger);
   }
-  if (opts.policyGiven && opts.logger != "muon") {
-    badUsage("--policy applies to --logger muon only, not " + opts.logger);
+  if (!opts.muon.keyFile.empty()) {
+    std::string error;
+    if (!muon::loadAesKey(opts.muon.keyFile, &opts.key, &error)) {
+      std::fprintf(stderr, "logbench: %s\n", error.c_str());
+      std::exit(1);
+    }
   }
   return opts;
 }
@@ -188,28 +219,71 @@ double systemCpuSeconds() {
   return static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) / 1e6;
 }
 
-// Counts the complete lines holding kHello in one file, read in chunks: the
-// file is never mapped, so reading a 3 GB log back does not show up in the
-// peak RSS the run reports. A last line without '\n' was cut short and is
-// not counted. False, with a message, if the file cannot be read.
-bool countMessageLines(const std::string& path, uint64_t* bytes, uint64_t* lines) {
+// Counts the complete lines holding kHello in text fed piece by piece; a
+// kHello or a line split between two pieces is still found. A last line
+// without '\n' was cut short and is not counted.
+class LineCounter {
+ public:
+  void feed(std::string_view piece) {
+    size_t start = 0;
+    while (start < piece.size()) {
+      size_t nl = piece.find('\n', start);
+      std::string_view part = piece.substr(start, nl == std::string_view::npos ? nl : nl - start);
+      if (!lineHasHello_) {
+        // Only the tail that could start a kHello is carried between pieces.
+        carry_.append(part.data(), part.size());
+        lineHasHello_ = carry_.find(kHello) != std::string::npos;
+        if (carry_.size() > kHello.size()) carry_.erase(0, carry_.size() - (kHello.size() - 1));
+      }
+      if (nl == std::string_view::npos) return;
+      if (lineHasHello_) ++lines_;
+      lineHasHello_ = false;
+      carry_.clear();
+      start = nl + 1;
+    }
+  }
+  uint64_t lines() const { return lines_; }
+
+ private:
+  std::string carry_;
+  bool lineHasHello_ = false;
+  uint64_t lines_ = 0;
+};
+
+// Counts the message lines in one file. Plain files are read in chunks and
+// never mapped, so reading a 3 GB log back does not show up in the peak RSS
+// the run reports; compressed or encrypted ones (.zst, .enc) are decoded by
+// readLogFile, which gives pages back as it goes. *bytes gets the file's
+// size on disk. False, with a message, if the file cannot be read.
+bool countMessageLines(const std::string& path, const muon::AesKey* key, uint64_t* bytes,
+                       uint64_t* lines) {
+  LineCounter counter;
+  auto endsWith = [&path](const char* tail) {
+    size_t n = std::strlen(tail);
+    return path.size() >= n && path.compare(path.size() - n, n, tail) == 0;
+  };
+  if (endsWith(".zst") || endsWith(".enc")) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0) *bytes += static_cast<uint64_t>(st.st_size);
+    muon::LogReadResult r =
+        muon::readLogFile(path, key, [&counter](std::string_view t) { counter.feed(t); });
+    *lines += counter.lines();
+    if (!r.ok) {
+      std::fprintf(stderr, "logbench: %s: %s at offset %llu\n", path.c_str(), r.error.c_str(),
+                   static_cast<unsigned long long>(r.offset));
+    }
+    return r.ok;
+  }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     std::fprintf(stderr, "logbench: cannot open %s: %s\n", path.c_str(), std::strerror(errno));
     return false;
   }
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  constexpr size_t kChunk = 1 << 20;
-  const size_t keep = kHello.size() - 1;
-  // A chunk follows up to `keep` bytes carried over from the line it cut, so
-  // a kHello split across two reads is still found.
-  std::vector<char> buf(keep + kChunk);
-  size_t carried = 0;
-  bool lineHasHello = false;  // the line still open at the chunk's end holds kHello
-  uint64_t count = 0;
+  std::vector<char> buf(1 << 20);
   bool ok = true;
   for (;;) {
-    ssize_t n = ::read(fd, buf.data() + carried, kChunk);
+    ssize_t n = ::read(fd, buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       std::fprintf(stderr, "logbench: cannot read %s: %s\n", path.c_str(), std::strerror(errno));
@@ -218,38 +292,23 @@ bool countMessageLines(const std::string& path, uint64_t* bytes, uint64_t* lines
     }
     if (n == 0) break;
     *bytes += static_cast<uint64_t>(n);
-    const char* p = buf.data();
-    const char* end = buf.data() + carried + static_cast<size_t>(n);
-    while (const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p))) {
-      const char* lineEnd = static_cast<const char*>(nl);
-      if (lineHasHello || ::memmem(p, static_cast<size_t>(lineEnd - p), kHello.data(),
-                                   kHello.size()) != nullptr) {
-        ++count;
-      }
-      lineHasHello = false;
-      p = lineEnd + 1;
-    }
-    size_t rest = static_cast<size_t>(end - p);
-    if (!lineHasHello) {
-      lineHasHello = ::memmem(p, rest, kHello.data(), kHello.size()) != nullptr;
-    }
-    carried = lineHasHello ? 0 : std::min(rest, keep);
-    std::memmove(buf.data(), end - carried, carried);
+    counter.feed(std::string_view(buf.data(), static_cast<size_t>(n)));
   }
   ::close(fd);
-  *lines += count;
+  *lines += counter.lines();
   return ok;
 }
 
 // Bytes and message lines of every regular file in dir (glog's symlinks and
 // the like are skipped). False, with a message, if a file cannot be read.
-bool scanLogFiles(const std::string& dir, uint64_t* bytes, uint64_t* lines) {
+bool scanLogFiles(const std::string& dir, const muon::AesKey* key, uint64_t* bytes,
+                  uint64_t* lines) {
   *bytes = 0;
   *lines = 0;
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
     if (entry.is_symlink(ec) || !entry.is_regular_file(ec)) continue;
-    if (!countMessageLines(entry.path().string(), bytes, lines)) return false;
+    if (!countMessageLines(entry.path().string(), key, bytes, lines)) return false;
   }
   if (ec) {
     std::fprintf(stderr, "logbench: cannot list %s: %s\n", dir.c_str(), ec.message().c_str());
@@ -353,7 +412,9 @@ RunResult runOnce(Backend& backend, const Options& opts, const std::string& runD
   r.written = n >= r.dropped ? n - r.dropped : 0;
   backend.close();
 
-  if (!scanLogFiles(runDir, &r.bytes, &r.lines)) std::exit(1);
+  if (!scanLogFiles(runDir, opts.muon.keyFile.empty() ? nullptr : &opts.key, &r.bytes, &r.lines)) {
+    std::exit(1);
+  }
   r.msgPerSecond = static_cast<double>(n) / r.seconds;
   r.mibPerSecond = static_cast<double>(r.bytes) / r.seconds / (1024.0 * 1024.0);
 
@@ -409,7 +470,7 @@ RunResult medianRun(const std::vector<RunResult>& runs) {
 }
 
 std::unique_ptr<Backend> makeBackend(const Options& opts, const char* argv0) {
-  if (opts.logger == "muon") return makeMuonBackend(opts.policy, opts.crashSafe);
+  if (opts.logger == "muon") return makeMuonBackend(opts.muon);
   if (opts.logger == "spdlog-async") return makeSpdlogAsyncBackend();
   if (opts.logger == "spdlog-sync") return makeSpdlogSyncBackend();
   return makeGlogBackend(argv0);
@@ -436,10 +497,14 @@ int run(int argc, char** argv) {
               opts.logger.c_str(), opts.longMessages ? "long" : "short", opts.threads,
               static_cast<unsigned long long>(opts.messages),
               opts.logger != "muon" ? ""
-              : opts.policy == MuonPolicy::kBlock ? " policy block"
-                                                  : " policy drop",
+              : opts.muon.policy == MuonPolicy::kBlock ? " policy block"
+                                                       : " policy drop",
               opts.repeat);
-  if (opts.crashSafe) std::printf("# crash-safe: buffers in a spool file beside the log\n");
+  if (opts.muon.crashSafe) std::printf("# crash-safe: buffers in a spool file beside the log\n");
+  if (opts.muon.zstd || !opts.muon.keyFile.empty()) {
+    std::printf("# file stages:%s%s (bytes are on disk)\n", opts.muon.zstd ? " zstd" : "",
+                opts.muon.keyFile.empty() ? "" : " aes-256-gcm");
+  }
   std::printf("# warm-up: %llu MB written and deleted before each run\n",
               static_cast<unsigned long long>(warmUpBytes(opts) / 1000000));
   if (opts.latency) {
@@ -489,7 +554,9 @@ int run(int argc, char** argv) {
   }
   std::printf("system_cpu_seconds %.3f per_gib_logged %.3f\n", systemSeconds,
               logged > 0 ? systemSeconds / (static_cast<double>(logged) / (1u << 30)) : 0.0);
-  if (opts.crashSafe) std::printf("spool_disk_bytes %llu\n", static_cast<unsigned long long>(spool));
+  if (opts.muon.crashSafe) {
+    std::printf("spool_disk_bytes %llu\n", static_cast<unsigned long long>(spool));
+  }
   std::printf("peak_rss_kib %ld\n", ru.ru_maxrss);
   return 0;
 }
