@@ -9,19 +9,28 @@
 //                          disk is not measured
 //   LogInfoAsyncAppendCrashSafe   the same in the crash-safe mode (buffers in a
 //                          spool file, one index entry per line)
+// and the backend's file stages, one 4 MiB buffer at a time (bytes/s of log
+// text; the counter `ratio` is text bytes per byte written):
+//   ZstdStage/<level>/<text>   zstd at level 1, 3, 6 (text 0: logbench's lines,
+//                              1: a mix of varied server lines)
+//   AesGcmStage/<text>         AES-256-GCM
 // Run: build/bin/log_microbench [--benchmark_repetitions=5 ...]
 #include <benchmark/benchmark.h>
 
 #include <stdlib.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <random>
 #include <string>
 
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/LogStream.h"
 #include "muon/base/Logging.h"
+#include "muon/base/filestages/AesGcmStage.h"
+#include "muon/base/filestages/ZstdStage.h"
 
 namespace {
 
@@ -103,6 +112,108 @@ BENCHMARK(BM_LogInfoAsyncAppend)->Threads(1)->Threads(2)->UseRealTime();
 
 void BM_LogInfoAsyncAppendCrashSafe(benchmark::State& state) { asyncAppend(state, true); }
 BENCHMARK(BM_LogInfoAsyncAppendCrashSafe)->Threads(1)->Threads(2)->UseRealTime();
+
+// 4 MiB of log text. 0: logbench's own line, the counter varying; 1: a mix
+// of the kinds of line a server writes (requests, timings, ids, warnings),
+// from a fixed seed, so each run compresses the same bytes.
+std::string logText(int kind) {
+  std::string text;
+  std::mt19937_64 random(42);
+  const char* const levels[] = {"INFO ", "INFO ", "INFO ", "DEBUG", "WARN ", "ERROR"};
+  const char* const paths[] = {"/api/v1/orders", "/api/v1/users", "/health", "/static/app.js",
+                               "/api/v2/search", "/login"};
+  const char* const words[] = {"connection", "timeout",  "retrying", "cache", "miss",   "hit",
+                               "shard",      "replica",  "leader",   "lease", "commit", "rollback"};
+  uint64_t micros = 0;
+  for (uint64_t i = 0; text.size() < muon::AsyncLogging::kBufferSize - 4096; ++i) {
+    char line[512];
+    int n;
+    if (kind == 0) {
+      n = std::snprintf(line, sizeof line,
+                        "20261123 10:00:%02d.%06dZ  4242 INFO  Hello 0123456789 abcdefghijklmnopqrstu"
+                        "vwxyz  %llu - logbench.cc:42\n",
+                        static_cast<int>(i / 100000 % 60), static_cast<int>(i % 1000000),
+                        static_cast<unsigned long long>(i));
+    } else {
+      micros += random() % 2000;
+      int tid = 4000 + static_cast<int>(random() % 16);
+      switch (random() % 4) {
+        case 0:
+          n = std::snprintf(line, sizeof line,
+                            "20261123 10:%02d:%02d.%06dZ %5d %s %s %d.%d.%d.%d %llu us status=%d "
+                            "bytes=%llu - HttpServer.cc:%d\n",
+                            static_cast<int>(micros / 60000000 % 60),
+                            static_cast<int>(micros / 1000000 % 60), static_cast<int>(micros % 1000000),
+                            tid, levels[random() % 6], paths[random() % 6],
+                            static_cast<int>(random() % 256), static_cast<int>(random() % 256),
+                            static_cast<int>(random() % 256), static_cast<int>(random() % 256),
+                            static_cast<unsigned long long>(random() % 100000),
+                            random() % 10 == 0 ? 500 : 200,
+                            static_cast<unsigned long long>(random() % 1000000),
+                            static_cast<int>(100 + random() % 400));
+          break;
+        case 1:
+          n = std::snprintf(line, sizeof line,
+                            "20261123 10:%02d:%02d.%06dZ %5d %s %s %s on %s-%02d (attempt %d) "
+                            "request_id=%016llx - Replica.cc:%d\n",
+                            static_cast<int>(micros / 60000000 % 60),
+                            static_cast<int>(micros / 1000000 % 60), static_cast<int>(micros % 1000000),
+                            tid, levels[random() % 6], words[random() % 12], words[random() % 12],
+                            words[random() % 12], static_cast<int>(random() % 32),
+                            static_cast<int>(random() % 5), static_cast<unsigned long long>(random()),
+                            static_cast<int>(100 + random() % 400));
+          break;
+        default:
+          n = std::snprintf(line, sizeof line,
+                            "20261123 10:%02d:%02d.%06dZ %5d %s order %llu user %llu total %llu.%02llu "
+                            "items %llu - Orders.cc:%d\n",
+                            static_cast<int>(micros / 60000000 % 60),
+                            static_cast<int>(micros / 1000000 % 60), static_cast<int>(micros % 1000000),
+                            tid, levels[random() % 6], static_cast<unsigned long long>(random() % 10000000),
+                            static_cast<unsigned long long>(random() % 100000),
+                            static_cast<unsigned long long>(random() % 1000),
+                            static_cast<unsigned long long>(random() % 100),
+                            static_cast<unsigned long long>(1 + random() % 9),
+                            static_cast<int>(100 + random() % 400));
+      }
+    }
+    text.append(line, static_cast<size_t>(n));
+  }
+  return text;
+}
+
+void runStage(benchmark::State& state, muon::FileStage& stage, const std::string& text) {
+  std::string out;
+  size_t written = 0;
+  for (auto _ : state) {
+    out.clear();
+    std::string error;
+    if (!stage.transform(text, &out, &error)) {
+      state.SkipWithError(error.c_str());
+      return;
+    }
+    written = out.size();
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+  state.counters["ratio"] = static_cast<double>(text.size()) / static_cast<double>(written);
+}
+
+void BM_ZstdStage(benchmark::State& state) {
+  static const std::string texts[2] = {logText(0), logText(1)};
+  muon::ZstdStage stage(static_cast<int>(state.range(0)));
+  runStage(state, stage, texts[state.range(1)]);
+}
+BENCHMARK(BM_ZstdStage)->ArgsProduct({{1, 3, 6}, {0, 1}})->Unit(benchmark::kMillisecond);
+
+void BM_AesGcmStage(benchmark::State& state) {
+  static const std::string texts[2] = {logText(0), logText(1)};
+  muon::AesKey key;
+  key.fill(7);
+  muon::AesGcmStage stage(key);
+  runStage(state, stage, texts[state.range(0)]);
+}
+BENCHMARK(BM_AesGcmStage)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
