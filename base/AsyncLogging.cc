@@ -27,6 +27,13 @@ constexpr uint64_t kMessagesMask = (uint64_t{1} << (kSlotShift - kMessagesShift)
 constexpr int kCommitMessageShift = 40;
 constexpr uint64_t kCommitBytesMask = (uint64_t{1} << kCommitMessageShift) - 1;
 
+// The backend hands LogFile whole buffers: each goes to the file at once,
+// as one chunk (one record, when the file has stages), with no copy.
+LogFile::Options unbuffered(LogFile::Options files) {
+  files.buffered = false;
+  return files;
+}
+
 uint64_t makeReserveWord(size_t slot) { return static_cast<uint64_t>(slot) << kSlotShift; }
 uint64_t bytesOf(uint64_t word) { return word & kBytesMask; }
 uint64_t messagesOf(uint64_t word) { return (word >> kMessagesShift) & kMessagesMask; }
@@ -96,7 +103,7 @@ AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, const Op
       reserve_(0),
       // Only the backend thread uses it, so no lock. checkEveryN = 1: each
       // append is a whole buffer, so check the day on every one.
-      output_(basename, rollSize, false, flushInterval_, 1, options.files) {
+      output_(basename, rollSize, false, flushInterval_, 1, unbuffered(options.files)) {
   if (options.crashSafe) openSpool(basename);
   std::lock_guard<std::mutex> lock(mutex_);
   Buffer* first = takeSpare();
@@ -457,11 +464,8 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
       if (!output_.position(&at)) at = FilePosition();
       spool_->markWriting(b->slot, at);
     }
-    output_.append(b->data, b->length(entrySize_));
-    if (spool_) {
-      output_.flush();
-      spool_->markFree(b->slot);
-    }
+    output_.append(b->data, b->length(entrySize_));  // written at once: LogFile is unbuffered
+    if (spool_) spool_->markFree(b->slot);
   }
   output_.flush();
 }

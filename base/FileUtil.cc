@@ -28,18 +28,21 @@ std::string fileNameOf(const std::string& path) {
 }
 
 std::unique_ptr<AppendFile> AppendFile::create(const std::string& path, WriteFunction write,
-                                               int* savedErrno) {
+                                               int* savedErrno, bool buffered) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) {
     *savedErrno = errno;
     return nullptr;
   }
   if (!write) write = &systemWrite;
-  return std::unique_ptr<AppendFile>(new AppendFile(path, fd, std::move(write)));
+  return std::unique_ptr<AppendFile>(new AppendFile(path, fd, std::move(write), buffered));
 }
 
-AppendFile::AppendFile(std::string path, int fd, WriteFunction write)
-    : path_(std::move(path)), fd_(fd), write_(std::move(write)), buffer_(new char[kBufferSize]) {}
+AppendFile::AppendFile(std::string path, int fd, WriteFunction write, bool buffered)
+    : path_(std::move(path)),
+      fd_(fd),
+      write_(std::move(write)),
+      buffer_(buffered ? new char[kBufferSize] : nullptr) {}
 
 AppendFile::~AppendFile() {
   flush();
@@ -50,28 +53,28 @@ void AppendFile::setWriteFunction(WriteFunction write) {
   write_ = write ? std::move(write) : WriteFunction(&systemWrite);
 }
 
-void AppendFile::append(const char* data, size_t len) {
-  if (buffered_ + len > kBufferSize) {
-    flush();
-    // A chunk at least as large as the buffer gains nothing from a copy.
-    if (len >= kBufferSize) {
-      writeFully(data, len);
-      return;
-    }
+WriteResult AppendFile::append(const char* data, size_t len) {
+  // A chunk at least as large as the buffer gains nothing from a copy.
+  if (!buffer_ || len >= kBufferSize) {
+    WriteResult r = flush();
+    r += writeFully(data, len);
+    return r;
   }
+  WriteResult r;
+  if (buffered_ + len > kBufferSize) r = flush();
   std::memcpy(buffer_.get() + buffered_, data, len);
   buffered_ += len;
+  return r;
 }
 
-bool AppendFile::flush() {
-  if (buffered_ == 0) return true;
-  bool ok = writeFully(buffer_.get(), buffered_);
+WriteResult AppendFile::flush() {
+  if (buffered_ == 0) return WriteResult();
+  WriteResult r = writeFully(buffer_.get(), buffered_);
   buffered_ = 0;
-  return ok;
+  return r;
 }
 
-bool AppendFile::position(FilePosition* pos) {
-  if (!flush()) return false;
+bool AppendFile::position(FilePosition* pos) const {
   struct stat st;
   if (::fstat(fd_, &st) != 0) return false;
   pos->path = path_;
@@ -81,7 +84,7 @@ bool AppendFile::position(FilePosition* pos) {
   return true;
 }
 
-bool AppendFile::writeRecord(const char* data, size_t len) {
+WriteResult AppendFile::writeRecord(const char* data, size_t len) {
   std::string_view in(data, len);
   size_t k = 0;
   for (const auto& stage : *stages_) {
@@ -93,58 +96,65 @@ bool AppendFile::writeRecord(const char* data, size_t len) {
                    path_.c_str(), error.c_str());
       lostBytes_ += len;
       ++writeErrors_;
-      lastError_ = EIO;
-      return false;
+      WriteResult r;
+      r.error = EIO;
+      return r;
     }
     in = out;
   }
   const uint64_t before = writtenBytes_;
-  size_t done = writeSome(in.data(), in.size());
-  if (done == in.size()) return true;
+  WriteResult r = writeSome(in.data(), in.size());
+  if (r.error == 0) return r;
   lostBytes_ += len;
   // Half a record is no record: cut it back out, so that readers see whole
   // records and the next one starts where they expect.
-  if (done > 0 && ::ftruncate(fd_, static_cast<off_t>(before)) == 0) writtenBytes_ = before;
-  return false;
+  if (r.written > 0 && ::ftruncate(fd_, static_cast<off_t>(before)) == 0) {
+    writtenBytes_ = before;
+    r.written = 0;
+  }
+  return r;
 }
 
-bool AppendFile::writeFully(const char* data, size_t len) {
+WriteResult AppendFile::writeFully(const char* data, size_t len) {
   if (stages_ && !stages_->empty()) return writeRecord(data, len);
+  WriteResult r;
   // An earlier failure cut a line: end it first, or the next line would be
   // glued to its front half and both read as one garbled line.
   if (cutLine_) {
-    if (writeSome("\n", 1) == 0) {
+    r = writeSome("\n", 1);
+    if (r.error != 0) {
       lostBytes_ += len;
-      return false;
+      return r;
     }
     cutLine_ = false;
   }
-  size_t done = writeSome(data, len);
-  if (done == len) return true;
-  lostBytes_ += len - done;
+  WriteResult body = writeSome(data, len);
+  r += body;
+  if (body.error == 0) return r;
+  lostBytes_ += len - body.written;
   // Callers append whole lines, so a chunk that stops short of its end
   // stops inside a line unless it stopped right after a '\n'.
-  if (done > 0 && data[done - 1] != '\n') cutLine_ = true;
-  return false;
+  if (body.written > 0 && data[body.written - 1] != '\n') cutLine_ = true;
+  return r;
 }
 
-size_t AppendFile::writeSome(const char* data, size_t len) {
-  size_t done = 0;
-  while (done < len) {
-    ssize_t n = write_(fd_, data + done, len - done);
+WriteResult AppendFile::writeSome(const char* data, size_t len) {
+  WriteResult r;
+  while (r.written < len) {
+    ssize_t n = write_(fd_, data + r.written, len - r.written);
     if (n > 0) {
-      done += static_cast<size_t>(n);
+      r.written += static_cast<uint64_t>(n);
       writtenBytes_ += static_cast<uint64_t>(n);
     } else if (n < 0 && errno == EINTR) {
       continue;
     } else {
       // n == 0 (nothing taken, no error) is treated like an error, or we could spin.
-      lastError_ = n < 0 ? errno : EIO;
+      r.error = n < 0 ? errno : EIO;
       ++writeErrors_;
       break;
     }
   }
-  return done;
+  return r;
 }
 
 }  // namespace muon

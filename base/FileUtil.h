@@ -1,13 +1,16 @@
-// AppendFile: a file opened for appending, written through a 64 KiB buffer.
+// AppendFile: a file opened for appending, written through a 64 KiB buffer
+// (or straight through, for a writer whose chunks are large already).
 //
-// Errors are values, never asserts: a failed write is retried on EINTR and
-// on short writes, then counted; writtenBytes() counts only bytes the kernel
-// took. A write that fails part-way (a full disk) can leave the file ending
-// inside a line; the next write first ends that line with '\n' (counted as
-// written), so a later line is never glued to the front half of a cut one.
-// Callers append whole lines. All writes go through a WriteFunction, the
-// seam through which tests inject ENOSPC, EIO, short writes and slowness
-// without touching a disk.
+// Errors are values, never asserts: each write-side call returns what it
+// wrote and the errno of a failure (WriteResult); a failed write is retried
+// on EINTR and on short writes first. writtenBytes() counts only bytes the
+// kernel took. A write that fails part-way (a full disk) can leave the file
+// ending inside a line; the next write first ends that line with '\n'
+// (counted as written), so a later line is never glued to the front half of
+// a cut one. With stages (FileStage.h) each chunk is one record, and a
+// record a failed write cut short is cut back out instead. Callers append
+// whole lines. All writes go through a WriteFunction, the seam through which
+// tests inject ENOSPC, EIO, short writes and slowness without touching a disk.
 // Not thread-safe: one owner (LogFile) calls it, under its own lock.
 #pragma once
 
@@ -41,25 +44,39 @@ struct FilePosition {
   uint64_t size = 0;  // the file's size: where the next append starts
 };
 
+// What one write-side call did.
+struct WriteResult {
+  uint64_t written = 0;  // bytes that reached the file
+  int error = 0;         // errno of the first failure; 0 if every byte was written
+  WriteResult& operator+=(const WriteResult& other) {
+    written += other.written;
+    if (error == 0) error = other.error;
+    return *this;
+  }
+};
+
 class AppendFile {
  public:
   static constexpr size_t kBufferSize = 64 * 1024;
 
   // Creates `path` (never opening an existing file: O_EXCL). Returns nullptr
-  // and sets *savedErrno when it cannot.
+  // and sets *savedErrno when it cannot. buffered = false: every append is
+  // written at once, as one chunk (AsyncLogging's 4 MiB buffers gain
+  // nothing from a copy into 64 KiB).
   static std::unique_ptr<AppendFile> create(const std::string& path, WriteFunction write,
-                                            int* savedErrno);
+                                            int* savedErrno, bool buffered = true);
   ~AppendFile();  // flushes, then closes
   AppendFile(const AppendFile&) = delete;
   AppendFile& operator=(const AppendFile&) = delete;
 
   // Buffers [data, data+len); writes the buffer out when it fills.
-  void append(const char* data, size_t len);
-  // Writes out what is buffered. False if any byte could not be written.
-  bool flush();
+  WriteResult append(const char* data, size_t len);
+  // Writes out what is buffered.
+  WriteResult flush();
 
-  // Flushes, then reads the file's identity and size. False if either fails.
-  bool position(FilePosition* pos);
+  // The file's identity and size (what is written; call flush() first to
+  // count what is buffered). False if fstat fails.
+  bool position(FilePosition* pos) const;
 
   // Every chunk written from now on goes through these stages first and is
   // written as one record; a record a failed write cut short is cut back out
@@ -78,18 +95,17 @@ class AppendFile {
   uint64_t sizeIncludingBuffered() const { return writtenBytes_ + buffered_; }
   // Bytes given to append() that will never reach the file.
   uint64_t lostBytes() const { return lostBytes_; }
-  // write(2) calls that failed (after EINTR retries), and the last errno.
+  // write(2) calls that failed (after EINTR retries).
   uint64_t writeErrors() const { return writeErrors_; }
-  int lastError() const { return lastError_; }
 
  private:
-  AppendFile(std::string path, int fd, WriteFunction write);
-  // Writes all of [data, data+len) or fails; counts what happened.
-  bool writeFully(const char* data, size_t len);
-  // Writes until done or a write fails (counted); returns the bytes written.
-  size_t writeSome(const char* data, size_t len);
+  AppendFile(std::string path, int fd, WriteFunction write, bool buffered);
+  // Writes all of [data, data+len) as one chunk, or fails; counts what happened.
+  WriteResult writeFully(const char* data, size_t len);
+  // Writes until done or a write fails (counted).
+  WriteResult writeSome(const char* data, size_t len);
   // writeFully for a file with stages.
-  bool writeRecord(const char* data, size_t len);
+  WriteResult writeRecord(const char* data, size_t len);
 
   const std::string path_;
   const int fd_;
@@ -99,7 +115,6 @@ class AppendFile {
   uint64_t writtenBytes_ = 0;
   uint64_t lostBytes_ = 0;
   uint64_t writeErrors_ = 0;
-  int lastError_ = 0;
   bool cutLine_ = false;  // a failed write left the file ending inside a line
   const std::vector<std::shared_ptr<FileStage>>* stages_ = nullptr;
   std::string stageOutput_[2];  // reused between chunks: no allocation per record

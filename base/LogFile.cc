@@ -110,10 +110,9 @@ LogFile::Stats LogFile::stats() const {
 bool LogFile::position(FilePosition* pos) {
   MaybeLock lock(mutex_.get());
   if (!file_) return false;
-  WriteMark before = markWrites();
-  bool ok = file_->position(pos);
-  reportWrites(before);
-  return ok;
+  WriteResult r = file_->flush();
+  report(r);
+  return r.error == 0 && file_->position(pos);
 }
 
 std::string LogFile::currentFileName() const {
@@ -130,9 +129,7 @@ void LogFile::appendUnlocked(const char* logline, size_t len) {
       return;
     }
   }
-  WriteMark before = markWrites();
-  file_->append(logline, len);
-  reportWrites(before);
+  report(file_->append(logline, len));
 
   if (file_->sizeIncludingBuffered() > static_cast<uint64_t>(rollSize_)) {
     rollFileUnlocked(clock_());
@@ -153,9 +150,7 @@ void LogFile::flushUnlocked() {
     rollFileUnlocked(clock_());
     return;
   }
-  WriteMark before = markWrites();
-  file_->flush();
-  reportWrites(before);
+  report(file_->flush());
   // Deleted or renamed under us (logrotate, an operator): start a new file,
   // or every later line would go to a file nobody can find.
   struct stat byFd, byName;
@@ -179,7 +174,7 @@ bool LogFile::rollFileUnlocked(Timestamp now) {
   std::unique_ptr<AppendFile> file;
   for (int attempt = 0; attempt < 1000; ++attempt, ++sequence) {
     std::string path = (sequence == 0 ? name : name + "." + std::to_string(sequence)) + suffixes;
-    file = AppendFile::create(path, write_, &savedErrno);
+    file = AppendFile::create(path, write_, &savedErrno, options_.buffered);
     if (file || savedErrno != EEXIST) {
       if (!file) name = path;
       break;
@@ -274,19 +269,17 @@ void LogFile::applyRetention(Timestamp now) {
 
 void LogFile::retire() {
   if (!file_) return;
-  WriteMark before = markWrites();
-  file_->flush();
-  reportWrites(before);
+  report(file_->flush());
   totals_.writtenBytes += file_->writtenBytes();
   totals_.lostBytes += file_->lostBytes();
   totals_.writeErrors += file_->writeErrors();
   file_.reset();
 }
 
-void LogFile::reportWrites(WriteMark before) {
-  if (file_->writeErrors() != before.errors) {
-    reportError(&writeReport_, "write to", file_->path(), file_->lastError());
-  } else if (writeReport_.savedErrno != 0 && file_->writtenBytes() > before.written) {
+void LogFile::report(const WriteResult& r) {
+  if (r.error != 0) {
+    reportError(&writeReport_, "write to", file_->path(), r.error);
+  } else if (writeReport_.savedErrno != 0 && r.written > 0) {
     // A reported failure is over. Say so once, and forget it, so that the
     // next failure is reported at once rather than inside the quiet interval.
     Stats s = totals_;

@@ -56,6 +56,9 @@ class LogFile {
     // follows the log across rolls. Off by default: it adds a file to the
     // directory, which scripts that glob basename.* would see.
     bool currentLink = false;
+    // Write through a 64 KiB buffer (lines), or each append at once as one
+    // chunk (AsyncLogging's 4 MiB buffers: it turns this off).
+    bool buffered = true;
     // The steps each chunk takes into the file, in order (FileStage.h):
     // e.g. ZstdStage then AesGcmStage. Empty: plain text.
     std::vector<std::shared_ptr<FileStage>> stages;
@@ -121,14 +124,8 @@ class LogFile {
   // After a new file is opened: the link, then the retention pass.
   void updateCurrentLink();
   void applyRetention(Timestamp now);
-  // What file_ had written and failed before a write-side call; after it,
-  // reportWrites() reports a new failure, or the end of a reported one.
-  struct WriteMark {
-    uint64_t errors;
-    uint64_t written;
-  };
-  WriteMark markWrites() const { return {file_->writeErrors(), file_->writtenBytes()}; }
-  void reportWrites(WriteMark before);
+  // Reports a write-side call's failure, or the end of a reported one.
+  void report(const WriteResult& r);
   // The last report of one kind of failure (creating a file, writing one),
   // for the rate limit; cleared when that kind of call works again.
   struct ErrorReport {
