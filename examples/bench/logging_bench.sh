@@ -8,7 +8,9 @@
 # failed instead of hanging the matrix. Points: {muon (policy block),
 # muon-crash (crash-safe mode, policy block), spdlog-async, spdlog-sync,
 # glog} x {short, long} x {1, 2, 4 threads}, plus muon with policy drop for
-# long messages; each point is R runs in one
+# long messages, plus muon's file stages (muon-zstd: --compress zstd;
+# muon-zstd-aes: and --key-file, a fresh random key), short, 1 thread;
+# each point is R runs in one
 # process (default 5) and reports their median. Then two latency points:
 # muon and muon-crash, short, 1 thread, --latency.
 #
@@ -76,6 +78,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/logging_bench.XXXXXX")
 # tmpfs, which would measure memory, not a file system.
 logdir=$(mktemp -d "$out/logfiles.XXXXXX")
 cleanup() { rm -rf "$tmp" "$logdir"; }
+keyfile=$tmp/aes.key
+(umask 077 && head -c 32 /dev/urandom >"$keyfile")
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -99,6 +103,7 @@ for size in short long; do
     points+=("spdlog-async - $size $t $n" "spdlog-sync - $size $t $n" "glog - $size $t $n")
   done
 done
+points+=("muon-zstd block short 1 $short_n" "muon-zstd-aes block short 1 $short_n")
 total=$((${#points[@]} + 2))
 
 csv=$out/logbench.csv
@@ -114,9 +119,15 @@ failures=0
 # Runs one point and appends its CSV row.
 run_point() {
   local i=$1 logger=$2 policy=$3 size=$4 threads=$5 n=$6 extra=${7:-}
-  local args=(--logger "${logger%-crash}" --size "$size" --threads "$threads" --messages "$n"
+  local peer=$logger
+  case "$logger" in muon-*) peer=muon ;; esac  # muon's variants are flags of logbench's muon
+  local args=(--logger "$peer" --size "$size" --threads "$threads" --messages "$n"
               --repeat "$repeat" --dir "$logdir")
-  if [ "$logger" = muon-crash ]; then args+=(--crash-safe); fi
+  case "$logger" in
+    muon-crash) args+=(--crash-safe) ;;
+    muon-zstd) args+=(--compress zstd) ;;
+    muon-zstd-aes) args+=(--compress zstd --key-file "$keyfile") ;;
+  esac
   local label="$logger"
   if [ "$policy" != - ]; then
     args+=(--policy "$policy")
@@ -253,6 +264,26 @@ awk -F, '
       printf "| %s | %s | %.2fx | %.1f / %.1f | %.2f / %.2f | %.1f |\n", f[1], f[2], \
         mps["muon-crash", k] / mps["muon", k], rss["muon", k] / 1024, rss["muon-crash", k] / 1024, \
         sys["muon", k], sys["muon-crash", k], spool[k] / 1048576
+    }
+  }' "$csv"
+
+# The file stages against plain files (muon, block, short, 1 thread).
+awk -F, '
+  NR > 1 && $7 == "throughput" && $8 == "ok" && $3 == "short" && $4 == 1 && $2 == "block" &&
+  ($1 == "muon" || $1 == "muon-zstd" || $1 == "muon-zstd-aes") { mps[$1] = $11; bytes[$1] = $10 }
+  END {
+    if (!("muon" in mps) || !("muon-zstd" in mps)) exit
+    print ""
+    print "File stages (muon, block, short lines, 1 thread): msg/s and bytes on disk:"
+    print ""
+    print "| files | msg/s | vs plain | bytes on disk | ratio |"
+    print "|---|---:|---:|---:|---:|"
+    split("muon muon-zstd muon-zstd-aes", names, " ")
+    for (i = 1; i <= 3; i++) {
+      k = names[i]
+      if (!(k in mps)) continue
+      printf "| %s | %.0f | %.2fx | %d | %.1fx |\n", k == "muon" ? "plain" : k == "muon-zstd" ? "zstd" : "zstd + AES-256-GCM", \
+        mps[k], mps[k] / mps["muon"], bytes[k], bytes["muon"] / bytes[k]
     }
   }' "$csv"
 
