@@ -87,7 +87,7 @@ case "$cmd" in
     exec "$top/examples/bench/run_bench.sh" "$top/build" "$@"
     ;;
   fuzz)
-    need clang libclang-rt-14-dev cmake make libgtest-dev
+    need clang libclang-rt-14-dev cmake make libgtest-dev libzstd-dev libssl-dev
     seconds=${1:-30}
     case "$seconds" in ''|*[!0-9]*) die "fuzz: SECONDS must be a whole number, not '$seconds'" ;; esac
     # fuzzer-no-link on everything: coverage reaches into base/ and net/; the
@@ -96,9 +96,9 @@ case "$cmd" in
       -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link -DMUON_SANITIZE=address \
       -DMUON_BUILD_EXAMPLES=OFF -DMUON_BUILD_FUZZERS=ON >/dev/null \
       || die "cmake configure of build-fuzz failed"
-    cmake --build build-fuzz -j "$jobs" --target LogStream_fuzz Buffer_fuzz Spool_fuzz \
+    cmake --build build-fuzz -j "$jobs" --target LogStream_fuzz Buffer_fuzz Spool_fuzz LogReader_fuzz \
       || die "build of build-fuzz failed"
-    for target in LogStream Buffer Spool; do
+    for target in LogStream Buffer Spool LogReader; do
       # New inputs go to build-fuzz/corpus/; the committed seeds stay as they are.
       mkdir -p "build-fuzz/corpus/$target" build-fuzz/artifacts
       echo "== fuzz $target for ${seconds}s"

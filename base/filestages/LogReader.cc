@@ -17,6 +17,7 @@ namespace muon {
 namespace {
 
 constexpr unsigned char kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+constexpr size_t kPiece = 1 << 20;
 
 bool startsWith(std::string_view s, const void* magic) {
   return s.size() >= 4 && std::memcmp(s.data(), magic, 4) == 0;
@@ -32,7 +33,7 @@ uint64_t get(const char* p, int bytes) {
 // messages. Stops at the first frame that is cut or corrupt.
 class ZstdReader {
  public:
-  ZstdReader() : dctx_(ZSTD_createDCtx()) {}
+  ZstdReader() : dctx_(ZSTD_createDCtx()), out_(kPiece, '\0') {}
   ~ZstdReader() { ZSTD_freeDCtx(dctx_); }
   ZstdReader(const ZstdReader&) = delete;
   ZstdReader& operator=(const ZstdReader&) = delete;
@@ -47,17 +48,22 @@ class ZstdReader {
         return fail(r, std::string("zstd frame cut short or corrupt (") +
                            ZSTD_getErrorName(frame) + ")");
       }
-      unsigned long long size = ZSTD_getFrameContentSize(in.data() + pos, frame);
-      if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR || size > (1ull << 32)) {
-        return fail(r, "zstd frame without a usable content size");
+      // Streamed out in pieces of kPiece: a frame's own claim of its size is
+      // never trusted with an allocation.
+      ZSTD_DCtx_reset(dctx_, ZSTD_reset_session_only);
+      ZSTD_inBuffer input{in.data() + pos, frame, 0};
+      size_t left = 1;
+      while (left != 0) {
+        ZSTD_outBuffer output{&out_[0], out_.size(), 0};
+        left = ZSTD_decompressStream(dctx_, &output, &input);
+        if (ZSTD_isError(left)) {
+          return fail(r, std::string("corrupt zstd frame: ") + ZSTD_getErrorName(left));
+        }
+        if (output.pos > 0) sink(std::string_view(out_.data(), output.pos));
+        if (left != 0 && input.pos == input.size && output.pos < output.size) {
+          return fail(r, "corrupt zstd frame: it ends early");
+        }
       }
-      out_.resize(static_cast<size_t>(size));
-      size_t n = ZSTD_decompressDCtx(dctx_, &out_[0], out_.size(), in.data() + pos, frame);
-      if (ZSTD_isError(n) || n != size) {
-        return fail(r, std::string("corrupt zstd frame: ") +
-                           (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong size"));
-      }
-      sink(std::string_view(out_.data(), n));
       pos += frame;
     }
     r.offset = base + in.size();
@@ -133,7 +139,6 @@ LogReadResult readAny(std::string_view bytes, const AesKey* key, const LogTextSi
     ZstdReader zstd;
     return zstd.frames(bytes, 0, sink);
   }
-  constexpr size_t kPiece = 1 << 20;
   for (size_t pos = 0; pos < bytes.size(); pos += kPiece) {
     sink(bytes.substr(pos, kPiece));
     consumed(std::min(bytes.size(), pos + kPiece));
