@@ -43,6 +43,27 @@ void defaultFlush() { std::fflush(stdout); }
 
 std::atomic<Logger::OutputFunc> g_output{&defaultOutput};
 std::atomic<Logger::FlushFunc> g_flush{&defaultFlush};
+
+// The attached sink (Logger::attach), reached through two plain functions.
+// Cleared before the SinkRef is freed; a line that finds it cleared goes to
+// stdout.
+std::atomic<const detail::SinkRef*> g_sink{nullptr};
+void sinkOutput(const char* msg, size_t len) {
+  const detail::SinkRef* ref = g_sink.load(std::memory_order_acquire);
+  if (ref) {
+    ref->append(ref->sink, msg, len);
+  } else {
+    defaultOutput(msg, len);
+  }
+}
+void sinkFlush() {
+  const detail::SinkRef* ref = g_sink.load(std::memory_order_acquire);
+  if (ref) {
+    ref->flush(ref->sink);
+  } else {
+    defaultFlush();
+  }
+}
 // TscClock: the wall clock at half the cost of clock_gettime (see TscClock.h).
 std::atomic<Logger::ClockFunc> g_clock{&TscClock::now};
 
@@ -220,6 +241,23 @@ void Logger::setFlush(FlushFunc flush) {
 }
 
 void Logger::flush() { g_flush.load(std::memory_order_relaxed)(); }
+
+void detail::attachSink(const SinkRef* ref) {
+  g_sink.store(ref, std::memory_order_release);
+  g_output.store(&sinkOutput, std::memory_order_release);
+  g_flush.store(&sinkFlush, std::memory_order_release);
+}
+
+void detail::detachSink(const SinkRef* ref) {
+  if (!g_sink.compare_exchange_strong(ref, nullptr, std::memory_order_acq_rel)) {
+    return;  // a newer attach() replaced it
+  }
+  // Only our own functions are put back: a setOutput() made since stays.
+  Logger::OutputFunc out = &sinkOutput;
+  g_output.compare_exchange_strong(out, &defaultOutput);
+  Logger::FlushFunc flush = &sinkFlush;
+  g_flush.compare_exchange_strong(flush, &defaultFlush);
+}
 
 void Logger::setClock(ClockFunc clock) {
   g_clock.store(clock ? clock : &TscClock::now, std::memory_order_relaxed);

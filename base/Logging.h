@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "muon/base/LogAttachment.h"
 #include "muon/base/LogStream.h"
 #include "muon/base/Timestamp.h"
 
@@ -111,6 +112,16 @@ class Logger {
   static void setOutput(OutputFunc out);  // nullptr: back to stdout
   static void setFlush(FlushFunc flush);  // nullptr: back to fflush(stdout)
   static void flush();                    // calls the flush function
+
+  // Sends every line to `sink` (append/flush, e.g. an AsyncLogging) until
+  // the returned LogAttachment is destroyed; then stdout again.
+  template <typename Sink>
+  static LogAttachment attach(Sink& sink) {
+    return LogAttachment(detail::SinkRef{
+        &sink,
+        [](void* s, const char* line, size_t len) { static_cast<Sink*>(s)->append(line, len); },
+        [](void* s) { static_cast<Sink*>(s)->flush(); }});
+  }
 
   // The zone the date-time is printed in (UTC by default).
   static void setTimeZone(const TimeZone& tz);

@@ -59,13 +59,11 @@ void BM_LogDebugDisabled(benchmark::State& state) {
 }
 BENCHMARK(BM_LogDebugDisabled);
 
-muon::AsyncLogging* g_async = nullptr;
-void asyncOutput(const char* msg, size_t len) { g_async->append(msg, len); }
-
 // One AsyncLogging for all threads of a run; its writer only counts, so the
 // producers meet the real buffer switching but never the disk.
 void BM_LogInfoAsyncAppend(benchmark::State& state) {
   static std::unique_ptr<muon::AsyncLogging> log;
+  static muon::LogAttachment attached;
   static std::string dir;
   if (state.thread_index() == 0) {
     // The LogFile still creates its (empty) file: in a directory of our own.
@@ -79,18 +77,16 @@ void BM_LogInfoAsyncAppend(benchmark::State& state) {
                                                muon::AsyncLogging::kBlock);
     log->setWriteFunction([](int, const char*, size_t len) { return static_cast<ssize_t>(len); });
     log->start();
-    g_async = log.get();
     muon::Logger::setLogLevel(muon::Logger::INFO);
-    muon::Logger::setOutput(&asyncOutput);
+    attached = muon::Logger::attach(*log);
   }
   uint64_t i = 0;
   for (auto _ : state) {
     LOG_INFO << "Hello 0123456789" << " abcdefghijklmnopqrstuvwxyz " << ' ' << i++;
   }
   if (state.thread_index() == 0) {
-    muon::Logger::setOutput(nullptr);
+    attached.detach();
     log.reset();
-    g_async = nullptr;
     std::filesystem::remove_all(dir);
   }
 }

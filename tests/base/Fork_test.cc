@@ -56,10 +56,6 @@ bool waitWithDeadline(pid_t pid, int* status, std::chrono::milliseconds deadline
   }
 }
 
-std::atomic<AsyncLogging*> g_async{nullptr};
-void asyncOutput(const char* msg, size_t len) { g_async.load()->append(msg, len); }
-void asyncFlush() { g_async.load()->flush(); }
-
 std::atomic<LogFile*> g_childFile{nullptr};
 void childFileOutput(const char* msg, size_t len) { g_childFile.load()->append(msg, len); }
 void childFileFlush() { g_childFile.load()->flush(); }
@@ -145,12 +141,6 @@ bool parse(const std::string& line, Parsed* out) {
 
 const std::string kPayload(40, 'x');
 
-void cleanUpLogger() {
-  Logger::setOutput(nullptr);
-  Logger::setFlush(nullptr);
-  g_async = nullptr;
-}
-
 TEST(Fork, ChildOfRunningAsyncLoggingLogsToItsOwnOutput) {
   TempDir dir;
   const int kProducers = 2;
@@ -161,9 +151,7 @@ TEST(Fork, ChildOfRunningAsyncLoggingLogsToItsOwnOutput) {
   std::vector<pid_t> childPids;
   {
     AsyncLogging log(dir.file("parent"), 1L << 30, 1, AsyncLogging::kBlock);
-    g_async = &log;
-    Logger::setOutput(&asyncOutput);
-    Logger::setFlush(&asyncFlush);
+    auto attached = Logger::attach(log);
     log.start();
     std::vector<std::thread> producers;
     std::vector<std::atomic<long>> progress(kProducers);
@@ -224,7 +212,7 @@ TEST(Fork, ChildOfRunningAsyncLoggingLogsToItsOwnOutput) {
     stop = true;
     for (std::thread& p : producers) p.join();
     log.stop();
-    cleanUpLogger();
+    attached.detach();
   }
 
   // The parent's file: whole lines, each thread's full sequence in order, no
@@ -324,9 +312,7 @@ TEST_P(KillNine, FileHoldsWholeLinesAndAPrefixOfEachThread) {
   pid_t pid = ::fork();
   if (pid == 0) {
     AsyncLogging log(dir.file("k9"), 1L << 40, c.flushInterval, AsyncLogging::kBlock);
-    g_async = &log;
-    Logger::setOutput(&asyncOutput);
-    Logger::setFlush(&asyncFlush);
+    auto attached = Logger::attach(log);
     log.start();
     std::vector<std::thread> threads;
     for (int t = 0; t < kKillThreads; ++t) {
