@@ -263,6 +263,8 @@ void Logger::setClock(ClockFunc clock) {
   g_clock.store(clock ? clock : &TscClock::now, std::memory_order_relaxed);
 }
 
+Timestamp Logger::now() { return g_clock.load(std::memory_order_relaxed)(); }
+
 void Logger::setTimeZone(const TimeZone& tz) {
   std::lock_guard<std::mutex> lock(g_timeZoneMutex);
   currentTimeZone() = tz;

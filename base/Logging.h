@@ -131,6 +131,8 @@ class Logger {
   // and replays inject their own. nullptr restores the default.
   using ClockFunc = Timestamp (*)();
   static void setClock(ClockFunc clock);
+  // The time a line logged now would carry (the clock above).
+  static Timestamp now();
 
  private:
   void formatHeader(LogLevel level);
@@ -158,25 +160,38 @@ const char* strerror_tl(int savedErrno);
     return kWhere;                                                           \
   }())
 
-// `enabled ? (void)0 : voidify & stream << ...` is one expression: safe in an
-// unbraced if/else, and a disabled level evaluates none of its << arguments.
-// (The `if (!enabled) {} else stream` form binds a user's else right too, but
-// GCC's -Wall warns about it as a dangling else at every unbraced use.)
-#define MUON_LOG_IF_ENABLED(level)                                          \
-  (::muon::Logger::logLevel() > ::muon::Logger::level) ? static_cast<void>(0) \
-                                                       : ::muon::detail::LogVoidify() &
+// `!(condition) ? (void)0 : voidify & stream << ...` is one expression: safe
+// in an unbraced if/else, and a false condition evaluates none of the <<
+// arguments. (The `if (!cond) {} else stream` form binds a user's else right
+// too, but GCC's -Wall warns about it as a dangling else at every unbraced
+// use.)
+#define MUON_LOG_STREAM_IF(condition) \
+  !(condition) ? static_cast<void>(0) : ::muon::detail::LogVoidify() &
 
-#define LOG_TRACE MUON_LOG_IF_ENABLED(TRACE) \
+// Whether statements at `level` (TRACE ... FATAL, unqualified) are written.
+#define MUON_LOG_ENABLED(level) (::muon::Logger::logLevel() <= ::muon::Logger::level)
+
+// A Logger for this statement at `level`, as a stream; TRACE and DEBUG lines
+// also name the function.
+#define MUON_LOGGER_STREAM(level) MUON_LOGGER_STREAM_##level
+#define MUON_LOGGER_STREAM_TRACE \
   ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::TRACE, __func__).stream()
-#define LOG_DEBUG MUON_LOG_IF_ENABLED(DEBUG) \
+#define MUON_LOGGER_STREAM_DEBUG \
   ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::DEBUG, __func__).stream()
-#define LOG_INFO MUON_LOG_IF_ENABLED(INFO) \
-  ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::INFO).stream()
-#define LOG_WARN MUON_LOG_IF_ENABLED(WARN) \
-  ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::WARN).stream()
-#define LOG_ERROR MUON_LOG_IF_ENABLED(ERROR) \
-  ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::ERROR).stream()
-#define LOG_FATAL ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::FATAL).stream()
-#define LOG_SYSERR MUON_LOG_IF_ENABLED(ERROR) \
+#define MUON_LOGGER_STREAM_INFO ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::INFO).stream()
+#define MUON_LOGGER_STREAM_WARN ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::WARN).stream()
+#define MUON_LOGGER_STREAM_ERROR ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::ERROR).stream()
+#define MUON_LOGGER_STREAM_FATAL ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::FATAL).stream()
+
+#define LOG_TRACE MUON_LOG_STREAM_IF(MUON_LOG_ENABLED(TRACE)) MUON_LOGGER_STREAM_TRACE
+#define LOG_DEBUG MUON_LOG_STREAM_IF(MUON_LOG_ENABLED(DEBUG)) MUON_LOGGER_STREAM_DEBUG
+#define LOG_INFO MUON_LOG_STREAM_IF(MUON_LOG_ENABLED(INFO)) MUON_LOGGER_STREAM_INFO
+#define LOG_WARN MUON_LOG_STREAM_IF(MUON_LOG_ENABLED(WARN)) MUON_LOGGER_STREAM_WARN
+#define LOG_ERROR MUON_LOG_STREAM_IF(MUON_LOG_ENABLED(ERROR)) MUON_LOGGER_STREAM_ERROR
+#define LOG_FATAL MUON_LOGGER_STREAM_FATAL
+#define LOG_SYSERR MUON_LOG_STREAM_IF(MUON_LOG_ENABLED(ERROR)) \
   ::muon::Logger(MUON_SOURCE_LOCATION, false).stream()
 #define LOG_SYSFATAL ::muon::Logger(MUON_SOURCE_LOCATION, true).stream()
+
+// LOG_IF, LOG_EVERY_N, LOG_FIRST_N, LOG_EVERY_T.
+#include "muon/base/RateLimit.h"
