@@ -14,7 +14,9 @@
 // shared by every thread that runs it: one relaxed atomic operation for a
 // suppressed call, no lock. A line written after suppressed calls starts
 // with how many: "[99 suppressed] accepted 4242". For LOG_EVERY_N that is the
-// n-1 calls between two written lines in the order the calls were counted.
+// n-1 calls between two written lines in the order the calls were counted;
+// for LOG_EVERY_T, the calls suppressed since the previous line's note (one
+// racing with the writer may fall in either line, never in both).
 //
 //   n <= 0 (EVERY_N, FIRST_N): the statement writes nothing.
 //   seconds <= 0 (EVERY_T):    every call writes.

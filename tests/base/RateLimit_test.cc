@@ -199,7 +199,10 @@ TEST_F(RateLimitTest, ThreadsRacingOnOneEveryTSiteCountEverySuppressedCallOnce) 
   site();
   std::vector<std::string> got = lines();
   ASSERT_EQ(got.size(), 2u);
-  EXPECT_EQ(suppressedIn(got[1]), uint64_t{kThreads} * kCallsPerThread - 1) << got[1];
+  // Calls suppressed while the first writer was between its check and its
+  // note may be counted in its own line; none is counted twice or lost.
+  EXPECT_EQ(suppressedIn(got[0]) + suppressedIn(got[1]), uint64_t{kThreads} * kCallsPerThread - 1)
+      << got[0] << got[1];
 }
 
 }  // namespace
