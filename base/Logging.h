@@ -195,3 +195,5 @@ const char* strerror_tl(int savedErrno);
 
 // LOG_IF, LOG_EVERY_N, LOG_FIRST_N, LOG_EVERY_T.
 #include "muon/base/RateLimit.h"
+// CHECK, CHECK_EQ ..., CHECK_NOTNULL, PCHECK, DCHECK ...
+#include "muon/base/Check.h"
