@@ -132,7 +132,7 @@ T&& checkNotNull(const SourceLocation& where, const char* message, T&& pointer) 
 
 #define CHECK(condition)                                                      \
   MUON_LOG_STREAM_IF(__builtin_expect(!(condition), 0))                       \
-  MUON_LOGGER_STREAM(FATAL) << "Check failed: " #condition " "
+  MUON_FATAL_STREAM << "Check failed: " #condition " "
 
 // A while, not an expression: the failure's text must live through the
 // statement. The loop body aborts, so it runs at most once; a user's
@@ -140,7 +140,7 @@ T&& checkNotNull(const SourceLocation& where, const char* message, T&& pointer) 
 #define MUON_CHECK_OP(name, op, a, b)                                         \
   while (::muon::detail::CheckOpFailure muon_check_op_failure =               \
              ::muon::detail::check##name((a), (b), #a " " #op " " #b))         \
-  MUON_LOGGER_STREAM(FATAL) << muon_check_op_failure.text()
+  MUON_FATAL_STREAM << muon_check_op_failure.text()
 
 #define CHECK_EQ(a, b) MUON_CHECK_OP(EQ, ==, a, b)
 #define CHECK_NE(a, b) MUON_CHECK_OP(NE, !=, a, b)

@@ -107,21 +107,19 @@ class EveryT {
 // statement, constant-initialized (no guard on the path).
 #define MUON_RATE_LIMITER(Type)                           \
   ([]() -> ::muon::detail::Type& {                        \
-    static ::muon::detail::Type limiter;                  \
-    return limiter;                                       \
+    static ::muon::detail::Type muon_limiter;             \
+    return muon_limiter;                                  \
   }())
 
-#define LOG_IF(level, condition) \
-  MUON_LOG_STREAM_IF(MUON_LOG_ENABLED(level) && (condition)) MUON_LOGGER_STREAM(level)
+#define LOG_IF(level, condition) MUON_LOG_AT_IF(level, condition) MUON_LOGGER_STREAM(level)
 
-#define LOG_EVERY_N(level, n)                                                    \
-  MUON_LOG_STREAM_IF(MUON_LOG_ENABLED(level) && MUON_RATE_LIMITER(EveryN).admit(n)) \
+#define LOG_EVERY_N(level, n)                                    \
+  MUON_LOG_AT_IF(level, MUON_RATE_LIMITER(EveryN).admit(n))      \
   MUON_LOGGER_STREAM(level) << ::muon::detail::SuppressedNote()
 
-#define LOG_FIRST_N(level, n)                                                    \
-  MUON_LOG_STREAM_IF(MUON_LOG_ENABLED(level) && MUON_RATE_LIMITER(FirstN).admit(n)) \
-  MUON_LOGGER_STREAM(level)
+#define LOG_FIRST_N(level, n) \
+  MUON_LOG_AT_IF(level, MUON_RATE_LIMITER(FirstN).admit(n)) MUON_LOGGER_STREAM(level)
 
-#define LOG_EVERY_T(level, seconds)                                                    \
-  MUON_LOG_STREAM_IF(MUON_LOG_ENABLED(level) && MUON_RATE_LIMITER(EveryT).admit(seconds)) \
+#define LOG_EVERY_T(level, seconds)                              \
+  MUON_LOG_AT_IF(level, MUON_RATE_LIMITER(EveryT).admit(seconds)) \
   MUON_LOGGER_STREAM(level) << ::muon::detail::SuppressedNote()

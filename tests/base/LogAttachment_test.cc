@@ -4,10 +4,10 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "LineCapture.h"
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/Logging.h"
@@ -15,26 +15,11 @@
 using muon::AsyncLogging;
 using muon::LogAttachment;
 using muon::Logger;
+using muon::test::LineCapture;
 using muon::test::readLines;
 using muon::test::TempDir;
 
 namespace {
-
-// A sink that keeps what it is given.
-struct RecordingSink {
-  std::mutex mutex;
-  std::vector<std::string> lines;
-  int flushes = 0;
-
-  void append(const char* line, size_t len) {
-    std::lock_guard<std::mutex> lock(mutex);
-    lines.emplace_back(line, len);
-  }
-  void flush() {
-    std::lock_guard<std::mutex> lock(mutex);
-    ++flushes;
-  }
-};
 
 // What the Logger writes to stdout while `fn` runs.
 template <typename Fn>
@@ -64,31 +49,31 @@ class LogAttachmentTest : public ::testing::Test {
 };
 
 TEST_F(LogAttachmentTest, LinesAndFlushesGoToTheSinkWhileAttached) {
-  RecordingSink sink;
+  LineCapture sink;
   {
     auto attached = Logger::attach(sink);
     LOG_INFO << "to the sink";
     Logger::flush();
   }
-  ASSERT_EQ(sink.lines.size(), 1u);
-  EXPECT_NE(sink.lines[0].find("to the sink"), std::string::npos);
-  EXPECT_EQ(sink.flushes, 1);
+  ASSERT_EQ(sink.lines().size(), 1u);
+  EXPECT_NE(sink.lines()[0].find("to the sink"), std::string::npos);
+  EXPECT_EQ(sink.flushes(), 1);
 }
 
 TEST_F(LogAttachmentTest, StdoutAgainWhenTheAttachmentEnds) {
-  RecordingSink sink;
+  LineCapture sink;
   std::string out = stdoutDuring([&] {
     { auto attached = Logger::attach(sink); }
     LOG_INFO << "after the scope";
     Logger::flush();
   });
-  EXPECT_TRUE(sink.lines.empty());
-  EXPECT_EQ(sink.flushes, 0);
+  EXPECT_TRUE(sink.lines().empty());
+  EXPECT_EQ(sink.flushes(), 0);
   EXPECT_NE(out.find("after the scope"), std::string::npos) << out;
 }
 
 TEST_F(LogAttachmentTest, DetachIsIdempotentAndAMovedFromAttachmentDoesNothing) {
-  RecordingSink sink;
+  LineCapture sink;
   LogAttachment outer;
   {
     auto attached = Logger::attach(sink);
@@ -98,35 +83,35 @@ TEST_F(LogAttachmentTest, DetachIsIdempotentAndAMovedFromAttachmentDoesNothing) 
   outer.detach();
   outer.detach();
   std::string out = stdoutDuring([] { LOG_INFO << "detached"; });
-  ASSERT_EQ(sink.lines.size(), 1u);
+  ASSERT_EQ(sink.lines().size(), 1u);
   EXPECT_NE(out.find("detached"), std::string::npos);
 }
 
 TEST_F(LogAttachmentTest, ANewerAttachmentIsNotUndoneByTheOlderOnesEnd) {
-  RecordingSink first;
-  RecordingSink second;
+  LineCapture first;
+  LineCapture second;
   auto a = Logger::attach(first);
   auto b = Logger::attach(second);
   a.detach();
   LOG_INFO << "to the second";
-  ASSERT_EQ(second.lines.size(), 1u);
-  EXPECT_TRUE(first.lines.empty());
+  ASSERT_EQ(second.lines().size(), 1u);
+  EXPECT_TRUE(first.lines().empty());
 }
 
-RecordingSink* g_direct = nullptr;
+LineCapture* g_direct = nullptr;
 void directOutput(const char* line, size_t len) { g_direct->append(line, len); }
 
 TEST_F(LogAttachmentTest, SetOutputAfterAttachTakesOverAndSurvivesTheDetach) {
-  RecordingSink attachedSink;
-  RecordingSink direct;
+  LineCapture attachedSink;
+  LineCapture direct;
   g_direct = &direct;
   {
     auto attached = Logger::attach(attachedSink);
     Logger::setOutput(&directOutput);
   }
   LOG_INFO << "direct";
-  EXPECT_TRUE(attachedSink.lines.empty());
-  EXPECT_EQ(direct.lines.size(), 1u);
+  EXPECT_TRUE(attachedSink.lines().empty());
+  EXPECT_EQ(direct.lines().size(), 1u);
 }
 
 TEST_F(LogAttachmentTest, AsyncLoggingWritesWhatWasLoggedWhileAttached) {

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "LineCapture.h"
 #include "muon/base/Logging.h"
 
 using muon::Logger;
@@ -17,20 +18,8 @@ using muon::Timestamp;
 
 namespace {
 
-std::mutex g_mutex;
-std::vector<std::string> g_lines;  // guarded by g_mutex
 std::atomic<int64_t> g_nowUs{0};
-
-void captureOutput(const char* msg, size_t len) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  g_lines.emplace_back(msg, len);
-}
 Timestamp fixedClock() { return Timestamp(g_nowUs.load()); }
-
-std::vector<std::string> lines() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  return g_lines;
-}
 
 // The N of "[N suppressed] " in a line, 0 if it has none.
 uint64_t suppressedIn(const std::string& line) {
@@ -48,18 +37,19 @@ int evaluated() { return ++g_evaluations; }
 class RateLimitTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    g_lines.clear();
     g_evaluations = 0;
     g_nowUs = 1795248902000000;
     Logger::setLogLevel(Logger::INFO);
-    Logger::setOutput(&captureOutput);
     Logger::setClock(&fixedClock);
   }
   void TearDown() override {
     Logger::setLogLevel(Logger::INFO);
-    Logger::setOutput(nullptr);
     Logger::setClock(nullptr);
   }
+  std::vector<std::string> lines() const { return capture_.lines(); }
+
+  muon::test::LineCapture capture_;
+  muon::LogAttachment attached_ = Logger::attach(capture_);
 };
 
 TEST_F(RateLimitTest, LogIfWritesOnlyWhenTheConditionHoldsAndEvaluatesItOnce) {
