@@ -1,7 +1,5 @@
 #include "muon/base/RateLimit.h"
 
-#include <cmath>
-
 #include "muon/base/LogStream.h"
 #include "muon/base/Logging.h"
 
@@ -23,8 +21,9 @@ LogStream& operator<<(LogStream& stream, SuppressedNote) {
 }
 
 bool EveryT::admit(double seconds) {
-  const int64_t period = std::isfinite(seconds) && seconds > 0
-                             ? std::llround(seconds * Timestamp::kMicroSecondsPerSecond)
+  // Up to ~30,000 years; NaN and anything <= 0 mean no limit.
+  const int64_t period = seconds > 0 && seconds < 1e12
+                             ? static_cast<int64_t>(seconds * Timestamp::kMicroSecondsPerSecond)
                              : 0;
   const int64_t now = Logger::now().microSecondsSinceEpoch();
   int64_t next = nextMicros_.load(std::memory_order_relaxed);

@@ -7,6 +7,8 @@
 //   LogInfoAsyncAppend   + AsyncLogging::append (fetch_add, memcpy, commit); the
 //                          backend writes nothing (its writer discards), so the
 //                          disk is not measured
+// and one row per feature (LOG_IF, LOG_EVERY_N ..., CHECK_EQ, module levels,
+// the backtrace ring, the flush level), enabled and disabled.
 // Run: build/bin/log_microbench [--benchmark_repetitions=5 ...]
 #include <benchmark/benchmark.h>
 
@@ -58,6 +60,74 @@ void BM_LogDebugDisabled(benchmark::State& state) {
   benchmark::DoNotOptimize(i);
 }
 BENCHMARK(BM_LogDebugDisabled);
+
+// The features of docs/logging.md, each enabled (it does its work) and
+// disabled (its level is off), all with the discarding output.
+template <typename Statement>
+void runDiscarded(benchmark::State& state, Statement statement) {
+  muon::Logger::setLogLevel(muon::Logger::INFO);
+  muon::Logger::setOutput(&discard);
+  uint64_t i = 0;
+  for (auto _ : state) statement(i++);
+  muon::Logger::setOutput(nullptr);
+  benchmark::DoNotOptimize(i);
+}
+
+#define MESSAGE "Hello 0123456789" << " abcdefghijklmnopqrstuvwxyz " << ' ' << i
+
+void BM_LogIfFalse(benchmark::State& state) {
+  runDiscarded(state, [](uint64_t i) { LOG_IF(INFO, i == ~0ull) << MESSAGE; });
+}
+BENCHMARK(BM_LogIfFalse);
+
+void BM_LogEveryN1000(benchmark::State& state) {
+  runDiscarded(state, [](uint64_t i) { LOG_EVERY_N(INFO, 1000) << MESSAGE; });
+}
+BENCHMARK(BM_LogEveryN1000);
+
+void BM_LogEveryNDisabled(benchmark::State& state) {
+  runDiscarded(state, [](uint64_t i) { LOG_EVERY_N(DEBUG, 1000) << MESSAGE; });
+}
+BENCHMARK(BM_LogEveryNDisabled);
+
+void BM_LogFirstNPast(benchmark::State& state) {
+  runDiscarded(state, [](uint64_t i) { LOG_FIRST_N(INFO, 1) << MESSAGE; });
+}
+BENCHMARK(BM_LogFirstNPast);
+
+void BM_LogEveryTSuppressed(benchmark::State& state) {
+  runDiscarded(state, [](uint64_t i) { LOG_EVERY_T(INFO, 1e6) << MESSAGE; });
+}
+BENCHMARK(BM_LogEveryTSuppressed);
+
+void BM_CheckEqPasses(benchmark::State& state) {
+  runDiscarded(state, [](uint64_t i) { CHECK_EQ(i, i) << MESSAGE; });
+}
+BENCHMARK(BM_CheckEqPasses);
+
+void BM_LogDebugDisabledWithModules(benchmark::State& state) {
+  muon::Logger::setModuleLevel("TcpConnection", muon::Logger::TRACE);
+  runDiscarded(state, [](uint64_t i) { LOG_DEBUG << MESSAGE; });
+  muon::Logger::clearModuleLevels();
+}
+BENCHMARK(BM_LogDebugDisabledWithModules);
+
+void BM_LogDebugIntoBacktrace(benchmark::State& state) {
+  muon::Logger::enableBacktrace(100);
+  runDiscarded(state, [](uint64_t i) { LOG_DEBUG << MESSAGE; });
+  muon::Logger::enableBacktrace(0);
+}
+BENCHMARK(BM_LogDebugIntoBacktrace);
+
+void noFlush() {}
+void BM_LogInfoFlushed(benchmark::State& state) {
+  muon::Logger::setFlush(&noFlush);
+  muon::Logger::setFlushLevel(muon::Logger::INFO);
+  runDiscarded(state, [](uint64_t i) { LOG_INFO << MESSAGE; });
+  muon::Logger::setFlushLevel(muon::Logger::FATAL);
+  muon::Logger::setFlush(nullptr);
+}
+BENCHMARK(BM_LogInfoFlushed);
 
 // One AsyncLogging for all threads of a run; its writer only counts, so the
 // producers meet the real buffer switching but never the disk.
