@@ -128,16 +128,20 @@ SyslogSink::~SyslogSink() {
 }
 
 void SyslogSink::append(const char* line, size_t len) {
+  bool wasEmpty;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (queue_.size() >= options_.queueCapacity) {
       dropped_.fetch_add(1, std::memory_order_relaxed);
       return;
     }
+    wasEmpty = queue_.empty();
     queue_.emplace_back(line, len);
     ++queuedTotal_;
   }
-  senderCond_.notify_one();
+  // The sender waits only for an empty queue to fill; it looks again after
+  // every batch, so later lines need no wake-up (and no futex call).
+  if (wasEmpty) senderCond_.notify_one();
 }
 
 void SyslogSink::flush() {

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "muon/base/Logging.h"
+#include "muon/base/SyslogSink.h"
 
 namespace {
 
@@ -39,6 +40,7 @@ MUON_ROW(rowLogInfoWithModules, LOG_INFO << MESSAGE)
 MUON_ROW(rowLogDebugIntoBacktrace, LOG_DEBUG << MESSAGE)
 MUON_ROW(rowLogInfoWithBacktrace, LOG_INFO << MESSAGE)
 MUON_ROW(rowLogInfoFlushed, LOG_INFO << MESSAGE)
+MUON_ROW(rowLogInfoToSyslogSink, LOG_INFO << MESSAGE)
 
 }  // namespace
 
@@ -74,6 +76,19 @@ int main() {
   Logger::setFlushLevel(Logger::INFO);
   run_rowLogInfoFlushed();
   Logger::setFlushLevel(Logger::FATAL);
+
+  {
+    // Only the calling thread's side: nobody listens at the path, and the
+    // sender sleeps in its back-off while the lines queue.
+    muon::SyslogOptions options;
+    options.path = "/nonexistent/muon-log-instructions.sock";
+    options.queueCapacity = kCalls + 1;
+    options.firstRetryMs = 60000;
+    options.flushTimeoutMs = 0;
+    muon::SyslogSink sink(options);
+    auto attached = Logger::attach(sink);
+    run_rowLogInfoToSyslogSink();
+  }
 
   Logger::setOutput(nullptr);
   Logger::setFlush(nullptr);

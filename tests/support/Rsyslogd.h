@@ -34,10 +34,8 @@ class Rsyslogd {
   Rsyslogd() { ::mkdir(dir_.file("work").c_str(), 0700); }
   ~Rsyslogd() {
     kill();
-    for (const char* f : {"work", "imfile-state"}) {
-      for (const std::string& file : TempDir::filesIn(dir_.file(f))) ::unlink(file.c_str());
-      ::rmdir(dir_.file(f).c_str());
-    }
+    for (const std::string& file : TempDir::filesIn(dir_.file("work"))) ::unlink(file.c_str());
+    ::rmdir(dir_.file("work").c_str());
   }
   Rsyslogd(const Rsyslogd&) = delete;
   Rsyslogd& operator=(const Rsyslogd&) = delete;
