@@ -1,5 +1,7 @@
 #include "muon/base/Backtrace.h"
 
+#include <pthread.h>
+
 #include <mutex>
 
 namespace muon {
@@ -18,6 +20,16 @@ Ring& ring() {
   static Ring r;
   return r;
 }
+
+// A child of fork() must not inherit the ring's mutex locked by a thread
+// that does not exist in it: the fork waits for the mutex, both sides
+// release it.
+void lockBeforeFork() { ring().mutex.lock(); }
+void unlockAfterFork() { ring().mutex.unlock(); }
+struct AtForkRegistration {
+  AtForkRegistration() { ::pthread_atfork(&lockBeforeFork, &unlockAfterFork, &unlockAfterFork); }
+};
+AtForkRegistration g_atForkRegistration;
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 // levels, whether the backtrace ring wants lines below the level, and the
 // registry of resolved sites that a change re-resolves.
 #include <fnmatch.h>
+#include <pthread.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -124,6 +125,16 @@ void resolve(detail::LogSite& site) {
 void resolveAll() {
   for (detail::LogSite* s = g_sites; s != nullptr; s = s->next) resolve(*s);
 }
+
+// fork() copies only the calling thread: a child that inherited g_mutex
+// locked by another thread would hang at its first unresolved statement. So
+// the fork waits for the mutex, and both sides release it.
+void lockBeforeFork() { g_mutex.lock(); }
+void unlockAfterFork() { g_mutex.unlock(); }
+struct AtForkRegistration {
+  AtForkRegistration() { ::pthread_atfork(&lockBeforeFork, &unlockAfterFork, &unlockAfterFork); }
+};
+AtForkRegistration g_atForkRegistration;
 
 }  // namespace
 

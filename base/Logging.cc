@@ -123,7 +123,15 @@ void rebuildPrefix(int64_t second, unsigned generation) {
 // g_timeZoneMutex at that instant, the child's copy would stay locked for
 // ever and its first line of a new second would hang. So the fork waits for
 // the mutex, and both sides release it.
-void lockZoneBeforeFork() { g_timeZoneMutex.lock(); }
+// The zone's first construction also initializes guarded statics
+// (TimeZone's UTC data) outside the mutex, in whichever thread builds a
+// TimeZone first: a fork in the middle of that would leave the child waiting
+// on the guard for ever. Touching the zone here waits for such a
+// construction to finish.
+void lockZoneBeforeFork() {
+  g_timeZoneMutex.lock();
+  currentTimeZone();
+}
 void unlockZoneInParent() { g_timeZoneMutex.unlock(); }
 void unlockZoneAndForgetPrefixInChild() {
   g_timeZoneMutex.unlock();
