@@ -34,8 +34,10 @@ need() {
   fi
 }
 
+# rsyslog: the syslog tests start their own rsyslogd (ctest -L syslog); the
+# package's own daemon is never started or touched by them.
 build_deps=(g++ cmake make libgtest-dev libgmock-dev libbenchmark-dev libboost-dev
-            libspdlog-dev libgoogle-glog-dev tzdata libzstd-dev libssl-dev zstd)
+            libspdlog-dev libgoogle-glog-dev tzdata libzstd-dev libssl-dev zstd rsyslog)
 
 # configure_and_build DIR [CMAKE ARGS...]
 # Warnings are errors here (our compiler, Debian 12's g++, is known); a

@@ -1,5 +1,6 @@
 #include "muon/base/Logging.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -8,6 +9,10 @@
 #include <pthread.h>
 #include <strings.h>
 
+#include <string>
+#include <vector>
+
+#include "muon/base/Backtrace.h"
 #include "muon/base/CurrentThread.h"
 #include "muon/base/TimeZone.h"
 #include "muon/base/TscClock.h"
@@ -26,23 +31,32 @@ constexpr size_t kLevelNameLength = 6;
 constexpr size_t kPrefixCapacity = 48;
 static_assert(kPrefixCapacity + sizeof kLevelNames[0] < LogStream::kBufferSize, "");
 
-Logger::LogLevel initialLogLevel() {
-  Logger::LogLevel level = Logger::INFO;
-  const char* env = std::getenv("MUON_LOG_LEVEL");
-  if (env && *env && !Logger::parseLogLevel(env, &level)) {
-    std::fprintf(stderr,
-                 "muon: ignoring MUON_LOG_LEVEL=%s (expected trace, debug, info, warn, error "
-                 "or fatal); using info\n",
-                 env);
-  }
-  return level;
-}
-
 void defaultOutput(const char* msg, size_t len) { std::fwrite(msg, 1, len, stdout); }
 void defaultFlush() { std::fflush(stdout); }
 
 std::atomic<Logger::OutputFunc> g_output{&defaultOutput};
 std::atomic<Logger::FlushFunc> g_flush{&defaultFlush};
+
+// The attached sink (Logger::attach), reached through two plain functions.
+// Cleared before the SinkRef is freed; a line that finds it cleared goes to
+// stdout.
+std::atomic<const detail::SinkRef*> g_sink{nullptr};
+void sinkOutput(const char* msg, size_t len) {
+  const detail::SinkRef* ref = g_sink.load(std::memory_order_acquire);
+  if (ref) {
+    ref->append(ref->sink, msg, len);
+  } else {
+    defaultOutput(msg, len);
+  }
+}
+void sinkFlush() {
+  const detail::SinkRef* ref = g_sink.load(std::memory_order_acquire);
+  if (ref) {
+    ref->flush(ref->sink);
+  } else {
+    defaultFlush();
+  }
+}
 // TscClock: the wall clock at half the cost of clock_gettime (see TscClock.h).
 std::atomic<Logger::ClockFunc> g_clock{&TscClock::now};
 
@@ -109,7 +123,15 @@ void rebuildPrefix(int64_t second, unsigned generation) {
 // g_timeZoneMutex at that instant, the child's copy would stay locked for
 // ever and its first line of a new second would hang. So the fork waits for
 // the mutex, and both sides release it.
-void lockZoneBeforeFork() { g_timeZoneMutex.lock(); }
+// The zone's first construction also initializes guarded statics
+// (TimeZone's UTC data) outside the mutex, in whichever thread builds a
+// TimeZone first: a fork in the middle of that would leave the child waiting
+// on the guard for ever. Touching the zone here waits for such a
+// construction to finish.
+void lockZoneBeforeFork() {
+  g_timeZoneMutex.lock();
+  currentTimeZone();
+}
 void unlockZoneInParent() { g_timeZoneMutex.unlock(); }
 void unlockZoneAndForgetPrefixInChild() {
   g_timeZoneMutex.unlock();
@@ -124,7 +146,25 @@ AtForkRegistration g_atForkRegistration;
 
 }  // namespace
 
-std::atomic<int> Logger::g_logLevel{initialLogLevel()};
+std::atomic<int> Logger::g_logLevel{detail::initialDefaultLevel()};
+
+namespace {
+
+// The rare-path settings. g_attentionLevel is the lowest level whose lines
+// take Logger::writeRare: TRACE while the ring is on (any line may be below
+// its statement's level), else min(flush level, FATAL).
+std::mutex g_rareMutex;  // serializes the setters below
+std::atomic<int> g_flushLevel{Logger::FATAL};
+std::atomic<size_t> g_backtraceLines{0};
+std::atomic<int> g_attentionLevel{Logger::FATAL};
+
+void updateAttentionLevel() {  // g_rareMutex held
+  int level = std::min<int>(Logger::FATAL, g_flushLevel.load(std::memory_order_relaxed));
+  if (g_backtraceLines.load(std::memory_order_relaxed) > 0) level = Logger::TRACE;
+  g_attentionLevel.store(level, std::memory_order_relaxed);
+}
+
+}  // namespace
 
 const char* strerror_tl(int savedErrno) {
   thread_local char t_errnoBuf[512];
@@ -146,6 +186,23 @@ Logger::Logger(const detail::SourceLocation& where, LogLevel level, const char* 
 
 Logger::Logger(const detail::SourceLocation& where, bool toAbort)
     : where_(where), level_(toAbort ? FATAL : ERROR), savedErrno_(errno) {
+  formatHeader(level_);
+}
+
+Logger::Logger(const detail::LogSite& site, const detail::SourceLocation& where, LogLevel level)
+    : where_(where), site_(&site), level_(level), savedErrno_(0) {
+  formatHeader(level);
+}
+
+Logger::Logger(const detail::LogSite& site, const detail::SourceLocation& where, LogLevel level,
+               const char* func)
+    : where_(where), site_(&site), level_(level), savedErrno_(0) {
+  formatHeader(level);
+  stream_ << func << ' ';
+}
+
+Logger::Logger(const detail::LogSite& site, const detail::SourceLocation& where, bool toAbort)
+    : where_(where), site_(&site), level_(toAbort ? FATAL : ERROR), savedErrno_(errno) {
   formatHeader(level_);
 }
 
@@ -187,16 +244,63 @@ void Logger::finish() {
 
 Logger::~Logger() {
   finish();
+  // One compare covers the rare cases: a level that flushes, FATAL, and
+  // with the backtrace ring on every line (it may be below its level).
+  if (__builtin_expect(level_ >= g_attentionLevel.load(std::memory_order_relaxed), 0)) {
+    writeRare();
+    return;
+  }
   const LogStream::Buffer& buf = stream_.buffer();
   g_output.load(std::memory_order_relaxed)(buf.data(), buf.length());
-  if (level_ == FATAL) {
-    flush();
-    std::abort();
-  }
 }
 
-void Logger::setLogLevel(LogLevel level) {
-  g_logLevel.store(level, std::memory_order_relaxed);
+void Logger::writeRare() {
+  const LogStream::Buffer& buf = stream_.buffer();
+  const bool backtrace = g_backtraceLines.load(std::memory_order_relaxed) > 0;
+  if (backtrace && site_ != nullptr && level_ < site_->level.load(std::memory_order_relaxed)) {
+    detail::backtracePush(buf.data(), buf.length());
+    return;
+  }
+  OutputFunc output = g_output.load(std::memory_order_relaxed);
+  if (backtrace && level_ >= ERROR) writeBacktrace(output);
+  output(buf.data(), buf.length());
+  if (level_ >= g_flushLevel.load(std::memory_order_relaxed) || level_ == FATAL) flush();
+  if (level_ == FATAL) std::abort();
+}
+
+void Logger::writeBacktrace(OutputFunc output) {
+  std::vector<std::string> lines = detail::backtraceTake();
+  if (lines.empty()) return;
+  // The markers carry this line's date-time, thread and level, so that they
+  // read as log lines; the kept lines keep their own.
+  const size_t headerLength = t_prefix.length + kLevelNameLength;
+  std::string marker(stream_.buffer().data(), headerLength);
+  marker += "---- backtrace: the last ";
+  marker += std::to_string(lines.size());
+  marker += " lines below the level, oldest first ----\n";
+  output(marker.data(), marker.size());
+  for (const std::string& line : lines) output(line.data(), line.size());
+  marker.resize(headerLength);
+  marker += "---- end of backtrace ----\n";
+  output(marker.data(), marker.size());
+}
+
+void Logger::setFlushLevel(LogLevel level) {
+  std::lock_guard<std::mutex> lock(g_rareMutex);
+  g_flushLevel.store(level, std::memory_order_relaxed);
+  updateAttentionLevel();
+}
+
+Logger::LogLevel Logger::flushLevel() {
+  return static_cast<LogLevel>(g_flushLevel.load(std::memory_order_relaxed));
+}
+
+void Logger::enableBacktrace(size_t lines) {
+  std::lock_guard<std::mutex> lock(g_rareMutex);
+  detail::backtraceResize(lines);
+  g_backtraceLines.store(lines, std::memory_order_relaxed);
+  detail::formatBelowLevel(lines > 0);
+  updateAttentionLevel();
 }
 
 bool Logger::parseLogLevel(const char* name, LogLevel* level) {
@@ -221,9 +325,28 @@ void Logger::setFlush(FlushFunc flush) {
 
 void Logger::flush() { g_flush.load(std::memory_order_relaxed)(); }
 
+void detail::attachSink(const SinkRef* ref) {
+  g_sink.store(ref, std::memory_order_release);
+  g_output.store(&sinkOutput, std::memory_order_release);
+  g_flush.store(&sinkFlush, std::memory_order_release);
+}
+
+void detail::detachSink(const SinkRef* ref) {
+  if (!g_sink.compare_exchange_strong(ref, nullptr, std::memory_order_acq_rel)) {
+    return;  // a newer attach() replaced it
+  }
+  // Only our own functions are put back: a setOutput() made since stays.
+  Logger::OutputFunc out = &sinkOutput;
+  g_output.compare_exchange_strong(out, &defaultOutput);
+  Logger::FlushFunc flush = &sinkFlush;
+  g_flush.compare_exchange_strong(flush, &defaultFlush);
+}
+
 void Logger::setClock(ClockFunc clock) {
   g_clock.store(clock ? clock : &TscClock::now, std::memory_order_relaxed);
 }
+
+Timestamp Logger::now() { return g_clock.load(std::memory_order_relaxed)(); }
 
 void Logger::setTimeZone(const TimeZone& tz) {
   std::lock_guard<std::mutex> lock(g_timeZoneMutex);

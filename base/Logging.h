@@ -11,14 +11,24 @@
 // date and time (the 'Z' only in UTC), thread id "%5d ", level padded to 6,
 // the message, " - ", the source file's basename and line, '\n'.
 // Any thread may log at any time; the setters are safe to call from any
-// thread too, but are meant for start-up.
+// thread too, but are meant for start-up (a line being formatted while a
+// level changes follows the old or the new one).
+//
+// Also here, as in glog's logging.h: LOG_IF, LOG_EVERY_N, LOG_FIRST_N,
+// LOG_EVERY_T (RateLimit.h); CHECK, CHECK_EQ ..., CHECK_NOTNULL, PCHECK,
+// DCHECK ... (Check.h); per-module levels, the backtrace ring and the flush
+// level (Logger below). A program that also includes glog's logging.h in the
+// same file gets clashing macro names.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
+#include "muon/base/LogAttachment.h"
+#include "muon/base/LogSite.h"
 #include "muon/base/LogStream.h"
 #include "muon/base/Timestamp.h"
 
@@ -92,6 +102,13 @@ class Logger {
   Logger(const detail::SourceLocation& where, LogLevel level, const char* func);
   // LOG_SYSERR / LOG_SYSFATAL: the message is followed by errno's text.
   Logger(const detail::SourceLocation& where, bool toAbort);
+  // The LOG_* macros: `site` says whether the line is below the statement's
+  // level (possible while the backtrace ring is on), so that it goes to the
+  // ring instead of the output.
+  Logger(const detail::LogSite& site, const detail::SourceLocation& where, LogLevel level);
+  Logger(const detail::LogSite& site, const detail::SourceLocation& where, LogLevel level,
+         const char* func);
+  Logger(const detail::LogSite& site, const detail::SourceLocation& where, bool toAbort);
   // Writes the line; a FATAL line is then flushed and the process aborts.
   ~Logger();
   Logger(const Logger&) = delete;
@@ -99,10 +116,44 @@ class Logger {
 
   LogStream& stream() { return stream_; }
 
+  // The default level: statements in files no module level matches.
   static LogLevel logLevel() { return static_cast<LogLevel>(g_logLevel.load(std::memory_order_relaxed)); }
   static void setLogLevel(LogLevel level);
   // "trace", "debug", ... (case-insensitive); false if the name is unknown.
   static bool parseLogLevel(const char* name, LogLevel* level);
+
+  // Per-module levels, as glog's --vmodule: statements in source files that
+  // `pattern` matches log at `level` instead of the default. A pattern
+  // without '/' is matched against the file's basename, with and without its
+  // extension ("TcpConnection" matches TcpConnection.cc and .h); one with '/'
+  // against the path's trailing components ("net/*" matches
+  // /src/muon/net/Buffer.cc). Globs are fnmatch(3)'s: * ? [...], and '*'
+  // does not cross a '/'. Where several patterns match, the one set last
+  // wins; setting a pattern again replaces its level and makes it the last.
+  // Lines already being formatted are not affected.
+  static void setModuleLevel(const std::string& pattern, LogLevel level);
+  static void clearModuleLevels();
+  // MUON_LOG_LEVEL's syntax, "info,TcpConnection=trace,net/*=debug": at most
+  // one bare level (the default; info if none) and PATTERN=LEVEL entries,
+  // comma-separated, in setModuleLevel order. Replaces the default and every
+  // module level. A malformed spec changes nothing: false, and `error` (if
+  // not null) says what is wrong. MUON_LOG_LEVEL is read once, at start-up;
+  // a malformed one is reported on stderr and leaves info with no modules.
+  static bool setLogLevels(const char* spec, std::string* error = nullptr);
+
+  // Lines at or above `level` are flushed (Logger::flush) before their
+  // statement returns: with AsyncLogging behind the flush, they have been
+  // handed to write(2). FATAL lines always are; the default is FATAL.
+  static void setFlushLevel(LogLevel level);
+  static LogLevel flushLevel();
+
+  // Keeps the last `lines` lines that were below their statement's level in
+  // a ring (off, 0, by default), and writes them, oldest first, between two
+  // marker lines, just before the next ERROR or FATAL line; the ring is then
+  // empty. While it is on, statements below the level are formatted (into
+  // the ring) instead of skipped: they cost what an enabled line costs.
+  // 0 turns it off and drops what it held.
+  static void enableBacktrace(size_t lines);
 
   // Where lines go. `msg` is one whole line ending in '\n', valid only
   // during the call. Both must be safe to call from any thread.
@@ -112,6 +163,16 @@ class Logger {
   static void setFlush(FlushFunc flush);  // nullptr: back to fflush(stdout)
   static void flush();                    // calls the flush function
 
+  // Sends every line to `sink` (append/flush, e.g. an AsyncLogging) until
+  // the returned LogAttachment is destroyed; then stdout again.
+  template <typename Sink>
+  static LogAttachment attach(Sink& sink) {
+    return LogAttachment(detail::SinkRef{
+        &sink,
+        [](void* s, const char* line, size_t len) { static_cast<Sink*>(s)->append(line, len); },
+        [](void* s) { static_cast<Sink*>(s)->flush(); }});
+  }
+
   // The zone the date-time is printed in (UTC by default).
   static void setTimeZone(const TimeZone& tz);
   static TimeZone timeZone();
@@ -120,15 +181,21 @@ class Logger {
   // and replays inject their own. nullptr restores the default.
   using ClockFunc = Timestamp (*)();
   static void setClock(ClockFunc clock);
+  // The time a line logged now would carry (the clock above).
+  static Timestamp now();
 
  private:
   void formatHeader(LogLevel level);
   void finish();
+  // Backtrace ring, flush level and FATAL: kept off the common path.
+  void writeRare();
+  void writeBacktrace(void (*output)(const char* msg, size_t len));
 
   static std::atomic<int> g_logLevel;
 
   LogStream stream_;
   const detail::SourceLocation& where_;
+  const detail::LogSite* site_ = nullptr;  // the LOG_* macros': for the backtrace ring
   LogLevel level_;
   int savedErrno_;  // LOG_SYSERR's errno, taken before the arguments run; 0 otherwise
 };
@@ -147,25 +214,62 @@ const char* strerror_tl(int savedErrno);
     return kWhere;                                                           \
   }())
 
-// `enabled ? (void)0 : voidify & stream << ...` is one expression: safe in an
-// unbraced if/else, and a disabled level evaluates none of its << arguments.
-// (The `if (!enabled) {} else stream` form binds a user's else right too, but
-// GCC's -Wall warns about it as a dangling else at every unbraced use.)
-#define MUON_LOG_IF_ENABLED(level)                                          \
-  (::muon::Logger::logLevel() > ::muon::Logger::level) ? static_cast<void>(0) \
-                                                       : ::muon::detail::LogVoidify() &
+// `!(condition) ? (void)0 : voidify & stream << ...` is one expression: safe
+// in an unbraced if/else, and a false condition evaluates none of the <<
+// arguments. (The `if (!cond) {} else stream` form binds a user's else right
+// too, but GCC's -Wall warns about it as a dangling else at every unbraced
+// use.) Used by CHECK, which needs no LogSite.
+#define MUON_LOG_STREAM_IF(condition) \
+  !(condition) ? static_cast<void>(0) : ::muon::detail::LogVoidify() &
 
-#define LOG_TRACE MUON_LOG_IF_ENABLED(TRACE) \
-  ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::TRACE, __func__).stream()
-#define LOG_DEBUG MUON_LOG_IF_ENABLED(DEBUG) \
-  ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::DEBUG, __func__).stream()
-#define LOG_INFO MUON_LOG_IF_ENABLED(INFO) \
-  ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::INFO).stream()
-#define LOG_WARN MUON_LOG_IF_ENABLED(WARN) \
-  ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::WARN).stream()
-#define LOG_ERROR MUON_LOG_IF_ENABLED(ERROR) \
-  ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::ERROR).stream()
-#define LOG_FATAL ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::FATAL).stream()
-#define LOG_SYSERR MUON_LOG_IF_ENABLED(ERROR) \
-  ::muon::Logger(MUON_SOURCE_LOCATION, false).stream()
+// This statement's LogSite: a static in a lambda of its own, constant-
+// initialized (no guard on the path).
+#define MUON_LOG_SITE                                    \
+  ([]() -> ::muon::detail::LogSite& {                    \
+    static ::muon::detail::LogSite muon_site;            \
+    return muon_site;                                    \
+  }())
+
+// Runs the statement that follows (the Logger and the user's << operands) at
+// most once: if `level` is formatted at this site and then `condition`
+// holds; it names the site `muon_log_site`. A for, not an if: a user's else
+// after an unbraced LOG_* binds to the user's if without a dangling-else
+// warning, and unlike ?: the site is visible to the statement. A disabled
+// level costs admit()'s one relaxed load and compare.
+#define MUON_LOG_AT_IF(level, condition)                                                  \
+  for (::muon::detail::LogSite* muon_log_site =                                           \
+           ::muon::detail::admit(MUON_LOG_SITE, ::muon::Logger::level, __FILE__);          \
+       muon_log_site != nullptr && (condition); muon_log_site = nullptr)
+
+// A Logger for the statement at `level` (inside MUON_LOG_AT_IF), as a stream;
+// TRACE and DEBUG lines also name the function.
+#define MUON_LOGGER_STREAM(level) MUON_LOGGER_STREAM_##level
+#define MUON_LOGGER_STREAM_WITH_FUNC(level)                                               \
+  ::muon::Logger(*muon_log_site, MUON_SOURCE_LOCATION, ::muon::Logger::level, __func__)    \
+      .stream()
+#define MUON_LOGGER_STREAM_AT(level) \
+  ::muon::Logger(*muon_log_site, MUON_SOURCE_LOCATION, ::muon::Logger::level).stream()
+#define MUON_LOGGER_STREAM_TRACE MUON_LOGGER_STREAM_WITH_FUNC(TRACE)
+#define MUON_LOGGER_STREAM_DEBUG MUON_LOGGER_STREAM_WITH_FUNC(DEBUG)
+#define MUON_LOGGER_STREAM_INFO MUON_LOGGER_STREAM_AT(INFO)
+#define MUON_LOGGER_STREAM_WARN MUON_LOGGER_STREAM_AT(WARN)
+#define MUON_LOGGER_STREAM_ERROR MUON_LOGGER_STREAM_AT(ERROR)
+#define MUON_LOGGER_STREAM_FATAL MUON_LOGGER_STREAM_AT(FATAL)
+
+// FATAL lines need no site: no level or module silences them.
+#define MUON_FATAL_STREAM ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::FATAL).stream()
+
+#define LOG_TRACE MUON_LOG_AT_IF(TRACE, true) MUON_LOGGER_STREAM_TRACE
+#define LOG_DEBUG MUON_LOG_AT_IF(DEBUG, true) MUON_LOGGER_STREAM_DEBUG
+#define LOG_INFO MUON_LOG_AT_IF(INFO, true) MUON_LOGGER_STREAM_INFO
+#define LOG_WARN MUON_LOG_AT_IF(WARN, true) MUON_LOGGER_STREAM_WARN
+#define LOG_ERROR MUON_LOG_AT_IF(ERROR, true) MUON_LOGGER_STREAM_ERROR
+#define LOG_FATAL MUON_FATAL_STREAM
+#define LOG_SYSERR \
+  MUON_LOG_AT_IF(ERROR, true) ::muon::Logger(*muon_log_site, MUON_SOURCE_LOCATION, false).stream()
 #define LOG_SYSFATAL ::muon::Logger(MUON_SOURCE_LOCATION, true).stream()
+
+// LOG_IF, LOG_EVERY_N, LOG_FIRST_N, LOG_EVERY_T.
+#include "muon/base/RateLimit.h"
+// CHECK, CHECK_EQ ..., CHECK_NOTNULL, PCHECK, DCHECK ...
+#include "muon/base/Check.h"

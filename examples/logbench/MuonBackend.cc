@@ -18,14 +18,6 @@ namespace {
 // 3 s is AsyncLogging's usual flush interval.
 constexpr int kFlushInterval = 3;
 
-// Logger's output hook is a plain function pointer, so the logger it feeds is
-// a global. Written by the main thread only while no producer runs; thread
-// creation and join order those writes before and after every read.
-muon::AsyncLogging* g_async = nullptr;
-
-void asyncOutput(const char* msg, size_t len) { g_async->append(msg, len); }
-void asyncFlush() { g_async->flush(); }
-
 class MuonBackend : public Backend {
  public:
   explicit MuonBackend(const MuonOptions& options) : muon_(options) {}
@@ -55,10 +47,8 @@ class MuonBackend : public Backend {
       std::exit(1);
     }
     log_->start();
-    g_async = log_.get();
     muon::Logger::setLogLevel(muon::Logger::INFO);  // whatever MUON_LOG_LEVEL says
-    muon::Logger::setOutput(&asyncOutput);
-    muon::Logger::setFlush(&asyncFlush);
+    attached_ = muon::Logger::attach(*log_);
     dropped_ = 0;
   }
 
@@ -85,15 +75,14 @@ class MuonBackend : public Backend {
   uint64_t dropped() const override { return dropped_; }
 
   void close() override {
-    muon::Logger::setOutput(nullptr);
-    muon::Logger::setFlush(nullptr);
-    g_async = nullptr;
+    attached_.detach();
     log_.reset();
   }
 
  private:
   const MuonOptions muon_;
   std::unique_ptr<muon::AsyncLogging> log_;
+  muon::LogAttachment attached_;  // detached before log_ is reset
   uint64_t dropped_ = 0;
   uint64_t spoolDiskBytes_ = 0;
 };

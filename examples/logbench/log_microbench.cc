@@ -14,6 +14,8 @@
 //   ZstdStage/<level>/<text>   zstd at level 1, 3, 6 (text 0: logbench's lines,
 //                              1: a mix of varied server lines)
 //   AesGcmStage/<text>         AES-256-GCM
+// and one row per feature (LOG_IF, LOG_EVERY_N ..., CHECK_EQ, module levels,
+// the backtrace ring, the flush level), enabled and disabled.
 // Run: build/bin/log_microbench [--benchmark_repetitions=5 ...]
 #include <benchmark/benchmark.h>
 
@@ -70,13 +72,79 @@ void BM_LogDebugDisabled(benchmark::State& state) {
 }
 BENCHMARK(BM_LogDebugDisabled);
 
-muon::AsyncLogging* g_async = nullptr;
-void asyncOutput(const char* msg, size_t len) { g_async->append(msg, len); }
+// The features of docs/logging.md, each enabled (it does its work) and
+// disabled (its level is off), all with the discarding output.
+template <typename Statement>
+void runDiscarded(benchmark::State& state, Statement statement) {
+  muon::Logger::setLogLevel(muon::Logger::INFO);
+  muon::Logger::setOutput(&discard);
+  uint64_t i = 0;
+  for (auto _ : state) statement(i++);
+  muon::Logger::setOutput(nullptr);
+  benchmark::DoNotOptimize(i);
+}
+
+#define MESSAGE "Hello 0123456789" << " abcdefghijklmnopqrstuvwxyz " << ' ' << i
+
+void BM_LogIfFalse(benchmark::State& state) {
+  runDiscarded(state, [](uint64_t i) { LOG_IF(INFO, i == ~0ull) << MESSAGE; });
+}
+BENCHMARK(BM_LogIfFalse);
+
+void BM_LogEveryN1000(benchmark::State& state) {
+  runDiscarded(state, [](uint64_t i) { LOG_EVERY_N(INFO, 1000) << MESSAGE; });
+}
+BENCHMARK(BM_LogEveryN1000);
+
+void BM_LogEveryNDisabled(benchmark::State& state) {
+  runDiscarded(state, [](uint64_t i) { LOG_EVERY_N(DEBUG, 1000) << MESSAGE; });
+}
+BENCHMARK(BM_LogEveryNDisabled);
+
+void BM_LogFirstNPast(benchmark::State& state) {
+  runDiscarded(state, [](uint64_t i) { LOG_FIRST_N(INFO, 1) << MESSAGE; });
+}
+BENCHMARK(BM_LogFirstNPast);
+
+void BM_LogEveryTSuppressed(benchmark::State& state) {
+  runDiscarded(state, [](uint64_t i) { LOG_EVERY_T(INFO, 1e6) << MESSAGE; });
+}
+BENCHMARK(BM_LogEveryTSuppressed);
+
+void BM_CheckEqPasses(benchmark::State& state) {
+  runDiscarded(state, [](uint64_t i) { CHECK_EQ(i, i) << MESSAGE; });
+}
+BENCHMARK(BM_CheckEqPasses);
+
+void BM_LogDebugDisabledWithModules(benchmark::State& state) {
+  muon::Logger::setModuleLevel("TcpConnection", muon::Logger::TRACE);
+  runDiscarded(state, [](uint64_t i) { LOG_DEBUG << MESSAGE; });
+  muon::Logger::clearModuleLevels();
+}
+BENCHMARK(BM_LogDebugDisabledWithModules);
+
+void BM_LogDebugIntoBacktrace(benchmark::State& state) {
+  muon::Logger::enableBacktrace(100);
+  runDiscarded(state, [](uint64_t i) { LOG_DEBUG << MESSAGE; });
+  muon::Logger::enableBacktrace(0);
+}
+BENCHMARK(BM_LogDebugIntoBacktrace);
+
+void noFlush() {}
+void BM_LogInfoFlushed(benchmark::State& state) {
+  muon::Logger::setFlush(&noFlush);
+  muon::Logger::setFlushLevel(muon::Logger::INFO);
+  runDiscarded(state, [](uint64_t i) { LOG_INFO << MESSAGE; });
+  muon::Logger::setFlushLevel(muon::Logger::FATAL);
+  muon::Logger::setFlush(nullptr);
+}
+BENCHMARK(BM_LogInfoFlushed);
 
 // One AsyncLogging for all threads of a run; its writer only counts, so the
 // producers meet the real buffer switching but never the disk.
 void asyncAppend(benchmark::State& state, bool crashSafe) {
   static std::unique_ptr<muon::AsyncLogging> log;
+  static muon::LogAttachment attached;
   static std::string dir;
   if (state.thread_index() == 0) {
     // The LogFile still creates its (empty) file: in a directory of our own.
@@ -92,18 +160,16 @@ void asyncAppend(benchmark::State& state, bool crashSafe) {
     log = std::make_unique<muon::AsyncLogging>(dir + "/bench", 1L << 40, options);
     log->setWriteFunction([](int, const char*, size_t len) { return static_cast<ssize_t>(len); });
     log->start();
-    g_async = log.get();
     muon::Logger::setLogLevel(muon::Logger::INFO);
-    muon::Logger::setOutput(&asyncOutput);
+    attached = muon::Logger::attach(*log);
   }
   uint64_t i = 0;
   for (auto _ : state) {
     LOG_INFO << "Hello 0123456789" << " abcdefghijklmnopqrstuvwxyz " << ' ' << i++;
   }
   if (state.thread_index() == 0) {
-    muon::Logger::setOutput(nullptr);
+    attached.detach();
     log.reset();
-    g_async = nullptr;
     std::filesystem::remove_all(dir);
   }
 }

@@ -28,24 +28,10 @@ using muon::test::TempDir;
 
 namespace {
 
-// Logger's output is a plain function pointer; it reaches the AsyncLogging
-// under test through this.
-std::atomic<AsyncLogging*> g_async{nullptr};
-void asyncOutput(const char* msg, size_t len) { g_async.load()->append(msg, len); }
-void asyncFlush() { g_async.load()->flush(); }
-
 class AsyncLoggingTest : public ::testing::Test {
  protected:
-  void route(AsyncLogging* log) {
-    g_async = log;
-    Logger::setOutput(&asyncOutput);
-    Logger::setFlush(&asyncFlush);
-  }
-  void TearDown() override {
-    Logger::setOutput(nullptr);
-    Logger::setFlush(nullptr);
-    g_async = nullptr;
-  }
+  void route(AsyncLogging* log) { attached_ = Logger::attach(*log); }
+  void TearDown() override { attached_.detach(); }
 
   // Every line of every file in the directory.
   std::vector<std::string> allLines() const {
@@ -68,6 +54,7 @@ class AsyncLoggingTest : public ::testing::Test {
   }
 
   TempDir dir_;
+  muon::LogAttachment attached_;
 };
 
 // AsyncLogging's report of a drop; `messages` gets its M.
@@ -231,7 +218,7 @@ TEST_F(AsyncLoggingTest, DestructorWritesWhatWasLogged) {
     route(&log);
     log.start();
     for (int i = 0; i < 1234; ++i) LOG_INFO << "line " << i;
-    Logger::setOutput(nullptr);
+    attached_.detach();
   }
   EXPECT_EQ(allLines().size(), 1234u);
 }

@@ -117,10 +117,6 @@ struct Shared {
   long atCrash[kThreads];
 };
 
-std::atomic<AsyncLogging*> g_async{nullptr};
-void asyncOutput(const char* msg, size_t len) { g_async.load()->append(msg, len); }
-void asyncFlush() { g_async.load()->flush(); }
-
 TEST(FailureSignalHandler, CrashFlushesEveryLineFromFourThreads) {
   if (kUnderTsan) GTEST_SKIP() << "signal handler tests do not run under TSan";
   TempDir dir;
@@ -134,9 +130,7 @@ TEST(FailureSignalHandler, CrashFlushesEveryLineFromFourThreads) {
     // flushInterval 3 and a roll size far above what we log: without the
     // handler's flush, most of these lines would still be in memory.
     AsyncLogging log(dir.file("crash"), 1L << 30, 3, AsyncLogging::kBlock);
-    g_async = &log;
-    Logger::setOutput(&asyncOutput);
-    Logger::setFlush(&asyncFlush);
+    auto attached = Logger::attach(log);
     log.start();
     muon::installFailureSignalHandler();
     std::vector<std::thread> threads;

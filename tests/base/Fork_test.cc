@@ -42,9 +42,6 @@ using muon::test::TempDir;
 
 namespace {
 
-std::atomic<AsyncLogging*> g_async{nullptr};
-void asyncOutput(const char* msg, size_t len) { g_async.load()->append(msg, len); }
-void asyncFlush() { g_async.load()->flush(); }
 
 std::atomic<LogFile*> g_childFile{nullptr};
 void childFileOutput(const char* msg, size_t len) { g_childFile.load()->append(msg, len); }
@@ -115,12 +112,6 @@ bool parse(const std::string& line, Parsed* out) {
 
 const std::string kPayload(40, 'x');
 
-void cleanUpLogger() {
-  Logger::setOutput(nullptr);
-  Logger::setFlush(nullptr);
-  g_async = nullptr;
-}
-
 TEST(Fork, ChildOfRunningAsyncLoggingLogsToItsOwnOutput) {
   TempDir dir;
   const int kProducers = 2;
@@ -131,9 +122,7 @@ TEST(Fork, ChildOfRunningAsyncLoggingLogsToItsOwnOutput) {
   std::vector<pid_t> childPids;
   {
     AsyncLogging log(dir.file("parent"), 1L << 30, 1, AsyncLogging::kBlock);
-    g_async = &log;
-    Logger::setOutput(&asyncOutput);
-    Logger::setFlush(&asyncFlush);
+    auto attached = Logger::attach(log);
     log.start();
     std::vector<std::thread> producers;
     std::vector<std::atomic<long>> progress(kProducers);
@@ -194,7 +183,7 @@ TEST(Fork, ChildOfRunningAsyncLoggingLogsToItsOwnOutput) {
     stop = true;
     for (std::thread& p : producers) p.join();
     log.stop();
-    cleanUpLogger();
+    attached.detach();
   }
 
   // The parent's file: whole lines, each thread's full sequence in order, no
@@ -235,6 +224,24 @@ TEST(Fork, ChildOfRunningAsyncLoggingLogsToItsOwnOutput) {
 
 void discardOutput(const char*, size_t) {}
 
+// Forks up to 200 children, one at a time, each running childBody(i) and
+// exiting; stops at the first child that does not exit within 5 s. Returns
+// how many hung (0 or 1).
+int forksThatHang(void (*childBody)(int)) {
+  int hung = 0;
+  for (int i = 0; i < 200 && hung == 0; ++i) {
+    pid_t pid = ::fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+      childBody(i);
+      ::_exit(0);
+    }
+    int status = 0;
+    if (!waitWithDeadline(pid, &status, std::chrono::seconds(5))) ++hung;
+  }
+  return hung;
+}
+
 // Another thread keeps taking the Logger's time-zone lock (setTimeZone)
 // while this one forks. A child's first line rebuilds its date-time prefix,
 // which takes that lock: had it been copied locked, the child would hang.
@@ -244,21 +251,47 @@ TEST(Fork, ChildIsNotBlockedByATimeZoneChangeInAnotherThread) {
   std::thread changer([&done] {
     while (!done.load(std::memory_order_relaxed)) Logger::setTimeZone(muon::TimeZone());
   });
-  int hung = 0;
-  for (int i = 0; i < 200 && hung == 0; ++i) {
-    pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      LOG_INFO << "child " << i;
-      ::_exit(0);
-    }
-    int status = 0;
-    if (!waitWithDeadline(pid, &status, std::chrono::seconds(5))) ++hung;
-  }
+  int hung = forksThatHang([](int i) { LOG_INFO << "child " << i; });
   done = true;
   changer.join();
   Logger::setOutput(nullptr);
   EXPECT_EQ(hung, 0) << "a child hung on the time-zone lock it inherited";
+}
+
+// The same for the level registry: another thread keeps changing module
+// levels (holding the registry lock) while this one forks, and the child's
+// statement is new to the registry (its own lambda), so its first run takes
+// that lock.
+TEST(Fork, ChildIsNotBlockedByALevelChangeInAnotherThread) {
+  Logger::setOutput(&discardOutput);
+  std::atomic<bool> done{false};
+  std::thread changer([&done] {
+    while (!done.load(std::memory_order_relaxed)) Logger::setModuleLevel("Elsewhere", Logger::TRACE);
+  });
+  // The child's statement is in a lambda the parent never runs.
+  int hung = forksThatHang([](int i) { LOG_INFO << "child " << i; });
+  done = true;
+  changer.join();
+  Logger::clearModuleLevels();
+  Logger::setOutput(nullptr);
+  EXPECT_EQ(hung, 0) << "a child hung on the level registry's lock it inherited";
+}
+
+// And for the backtrace ring: another thread keeps pushing lines below the
+// level (holding the ring's lock) while this one forks; the child pushes one.
+TEST(Fork, ChildIsNotBlockedByTheBacktraceRingInAnotherThread) {
+  Logger::setOutput(&discardOutput);
+  Logger::enableBacktrace(16);
+  std::atomic<bool> done{false};
+  std::thread pusher([&done] {
+    while (!done.load(std::memory_order_relaxed)) LOG_DEBUG << "into the ring";
+  });
+  int hung = forksThatHang([](int i) { LOG_TRACE << "child " << i; });
+  done = true;
+  pusher.join();
+  Logger::enableBacktrace(0);
+  Logger::setOutput(nullptr);
+  EXPECT_EQ(hung, 0) << "a child hung on the backtrace ring's lock it inherited";
 }
 
 }  // namespace

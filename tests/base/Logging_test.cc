@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cctype>
 #include <cstdarg>
 #include <cstdio>
@@ -23,6 +24,8 @@
 #include <gtest/gtest.h>
 
 #include "PosixRegex.h"
+#include "TempDir.h"
+#include "muon/base/AsyncLogging.h"
 #include "muon/base/CurrentThread.h"
 #include "muon/base/TimeZone.h"
 
@@ -153,6 +156,7 @@ class LoggingTest : public ::testing::Test {
 
   void TearDown() override {
     Logger::setLogLevel(savedLevel_);
+    Logger::setFlushLevel(Logger::FATAL);
     Logger::setOutput(nullptr);
     Logger::setFlush(nullptr);
     Logger::setClock(nullptr);
@@ -583,6 +587,27 @@ TEST(LoggerEnvTest, BadValueWarnsOnStderrAndUsesInfo) {
   EXPECT_NE(r.err.find("using info"), std::string::npos) << r.err;
 }
 
+TEST(LoggerEnvTest, ModuleLevelsInMuonLogLevelAreAcceptedBesideTheDefault) {
+  ChildResult r = runWithLogLevel("debug,TcpConnection=trace,net/*=warn");
+  EXPECT_EQ(r.exitCode, kChildExitBase + Logger::DEBUG) << r.err;
+  EXPECT_EQ(r.err.find("MUON_LOG_LEVEL"), std::string::npos) << r.err;
+  r = runWithLogLevel("net/*=trace");
+  EXPECT_EQ(r.exitCode, kChildExitBase + Logger::INFO) << r.err;
+  EXPECT_EQ(r.err.find("MUON_LOG_LEVEL"), std::string::npos) << r.err;
+}
+
+TEST(LoggerEnvTest, AMalformedModuleListWarnsOnceNamesTheProblemAndUsesInfo) {
+  for (const char* value : {"debug,TcpConnection=loud", "warn,=trace", "debug,,", "error,warn"}) {
+    ChildResult r = runWithLogLevel(value);
+    EXPECT_EQ(r.exitCode, kChildExitBase + Logger::INFO) << value << ": " << r.err;
+    const std::string expected = std::string("muon: ignoring MUON_LOG_LEVEL=") + value + ": ";
+    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("muon: ignoring", r.err.find(expected) + 1), std::string::npos)
+        << "reported twice: " << r.err;
+    EXPECT_NE(r.err.find("using info"), std::string::npos) << r.err;
+  }
+}
+
 // ---- output and flush hooks ----------------------------------------------------
 
 TEST_F(LoggingTest, FlushCallsTheFlushHook) {
@@ -594,6 +619,46 @@ TEST_F(LoggingTest, FlushCallsTheFlushHook) {
   Logger::setFlush(nullptr);
   Logger::flush();
   EXPECT_EQ(flushCount(), 1);
+}
+
+// ---- flush level -------------------------------------------------------------
+
+TEST_F(LoggingTest, LinesAtOrAboveTheFlushLevelAreFlushedBeforeTheirStatementReturns) {
+  EXPECT_EQ(Logger::flushLevel(), Logger::FATAL);
+  Logger::setFlushLevel(Logger::WARN);
+  LOG_INFO << "below";
+  EXPECT_EQ(flushCount(), 0);
+  LOG_WARN << "at";
+  EXPECT_EQ(flushCount(), 1);
+  LOG_ERROR << "above";
+  LOG_SYSERR << "above";
+  EXPECT_EQ(flushCount(), 3);
+  Logger::setFlushLevel(Logger::FATAL);
+  LOG_ERROR << "not any more";
+  EXPECT_EQ(flushCount(), 3);
+  EXPECT_EQ(lineCount(), 5u);
+}
+
+// The backend takes 50 ms per write and wakes by itself only every 3 s: the
+// ERROR line is in the file when LOG_ERROR returns only because of the flush.
+TEST(FlushLevelTest, AnErrorLineIsInTheFileWhenItsStatementReturnsWhileTheBackendIsSlow) {
+  muon::test::TempDir dir;
+  muon::AsyncLogging log(dir.file("slow"), 1L << 30, 3);
+  log.setWriteFunction([](int fd, const char* data, size_t len) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return ::write(fd, data, len);
+  });
+  auto attached = Logger::attach(log);
+  log.start();
+  Logger::setFlushLevel(Logger::ERROR);
+  LOG_WARN << "the warning before it";
+  LOG_ERROR << "the error";
+  Logger::setFlushLevel(Logger::FATAL);
+  std::vector<std::string> files = dir.files();
+  ASSERT_EQ(files.size(), 1u);
+  std::string text = muon::test::readFile(files[0]);
+  EXPECT_NE(text.find("ERROR the error"), std::string::npos) << text;
+  EXPECT_NE(text.find("WARN  the warning before it"), std::string::npos) << text;
 }
 
 // With no hooks, a line goes to stdout, and flush() pushes it out of stdio's

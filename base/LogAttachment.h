@@ -1,0 +1,74 @@
+// LogAttachment: Logger's output bound to a sink object for a scope.
+//
+//   muon::AsyncLogging log("server", 64 * 1024 * 1024);
+//   auto attached = muon::Logger::attach(log);  // lines go to `log` ...
+//   log.start();
+//   ...                                         // ... until `attached` dies
+//
+// A sink is any object with `void append(const char* line, size_t len)` and
+// `void flush()`, both safe to call from any thread (AsyncLogging,
+// SyslogSink). While the attachment lives, Logger's output and flush
+// functions call them; when it is destroyed or detach()ed, both go back to
+// stdout, so no output is left pointing at a sink that is gone. Declared
+// after the sink, it is destroyed before it.
+//
+// At most one sink is attached at a time: a newer attach() replaces the
+// older one, whose end then changes nothing. Logger::setOutput/setFlush
+// after attach() take over the same way.
+//
+// Thread safety: create, move and destroy from one thread (start-up and
+// shut-down). Threads that still log while the attachment is destroyed may
+// be inside the sink's append() at that moment: stop or join them first, as
+// the sink must outlive every call into it.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+namespace muon {
+namespace detail {
+
+// A sink seen through its address and two plain functions, so that Logger's
+// output stays a function pointer and the sink's type stays in the caller.
+struct SinkRef {
+  void* sink;
+  void (*append)(void* sink, const char* line, size_t len);
+  void (*flush)(void* sink);
+};
+
+// Makes `ref` Logger's output (Logging.cc); detachSink undoes it if `ref` is
+// still the current one.
+void attachSink(const SinkRef* ref);
+void detachSink(const SinkRef* ref);
+
+}  // namespace detail
+
+class [[nodiscard]] LogAttachment {
+ public:
+  LogAttachment() = default;  // attached to nothing
+  explicit LogAttachment(detail::SinkRef ref) : ref_(std::make_unique<detail::SinkRef>(ref)) {
+    detail::attachSink(ref_.get());
+  }
+  ~LogAttachment() { detach(); }
+  LogAttachment(LogAttachment&& other) noexcept = default;
+  LogAttachment& operator=(LogAttachment&& other) noexcept {
+    if (this != &other) {
+      detach();
+      ref_ = std::move(other.ref_);
+    }
+    return *this;
+  }
+
+  // Output and flush back to stdout now, if this is still the current sink.
+  void detach() {
+    if (ref_) {
+      detail::detachSink(ref_.get());
+      ref_.reset();
+    }
+  }
+
+ private:
+  std::unique_ptr<detail::SinkRef> ref_;
+};
+
+}  // namespace muon

@@ -1,0 +1,96 @@
+// log_instructions: instructions per log statement, counted by callgrind
+// (docs/logging.md has the figures and the command). Each row is one
+// noipa function run kCalls times; its inclusive Ir / kCalls is what one
+// statement costs the calling thread. Instruction counts, unlike timings, do
+// not move with the load of a shared machine.
+//   valgrind --tool=callgrind --callgrind-out-file=cg.out build/bin/log_instructions
+//   callgrind_annotate --inclusive=yes cg.out | grep '=> .*row'
+#include <cstdint>
+
+#include "muon/base/Logging.h"
+#include "muon/base/SyslogSink.h"
+
+namespace {
+
+constexpr int kCalls = 100000;
+
+void discard(const char*, size_t) {}
+void noFlush() {}
+
+#define MUON_ROW(name, statement)                                      \
+  __attribute__((noipa)) void name(uint64_t i) { statement; }         \
+  void run_##name() {                                                  \
+    for (uint64_t i = 0; i < kCalls; ++i) name(i);                     \
+  }
+
+#define MESSAGE "Hello 0123456789" << " abcdefghijklmnopqrstuvwxyz " << ' ' << i
+
+MUON_ROW(rowLogInfo, LOG_INFO << MESSAGE)
+MUON_ROW(rowLogDebugDisabled, LOG_DEBUG << MESSAGE)
+MUON_ROW(rowLogIfFalse, LOG_IF(INFO, i == ~0ull) << MESSAGE)
+MUON_ROW(rowLogIfDisabled, LOG_IF(DEBUG, i != ~0ull) << MESSAGE)
+MUON_ROW(rowLogEveryN1000, LOG_EVERY_N(INFO, 1000) << MESSAGE)
+MUON_ROW(rowLogEveryNDisabled, LOG_EVERY_N(DEBUG, 1000) << MESSAGE)
+MUON_ROW(rowLogFirstNPast, LOG_FIRST_N(INFO, 1) << MESSAGE)
+MUON_ROW(rowLogEveryTSuppressed, LOG_EVERY_T(INFO, 1e6) << MESSAGE)
+MUON_ROW(rowCheckPasses, CHECK(i != ~0ull) << MESSAGE)
+MUON_ROW(rowCheckNePasses, CHECK_NE(i, ~0ull) << MESSAGE)
+MUON_ROW(rowLogDebugDisabledWithModules, LOG_DEBUG << MESSAGE)
+MUON_ROW(rowLogInfoWithModules, LOG_INFO << MESSAGE)
+MUON_ROW(rowLogDebugIntoBacktrace, LOG_DEBUG << MESSAGE)
+MUON_ROW(rowLogInfoWithBacktrace, LOG_INFO << MESSAGE)
+MUON_ROW(rowLogInfoFlushed, LOG_INFO << MESSAGE)
+MUON_ROW(rowLogInfoToSyslogSink, LOG_INFO << MESSAGE)
+
+}  // namespace
+
+int main() {
+  using muon::Logger;
+  Logger::setLogLevel(Logger::INFO);
+  Logger::setOutput(&discard);
+  Logger::setFlush(&noFlush);
+
+  run_rowLogInfo();
+  run_rowLogDebugDisabled();
+  run_rowLogIfFalse();
+  run_rowLogIfDisabled();
+  run_rowLogEveryN1000();
+  run_rowLogEveryNDisabled();
+  run_rowLogFirstNPast();
+  run_rowLogEveryTSuppressed();
+  run_rowCheckPasses();
+  run_rowCheckNePasses();
+
+  // Module levels for other files: this file's statements keep INFO.
+  Logger::setModuleLevel("TcpConnection", Logger::TRACE);
+  Logger::setModuleLevel("net/*", Logger::DEBUG);
+  run_rowLogDebugDisabledWithModules();
+  run_rowLogInfoWithModules();
+  Logger::clearModuleLevels();
+
+  Logger::enableBacktrace(100);
+  run_rowLogDebugIntoBacktrace();
+  run_rowLogInfoWithBacktrace();
+  Logger::enableBacktrace(0);
+
+  Logger::setFlushLevel(Logger::INFO);
+  run_rowLogInfoFlushed();
+  Logger::setFlushLevel(Logger::FATAL);
+
+  {
+    // Only the calling thread's side: nobody listens at the path, and the
+    // sender sleeps in its back-off while the lines queue.
+    muon::SyslogOptions options;
+    options.path = "/nonexistent/muon-log-instructions.sock";
+    options.queueCapacity = kCalls + 1;
+    options.firstRetryMs = 60000;
+    options.flushTimeoutMs = 0;
+    muon::SyslogSink sink(options);
+    auto attached = Logger::attach(sink);
+    run_rowLogInfoToSyslogSink();
+  }
+
+  Logger::setOutput(nullptr);
+  Logger::setFlush(nullptr);
+  return 0;
+}

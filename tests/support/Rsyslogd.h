@@ -1,0 +1,193 @@
+// A private rsyslogd for tests: its own configuration, pid file, work
+// directory, UNIX socket and loopback ports, all in a temporary directory.
+// It does not open /dev/log (imuxsock's system socket is off), the journal or
+// the kernel log, and never touches a system daemon. Every message it
+// receives is written to out.log as "SEVERITY APP-NAME MSG". The process is
+// always killed and reaped by the destructor. For tests only.
+#pragma once
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "TempDir.h"
+
+namespace muon {
+namespace test {
+
+class Rsyslogd {
+ public:
+  static constexpr const char* kBinary = "/usr/sbin/rsyslogd";
+
+  Rsyslogd() { ::mkdir(dir_.file("work").c_str(), 0700); }
+  ~Rsyslogd() {
+    kill();
+    for (const std::string& file : TempDir::filesIn(dir_.file("work"))) ::unlink(file.c_str());
+    ::rmdir(dir_.file("work").c_str());
+  }
+  Rsyslogd(const Rsyslogd&) = delete;
+  Rsyslogd& operator=(const Rsyslogd&) = delete;
+
+  // Extra configuration (e.g. an imfile input) added before the output.
+  void addConfig(const std::string& text) { extra_ += text; }
+
+  // Starts rsyslogd in the foreground and waits until its inputs listen.
+  // The TCP and UDP ports are chosen on the first start and kept on restarts.
+  // False, with the reason in *why, if it cannot run here.
+  bool start(std::string* why) {
+    if (::access(kBinary, X_OK) != 0) {
+      *why = std::string(kBinary) + " is not installed (Debian package rsyslog)";
+      return false;
+    }
+    if (udpPort_ == 0 && !pickUdpPort(why)) return false;
+    ::unlink(portFile().c_str());
+    writeConfig();
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      int err = ::open(dir_.file("rsyslogd.err").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+      if (err >= 0) ::dup2(err, STDERR_FILENO);
+      std::string conf = dir_.file("rsyslog.conf");
+      std::string pidFile = dir_.file("rsyslogd.pid");
+      ::execl(kBinary, kBinary, "-n", "-f", conf.c_str(), "-i", pidFile.c_str(),
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    if (pid_ < 0) {
+      *why = "fork failed";
+      return false;
+    }
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        *why = "rsyslogd exited at start-up (status " + std::to_string(status) + "): " +
+               readAll(dir_.file("rsyslogd.err"));
+        return false;
+      }
+      struct stat st;
+      if (tcpPort_ == 0) readPortFile();
+      if (tcpPort_ != 0 && ::stat(unixSocket().c_str(), &st) == 0) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    *why = "rsyslogd did not open its inputs within 10 s";
+    kill();
+    return false;
+  }
+
+  // SIGKILL, as a crash; then reaped.
+  void kill() { signalAndReap(SIGKILL); }
+  // SIGTERM, a clean stop; then reaped.
+  void stop() { signalAndReap(SIGTERM); }
+
+  std::string unixSocket() const { return dir_.file("log.sock"); }
+  uint16_t tcpPort() const { return tcpPort_; }
+  uint16_t udpPort() const { return udpPort_; }
+  const TempDir& dir() const { return dir_; }
+
+  // Lines of out.log whose APP-NAME is `app`, without it: "SEVERITY MSG".
+  std::vector<std::string> received(const std::string& app) const {
+    std::vector<std::string> lines;
+    std::ifstream in(dir_.file("out.log"));
+    std::string line;
+    const std::string tag = ' ' + app + ' ';
+    while (std::getline(in, line)) {
+      size_t at = line.find(tag);
+      if (at != std::string::npos) lines.push_back(line.substr(0, at) + ' ' + line.substr(at + tag.size()));
+    }
+    return lines;
+  }
+  // Waits until at least n lines from `app` arrived; false after the timeout.
+  bool waitFor(const std::string& app, size_t n, std::chrono::milliseconds timeout) const {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (received(app).size() < n) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
+  }
+
+ private:
+  std::string portFile() const { return dir_.file("tcp.port"); }
+
+  static std::string readAll(const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+
+  void readPortFile() {
+    // rsyslogd writes the number whole, without a newline.
+    std::string text = readAll(portFile());
+    if (!text.empty() && text.find_first_not_of("0123456789\n") == std::string::npos) {
+      tcpPort_ = static_cast<uint16_t>(std::stoi(text));
+    }
+  }
+
+  // imudp cannot report a port it chose, so one is taken from the kernel
+  // (bind to port 0) and handed over; kept for restarts.
+  bool pickUdpPort(std::string* why) {
+    int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in addr = {};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (fd < 0 || ::bind(fd, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::getsockname(fd, reinterpret_cast<struct sockaddr*>(&addr), &len) != 0) {
+      *why = "no loopback UDP port";
+      if (fd >= 0) ::close(fd);
+      return false;
+    }
+    udpPort_ = ntohs(addr.sin_port);
+    ::close(fd);
+    return true;
+  }
+
+  void writeConfig() {
+    std::ofstream conf(dir_.file("rsyslog.conf"));
+    conf << "global(workDirectory=\"" << dir_.file("work") << "\" maxMessageSize=\"8k\")\n"
+         << "module(load=\"imuxsock\" SysSock.Use=\"off\")\n"
+         << "input(type=\"imuxsock\" Socket=\"" << unixSocket() << "\")\n"
+         << "module(load=\"imudp\")\n"
+         << "input(type=\"imudp\" address=\"127.0.0.1\" port=\"" << udpPort_ << "\")\n"
+         << "module(load=\"imtcp\")\n"
+         << "input(type=\"imtcp\" address=\"127.0.0.1\" port=\"" << tcpPort_
+         << "\" listenPortFileName=\"" << portFile() << "\")\n"
+         << extra_
+         << "template(name=\"muonTest\" type=\"string\" "
+            "string=\"%syslogseverity% %app-name% %msg%\\n\")\n"
+         << "action(type=\"omfile\" file=\"" << dir_.file("out.log")
+         << "\" template=\"muonTest\")\n";
+  }
+
+  void signalAndReap(int sig) {
+    if (pid_ > 0) {
+      ::kill(pid_, sig);
+      int status = 0;
+      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
+      pid_ = -1;
+      ::unlink(unixSocket().c_str());  // a killed rsyslogd leaves it behind
+    }
+  }
+
+  TempDir dir_;
+  std::string extra_;
+  pid_t pid_ = -1;
+  uint16_t tcpPort_ = 0;
+  uint16_t udpPort_ = 0;
+};
+
+}  // namespace test
+}  // namespace muon
