@@ -1,0 +1,33 @@
+// Every program of the book's examples refuses a bad command line with a
+// usage text and exit status 2, before doing anything else.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "ChildProgram.h"
+
+using muon::test::ChildProgram;
+
+namespace {
+
+struct Case {
+  std::string program;
+  std::vector<std::string> args;
+};
+
+}  // namespace
+
+TEST(BookExamples, BadCommandLinesGetUsageAndStatus2) {
+  const std::vector<Case> cases = {
+      {"simple_server", {}}, {"simple_server", {"65533"}}, {"simple_server", {"0", "1"}},
+      {"finger_server", {}}, {"finger_server", {"0", "noequals"}}, {"finger_server", {"0", "=plan"}},
+  };
+  for (const Case& c : cases) {
+    ChildProgram program(c.program, c.args);
+    std::string line = c.program;
+    for (const std::string& a : c.args) line += " '" + a + "'";
+    EXPECT_EQ(program.wait(), 2) << line;
+    EXPECT_NE(program.output().find("Usage"), std::string::npos) << line;
+  }
+}
