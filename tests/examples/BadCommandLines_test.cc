@@ -22,6 +22,8 @@ TEST(BookExamples, BadCommandLinesGetUsageAndStatus2) {
   const std::vector<Case> cases = {
       {"simple_server", {}}, {"simple_server", {"65533"}}, {"simple_server", {"0", "1"}},
       {"finger_server", {}}, {"finger_server", {"0", "noequals"}}, {"finger_server", {"0", "=plan"}},
+      {"chat_server", {"x"}}, {"chat_server", {"0", "1"}},
+      {"chat_server_threaded", {"0"}}, {"chat_server_threaded", {"0", "0"}},
   };
   for (const Case& c : cases) {
     ChildProgram program(c.program, c.args);
