@@ -24,6 +24,7 @@ TEST(BookExamples, BadCommandLinesGetUsageAndStatus2) {
       {"finger_server", {}}, {"finger_server", {"0", "noequals"}}, {"finger_server", {"0", "=plan"}},
       {"chat_server", {"x"}}, {"chat_server", {"0", "1"}},
       {"chat_server_threaded", {"0"}}, {"chat_server_threaded", {"0", "0"}},
+      {"idle_server", {"0", "0"}}, {"idle_server", {"0", "8s"}},
   };
   for (const Case& c : cases) {
     ChildProgram program(c.program, c.args);
