@@ -26,6 +26,7 @@ TEST(BookExamples, BadCommandLinesGetUsageAndStatus2) {
       {"chat_server_threaded", {"0"}}, {"chat_server_threaded", {"0", "0"}},
       {"idle_server", {"0", "0"}}, {"idle_server", {"0", "8s"}},
       {"maxconn_server", {"0"}}, {"maxconn_server", {"0", "0"}},
+      {"download_server", {"0"}}, {"download_server", {"0", "f", "1"}},
   };
   for (const Case& c : cases) {
     ChildProgram program(c.program, c.args);
