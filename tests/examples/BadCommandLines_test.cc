@@ -27,6 +27,7 @@ TEST(BookExamples, BadCommandLinesGetUsageAndStatus2) {
       {"idle_server", {"0", "0"}}, {"idle_server", {"0", "8s"}},
       {"maxconn_server", {"0"}}, {"maxconn_server", {"0", "0"}},
       {"download_server", {"0"}}, {"download_server", {"0", "f", "1"}},
+      {"sudoku_server", {"0", "0", "0"}}, {"sudoku_server", {"-1"}},
   };
   for (const Case& c : cases) {
     ChildProgram program(c.program, c.args);
