@@ -28,6 +28,7 @@ TEST(BookExamples, BadCommandLinesGetUsageAndStatus2) {
       {"maxconn_server", {"0"}}, {"maxconn_server", {"0", "0"}},
       {"download_server", {"0"}}, {"download_server", {"0", "f", "1"}},
       {"sudoku_server", {"0", "0", "0"}}, {"sudoku_server", {"-1"}},
+      {"socks4a_server", {"0", "1"}}, {"socks4a_server", {}},
   };
   for (const Case& c : cases) {
     ChildProgram program(c.program, c.args);
