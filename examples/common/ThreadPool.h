@@ -1,5 +1,5 @@
 // ThreadPool: a fixed number of threads running tasks from one queue, for
-// work that must not run in an I/O loop (the book's §3.5 and §6.6.1: the
+// work that must not run in an I/O loop (the book's §3.3.2 and §6.6.1: the
 // loop reads a request, the pool computes, the reply is sent with the
 // thread-safe TcpConnection::send).
 //
