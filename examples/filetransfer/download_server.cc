@@ -6,8 +6,9 @@
 // buffer only while that holds less than the high-water mark, and adding
 // more when the buffer has been written out (the write-complete callback).
 // So a slow reader costs at most the high-water mark plus one chunk of
-// memory, whatever the file's size. The high-water-mark callback only logs:
-// the filling loop already stops there.
+// memory, whatever the file's size. The high-water-mark callback only logs
+// (once per crossing, flushed at once): the filling loop already stops
+// there.
 //
 // At close, each connection logs the bytes sent and the largest its output
 // buffer grew ("peak output buffer N bytes"); the tests read that line.
@@ -122,7 +123,9 @@ int main(int argc, char* argv[]) {
     }
     conn->setHighWaterMarkCallback(
         [](const TcpConnectionPtr& c, size_t size) {
-          LOG_DEBUG << c->peerAddress().toIpPort() << " output buffer at " << size << " bytes";
+          LOG_INFO << c->peerAddress().toIpPort() << " output buffer at " << size
+                   << " bytes: slow reader, waiting for write-complete";
+          muon::Logger::flush();  // at once: the tests wait for this line
         },
         highWaterMark);
     auto transfer = std::make_shared<Transfer>(fd, highWaterMark);

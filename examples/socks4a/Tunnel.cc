@@ -81,15 +81,15 @@ void Tunnel::onUpstreamUp(const TcpConnectionPtr& upstream) {
   upstream->setContext(shared_from_this());
   upstream->setTcpNoDelay(true);
   upstream->setHighWaterMarkCallback(
-      [weak = weak_from_this()](const TcpConnectionPtr&, size_t) {
+      [weak = weak_from_this()](const TcpConnectionPtr&, size_t size) {
         auto self = weak.lock();
-        if (self && self->downstream_) self->downstream_->stopRead();
+        if (self && self->downstream_) self->hold(self->downstream_, "destination", size);
       },
       highWaterMark_);
   downstream_->setHighWaterMarkCallback(
-      [weak = weak_from_this()](const TcpConnectionPtr&, size_t) {
+      [weak = weak_from_this()](const TcpConnectionPtr&, size_t size) {
         auto self = weak.lock();
-        if (self && self->upstream_) self->upstream_->stopRead();
+        if (self && self->upstream_) self->hold(self->upstream_, "client", size);
       },
       highWaterMark_);
   auto cb = std::move(onConnected_);
@@ -99,6 +99,13 @@ void Tunnel::onUpstreamUp(const TcpConnectionPtr& upstream) {
   if (downstream_->inputBuffer()->readableBytes() > 0) {
     relay(upstream_, downstream_->inputBuffer(), &peakToUpstream_);
   }
+}
+
+void Tunnel::hold(const TcpConnectionPtr& source, const char* slowSide, size_t size) {
+  LOG_INFO << client_.name() << ": output buffer to " << slowSide << " at " << size
+           << " bytes, reading paused";
+  muon::Logger::flush();  // at once: the tests wait for this line
+  source->stopRead();
 }
 
 void Tunnel::relay(const TcpConnectionPtr& conn, Buffer* buf, size_t* peak) {

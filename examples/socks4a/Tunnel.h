@@ -10,7 +10,8 @@
 // Closing: when either side goes away, the other is half-closed once
 // everything queued for it has been written. When the client's side goes,
 // the tunnel logs the largest each output buffer grew ("peak output buffer
-// to client N, to destination M bytes"); the tests read that line.
+// to client N, to destination M bytes"); the tests read that line, and the
+// one (flushed at once) each time reading is paused.
 //
 // Lives in shared_ptr, held by the context of each of its two connections
 // until that connection is down. Everything runs in the downstream
@@ -49,6 +50,9 @@ class Tunnel : public std::enable_shared_from_this<Tunnel> {
  private:
   void onUpstreamConnection(const muon::net::TcpConnectionPtr& upstream);
   void onUpstreamUp(const muon::net::TcpConnectionPtr& upstream);
+  // Stops reading from `source` because the output to `slowSide` passed
+  // the high-water mark (at `size` bytes); logs it.
+  void hold(const muon::net::TcpConnectionPtr& source, const char* slowSide, size_t size);
   // Sends buf to conn and updates *peak.
   static void relay(const muon::net::TcpConnectionPtr& conn, muon::net::Buffer* buf, size_t* peak);
 

@@ -50,9 +50,9 @@ TEST(DownloadServer, SlowReaderGetsTheWholeFileWithBoundedBuffering) {
   ASSERT_NE(port, 0);
   const int fd = connectTo(loopback(port));
   ASSERT_GE(fd, 0);
-  // Slow: nothing read for a while, so the socket buffers fill and the
-  // server's output buffer reaches the mark; then small reads.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Slow: nothing read until the server says its output buffer reached the
+  // mark (the socket buffers are full by then); then small reads.
+  ASSERT_TRUE(server.waitForOutput("slow reader, waiting for write-complete")) << server.output();
   std::string got(kPiece, '\0');
   for (size_t i = 0; i < kFileSize / kPiece; ++i) {
     for (size_t off = 0; off < kPiece; off += 16384) {
@@ -66,7 +66,6 @@ TEST(DownloadServer, SlowReaderGetsTheWholeFileWithBoundedBuffering) {
   EXPECT_EQ(server.count(" sent 67108864 bytes"), 1u) << server.output();
   const long peak = peakOf(server.output());
   EXPECT_LT(peak, static_cast<long>(kHighWaterKiB * 1024 + kChunk)) << server.output();
-  // Else the reader was not slow enough to test anything.
   EXPECT_GE(peak, static_cast<long>(kHighWaterKiB * 1024)) << server.output();
 }
 
