@@ -60,8 +60,8 @@ void Tunnel::onUpstreamConnection(const TcpConnectionPtr& upstream) {
     return;
   }
   LOG_INFO << client_.name() << ": upstream " << upstream->peerAddress().toIpPort() << " down";
-  if (downstream_) downstream_->shutdown();
   upstream_.reset();
+  if (downstream_) closeAfterOutput(downstream_);
   // The last owner may be this context: release it after this callback,
   // not inside the TcpClient that is calling us.
   if (upstream->getContext().has_value()) {
@@ -101,6 +101,13 @@ void Tunnel::onUpstreamUp(const TcpConnectionPtr& upstream) {
   }
 }
 
+void Tunnel::closeAfterOutput(const TcpConnectionPtr& conn) {
+  // Reading may be paused by flow control; without reading, the peer's
+  // close would never be seen and the connection would stay open.
+  if (!conn->isReading()) conn->startRead();
+  conn->shutdown();
+}
+
 void Tunnel::hold(const TcpConnectionPtr& source, const char* slowSide, size_t size) {
   LOG_INFO << client_.name() << ": output buffer to " << slowSide << " at " << size
            << " bytes, reading paused";
@@ -114,8 +121,12 @@ void Tunnel::relay(const TcpConnectionPtr& conn, Buffer* buf, size_t* peak) {
 }
 
 void Tunnel::onDownstreamMessage(Buffer* buf) {
-  // Before upstream is up the bytes wait in buf (reading is stopped).
-  if (upstream_) relay(upstream_, buf, &peakToUpstream_);
+  if (upstream_) {
+    relay(upstream_, buf, &peakToUpstream_);
+  } else if (!onConnected_) {
+    buf->retrieveAll();  // upstream has gone: nowhere to send it
+  }
+  // Else upstream is not up yet: the bytes wait in buf (reading is stopped).
 }
 
 void Tunnel::onDownstreamWriteComplete() {
@@ -128,7 +139,7 @@ void Tunnel::onDownstreamDown() {
   downstream_.reset();
   onConnected_ = nullptr;
   if (upstream_) {
-    upstream_->shutdown();
+    closeAfterOutput(upstream_);
   } else {
     client_.stop();
   }

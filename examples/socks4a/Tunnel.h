@@ -50,6 +50,9 @@ class Tunnel : public std::enable_shared_from_this<Tunnel> {
  private:
   void onUpstreamConnection(const muon::net::TcpConnectionPtr& upstream);
   void onUpstreamUp(const muon::net::TcpConnectionPtr& upstream);
+  // The other side is gone: half-close conn once its output is written,
+  // and read (and drop) until its peer closes too.
+  static void closeAfterOutput(const muon::net::TcpConnectionPtr& conn);
   // Stops reading from `source` because the output to `slowSide` passed
   // the high-water mark (at `size` bytes); logs it.
   void hold(const muon::net::TcpConnectionPtr& source, const char* slowSide, size_t size);

@@ -7,6 +7,7 @@
 // each child.
 #pragma once
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -88,6 +89,28 @@ class ChildProgram {
     const size_t end = all.find_first_of(" ,\n", at);
     const size_t colon = all.rfind(':', end);
     return static_cast<uint16_t>(std::atoi(all.substr(colon + 1, end - colon - 1).c_str()));
+  }
+
+  // How many descriptors the child has open (-1 once it has exited): a
+  // server back at its idle count has closed every connection.
+  int openFds() const {
+    DIR* dir = ::opendir(("/proc/" + std::to_string(pid_) + "/fd").c_str());
+    if (dir == nullptr) return -1;
+    int n = 0;
+    while (struct dirent* e = ::readdir(dir)) {
+      if (e->d_name[0] != '.') ++n;
+    }
+    ::closedir(dir);
+    return n;
+  }
+  // Until openFds() == n; false after 20 s.
+  bool waitForOpenFds(int n) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (openFds() != n) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return true;
   }
 
   void kill(int sig) {

@@ -13,6 +13,7 @@
 
 #include "ChildProgram.h"
 #include "NetTestUtil.h"
+#include "ReadUntil.h"
 
 using namespace muon::net::test;
 using muon::test::ChildProgram;
@@ -94,6 +95,7 @@ TEST(Socks4aServer, RelaysEightMiBEachWayAndClosesTheOtherSide) {
   ChildProgram proxy("socks4a_server", {"0", std::to_string(kHighWaterKiB)});
   const uint16_t proxyPort = proxy.port();
   ASSERT_NE(proxyPort, 0);
+  const int idleFds = proxy.openFds();
   Destination destination;
   char status;
   const int client = connectThrough(proxyPort, request(1, destination.port(), "127.0.0.1"), &status);
@@ -119,10 +121,12 @@ TEST(Socks4aServer, RelaysEightMiBEachWayAndClosesTheOtherSide) {
   EXPECT_TRUE(gotAtClient == down);
   EXPECT_TRUE(gotAtDestination == up);
 
-  // The client goes away: the destination sees the end of the stream.
+  // The client goes away: the destination sees the end of the stream, and
+  // once it closes too the proxy has let go of both sockets.
   ::close(client);
   EXPECT_TRUE(readsEof(upstream));
   ::close(upstream);
+  EXPECT_TRUE(proxy.waitForOpenFds(idleFds)) << proxy.openFds() << " descriptors, " << idleFds << " when idle";
 
   // And the other way round.
   const int client2 = connectThrough(proxyPort, request(1, destination.port(), "127.0.0.1"), &status);
@@ -134,6 +138,7 @@ TEST(Socks4aServer, RelaysEightMiBEachWayAndClosesTheOtherSide) {
   EXPECT_EQ(readExactly(client2, 3), "bye");
   EXPECT_TRUE(readsEof(client2));
   ::close(client2);
+  EXPECT_TRUE(proxy.waitForOpenFds(idleFds)) << proxy.openFds() << " descriptors, " << idleFds << " when idle";
   ASSERT_TRUE(proxy.stopsCleanly());
 
   // Flow control: each output buffer stopped near the high-water mark
@@ -145,6 +150,40 @@ TEST(Socks4aServer, RelaysEightMiBEachWayAndClosesTheOtherSide) {
   EXPECT_GE(peaks.second, mark);
   EXPECT_LT(peaks.first, mark + (1 << 20)) << proxy.output();
   EXPECT_LT(peaks.second, mark + (1 << 20)) << proxy.output();
+}
+
+// One side floods the proxy while the other does not read, until the
+// proxy pauses reading the flooding side; then the quiet side goes away.
+// The flooding side must still see the end, and once it closes, the proxy
+// must notice (it has to read again to see that) and let go of both.
+TEST(Socks4aServer, ASideLeavingWhileTheOtherIsPausedClosesBoth) {
+  ChildProgram proxy("socks4a_server", {"0", std::to_string(kHighWaterKiB)});
+  const uint16_t proxyPort = proxy.port();
+  ASSERT_NE(proxyPort, 0);
+  const int idleFds = proxy.openFds();
+  Destination destination;
+  const std::string flood = makePattern(kBytes, 13);
+  for (const bool clientFloods : {true, false}) {
+    char status;
+    const int client = connectThrough(proxyPort, request(1, destination.port(), "127.0.0.1"), &status);
+    ASSERT_EQ(status, 0x5A);
+    const int upstream = destination.accept();
+    ASSERT_GE(upstream, 0);
+    const int flooder = clientFloods ? client : upstream;
+    const int quiet = clientFloods ? upstream : client;
+    std::thread writer([&] { writeAll(flooder, flood.data(), flood.size()); });
+    const std::string paused = clientFloods ? "output buffer to destination at " : "output buffer to client at ";
+    EXPECT_TRUE(proxy.waitForOutput(paused)) << proxy.output();
+    ::close(quiet);  // unread data: a reset
+    EXPECT_EQ(readUntilEof(flooder), "") << (clientFloods ? "client" : "destination");
+    ::shutdown(flooder, SHUT_RDWR);  // ends the writer, blocked or not
+    writer.join();
+    ::close(flooder);
+    EXPECT_TRUE(proxy.waitForOpenFds(idleFds))
+        << (clientFloods ? "client" : "destination") << " flooding: " << proxy.openFds() << " descriptors, "
+        << idleFds << " when idle";
+  }
+  EXPECT_TRUE(proxy.stopsCleanly());
 }
 
 TEST(Socks4aServer, SOCKS4aNamesAreResolved) {
