@@ -89,20 +89,43 @@ std::pair<long, long> peaksOf(const std::string& output) {
   return {toClient, std::strtol(end + std::strlen(", to destination "), nullptr, 10)};
 }
 
+// One proxy (256 KiB high-water mark) and one destination per test.
+class Socks4aServer : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    proxyPort_ = proxy_.port();
+    ASSERT_NE(proxyPort_, 0);
+    idleFds_ = proxy_.openFds();
+  }
+  void TearDown() override { EXPECT_TRUE(proxy_.stopsCleanly()); }
+
+  // A CONNECT to the destination through the proxy, granted and accepted:
+  // sets *client and *upstream (the destination's end).
+  void openTunnel(int* client, int* upstream) {
+    char status;
+    *client = connectThrough(proxyPort_, request(1, destination_.port(), "127.0.0.1"), &status);
+    ASSERT_EQ(status, 0x5A);
+    *upstream = destination_.accept();
+    ASSERT_GE(*upstream, 0);
+  }
+  // True once the proxy holds no connection (20 s at most).
+  bool proxyIsIdle() {
+    const bool idle = proxy_.waitForOpenFds(idleFds_);
+    if (!idle) ADD_FAILURE() << proxy_.openFds() << " descriptors open, " << idleFds_ << " when idle";
+    return idle;
+  }
+
+  ChildProgram proxy_{"socks4a_server", {"0", std::to_string(kHighWaterKiB)}};
+  uint16_t proxyPort_ = 0;
+  int idleFds_ = 0;
+  Destination destination_;
+};
+
 }  // namespace
 
-TEST(Socks4aServer, RelaysEightMiBEachWayAndClosesTheOtherSide) {
-  ChildProgram proxy("socks4a_server", {"0", std::to_string(kHighWaterKiB)});
-  const uint16_t proxyPort = proxy.port();
-  ASSERT_NE(proxyPort, 0);
-  const int idleFds = proxy.openFds();
-  Destination destination;
-  char status;
-  const int client = connectThrough(proxyPort, request(1, destination.port(), "127.0.0.1"), &status);
-  ASSERT_GE(client, 0);
-  ASSERT_EQ(status, 0x5A);
-  const int upstream = destination.accept();
-  ASSERT_GE(upstream, 0);
+TEST_F(Socks4aServer, RelaysEightMiBEachWayAndClosesTheOtherSide) {
+  int client, upstream;
+  openTunnel(&client, &upstream);
 
   const std::string down = makePattern(kBytes, 11), up = makePattern(kBytes, 12);
   std::string gotAtDestination, gotAtClient;
@@ -110,14 +133,14 @@ TEST(Socks4aServer, RelaysEightMiBEachWayAndClosesTheOtherSide) {
   // reading in both directions (it logs each pause at once).
   std::thread destinationWriter([&] { writeAll(upstream, down.data(), down.size()); });
   std::thread clientWriter([&] { writeAll(client, up.data(), up.size()); });
-  const bool pausedBothWays = proxy.waitForOutput("output buffer to client at ") &&
-                              proxy.waitForOutput("output buffer to destination at ");
+  const bool pausedBothWays = proxy_.waitForOutput("output buffer to client at ") &&
+                              proxy_.waitForOutput("output buffer to destination at ");
   std::thread destinationReader([&] { gotAtDestination = readExactly(upstream, kBytes); });
   gotAtClient = readExactly(client, kBytes);
   destinationReader.join();
   clientWriter.join();
   destinationWriter.join();
-  EXPECT_TRUE(pausedBothWays) << proxy.output();
+  EXPECT_TRUE(pausedBothWays) << proxy_.output();
   EXPECT_TRUE(gotAtClient == down);
   EXPECT_TRUE(gotAtDestination == up);
 
@@ -126,94 +149,74 @@ TEST(Socks4aServer, RelaysEightMiBEachWayAndClosesTheOtherSide) {
   ::close(client);
   EXPECT_TRUE(readsEof(upstream));
   ::close(upstream);
-  EXPECT_TRUE(proxy.waitForOpenFds(idleFds)) << proxy.openFds() << " descriptors, " << idleFds << " when idle";
+  EXPECT_TRUE(proxyIsIdle());
 
   // And the other way round.
-  const int client2 = connectThrough(proxyPort, request(1, destination.port(), "127.0.0.1"), &status);
-  ASSERT_EQ(status, 0x5A);
-  const int upstream2 = destination.accept();
-  ASSERT_GE(upstream2, 0);
+  int client2, upstream2;
+  openTunnel(&client2, &upstream2);
   ASSERT_TRUE(writeAll(upstream2, "bye", 3));
   ::close(upstream2);
   EXPECT_EQ(readExactly(client2, 3), "bye");
   EXPECT_TRUE(readsEof(client2));
   ::close(client2);
-  EXPECT_TRUE(proxy.waitForOpenFds(idleFds)) << proxy.openFds() << " descriptors, " << idleFds << " when idle";
-  ASSERT_TRUE(proxy.stopsCleanly());
+  EXPECT_TRUE(proxyIsIdle());
+  ASSERT_TRUE(proxy_.stopsCleanly());
 
   // Flow control: each output buffer stopped near the high-water mark
   // (reading stops when the callback runs, after the current batch of
   // events: a read or two more may land, up to an input buffer each).
-  const auto peaks = peaksOf(proxy.output());
+  const auto peaks = peaksOf(proxy_.output());
   const long mark = kHighWaterKiB * 1024;
   EXPECT_GE(peaks.first, mark);
   EXPECT_GE(peaks.second, mark);
-  EXPECT_LT(peaks.first, mark + (1 << 20)) << proxy.output();
-  EXPECT_LT(peaks.second, mark + (1 << 20)) << proxy.output();
+  EXPECT_LT(peaks.first, mark + (1 << 20)) << proxy_.output();
+  EXPECT_LT(peaks.second, mark + (1 << 20)) << proxy_.output();
 }
 
 // One side floods the proxy while the other does not read, until the
 // proxy pauses reading the flooding side; then the quiet side goes away.
 // The flooding side must still see the end, and once it closes, the proxy
 // must notice (it has to read again to see that) and let go of both.
-TEST(Socks4aServer, ASideLeavingWhileTheOtherIsPausedClosesBoth) {
-  ChildProgram proxy("socks4a_server", {"0", std::to_string(kHighWaterKiB)});
-  const uint16_t proxyPort = proxy.port();
-  ASSERT_NE(proxyPort, 0);
-  const int idleFds = proxy.openFds();
-  Destination destination;
+TEST_F(Socks4aServer, ASideLeavingWhileTheOtherIsPausedClosesBoth) {
   const std::string flood = makePattern(kBytes, 13);
   for (const bool clientFloods : {true, false}) {
-    char status;
-    const int client = connectThrough(proxyPort, request(1, destination.port(), "127.0.0.1"), &status);
-    ASSERT_EQ(status, 0x5A);
-    const int upstream = destination.accept();
-    ASSERT_GE(upstream, 0);
+    SCOPED_TRACE(clientFloods ? "client floods" : "destination floods");
+    int client, upstream;
+    openTunnel(&client, &upstream);
     const int flooder = clientFloods ? client : upstream;
     const int quiet = clientFloods ? upstream : client;
     std::thread writer([&] { writeAll(flooder, flood.data(), flood.size()); });
     const std::string paused = clientFloods ? "output buffer to destination at " : "output buffer to client at ";
-    EXPECT_TRUE(proxy.waitForOutput(paused)) << proxy.output();
+    EXPECT_TRUE(proxy_.waitForOutput(paused)) << proxy_.output();
     ::close(quiet);  // unread data: a reset
-    EXPECT_EQ(readUntilEof(flooder), "") << (clientFloods ? "client" : "destination");
+    EXPECT_EQ(readUntilEof(flooder), "");
     ::shutdown(flooder, SHUT_RDWR);  // ends the writer, blocked or not
     writer.join();
     ::close(flooder);
-    EXPECT_TRUE(proxy.waitForOpenFds(idleFds))
-        << (clientFloods ? "client" : "destination") << " flooding: " << proxy.openFds() << " descriptors, "
-        << idleFds << " when idle";
+    EXPECT_TRUE(proxyIsIdle());
   }
-  EXPECT_TRUE(proxy.stopsCleanly());
 }
 
-TEST(Socks4aServer, SOCKS4aNamesAreResolved) {
-  ChildProgram proxy("socks4a_server", {"0"});
-  const uint16_t proxyPort = proxy.port();
-  ASSERT_NE(proxyPort, 0);
-  Destination destination;
-  std::string req = request(1, destination.port(), "0.0.0.1");
+TEST_F(Socks4aServer, SOCKS4aNamesAreResolved) {
+  std::string req = request(1, destination_.port(), "0.0.0.1");
   req += "localhost";
   req += '\0';
   req += "early";  // sent before the reply: relayed once connected
   char status;
-  const int client = connectThrough(proxyPort, req, &status);
+  const int client = connectThrough(proxyPort_, req, &status);
   ASSERT_EQ(status, 0x5A);
-  const int upstream = destination.accept();
+  const int upstream = destination_.accept();
   ASSERT_GE(upstream, 0);
   EXPECT_EQ(readExactly(upstream, 5), "early");
   ::close(upstream);
   ::close(client);
-  EXPECT_TRUE(proxy.stopsCleanly());
 }
 
-TEST(Socks4aServer, RefusesWhatIsNotConnect) {
-  ChildProgram proxy("socks4a_server", {"0"});
-  const uint16_t proxyPort = proxy.port();
-  ASSERT_NE(proxyPort, 0);
+TEST_F(Socks4aServer, RefusesWhatIsNotConnect) {
   char status;
-  const int client = connectThrough(proxyPort, request(2, 80, "127.0.0.1"), &status);  // BIND
+  const int client = connectThrough(proxyPort_, request(2, 80, "127.0.0.1"), &status);  // BIND
   EXPECT_EQ(status, 0x5B);
   EXPECT_TRUE(readsEof(client));
   ::close(client);
-  EXPECT_TRUE(proxy.stopsCleanly());
+  EXPECT_TRUE(proxyIsIdle());
 }
