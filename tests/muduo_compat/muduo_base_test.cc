@@ -1,12 +1,14 @@
 // A program in muduo's style using muduo/base through muon::muduo_compat:
 // Thread, CurrentThread, MutexLock / MutexLockGuard / Condition,
-// CountDownLatch, AtomicInt64, BlockingQueue, ThreadPool, StringPiece,
+// CountDownLatch, AtomicInt64, BlockingQueue, ThreadPool, Singleton,
+// ThreadLocal, ThreadLocalSingleton, StringPiece, StringArg, get_pointer,
 // Timestamp and the log macros. Each check prints what it found; exit
 // status 0 if every one holds.
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -17,11 +19,15 @@
 #include "muduo/base/CurrentThread.h"
 #include "muduo/base/Logging.h"
 #include "muduo/base/Mutex.h"
+#include "muduo/base/Singleton.h"
 #include "muduo/base/StringPiece.h"
 #include "muduo/base/Thread.h"
+#include "muduo/base/ThreadLocal.h"
+#include "muduo/base/ThreadLocalSingleton.h"
 #include "muduo/base/ThreadPool.h"
 #include "muduo/base/Timestamp.h"
 #include "muduo/base/Types.h"
+#include "muduo/net/Callbacks.h"  // get_pointer
 
 using namespace muduo;
 
@@ -132,6 +138,30 @@ void threadPool() {
   check(x == CurrentThread::tid(), "ThreadPool with 0 threads runs tasks in the caller");
 }
 
+struct Registry {
+  std::vector<string> names;
+};
+
+void perThreadAndSingletons() {
+  Singleton<Registry>::instance().names.push_back("main");
+  ThreadLocal<string> local;
+  local.value() = "main's";
+  string seenInThread;
+  bool freshSingletonInThread = false;
+  Thread t([&] {
+    Singleton<Registry>::instance().names.push_back("t");
+    seenInThread = local.value();  // a new, empty string in this thread
+    freshSingletonInThread = ThreadLocalSingleton<Registry>::pointer() == nullptr;
+    ThreadLocalSingleton<Registry>::instance().names.push_back("t only");
+  });
+  t.start();
+  t.join();
+  check(Singleton<Registry>::instance().names.size() == 2, "Singleton: one instance for both threads");
+  check(seenInThread.empty() && local.value() == "main's", "ThreadLocal: one value per thread");
+  check(freshSingletonInThread && ThreadLocalSingleton<Registry>::instance().names.empty(),
+        "ThreadLocalSingleton: one instance per thread");
+}
+
 void values() {
   StringPiece piece("hello muduo");
   check(piece.size() == 11 && piece.as_string() == "hello muduo" && piece.starts_with("hello"), "StringPiece");
@@ -139,6 +169,10 @@ void values() {
   CurrentThread::sleepUsec(2000);
   check(timeDifference(Timestamp::now(), start) >= 0.002 && start.valid(), "Timestamp and sleepUsec");
   check(implicit_cast<long>(7) == 7L, "implicit_cast");
+  auto shared = std::make_shared<int>(5);
+  check(get_pointer(shared) == shared.get(), "get_pointer");
+  const string text = "arg";
+  check(string(StringArg(text).c_str()) == "arg" && string(StringArg("lit").c_str()) == "lit", "StringArg");
   LOG_INFO << "log line from " << piece << " in thread " << CurrentThread::tid();
 }
 
@@ -148,6 +182,7 @@ int main() {
   threads();
   latchAndQueue();
   threadPool();
+  perThreadAndSingletons();
   values();
   std::printf("%d failed\n", failures);
   return failures == 0 ? 0 : 1;

@@ -1,15 +1,17 @@
 // A program in muduo's style -- muduo's headers, namespaces, std::bind with
 // _1, noncopyable, AtomicInt32, CountDownLatch, the Endian helpers -- built
 // through muon::muduo_compat. A length-prefixed echo server in the main
-// loop and a client in an EventLoopThread: 100 messages go out, 100 come
-// back whole and in order, then the client quits the main loop. Exit
-// status 0 if all came back within 20 s.
+// loop (serving from 2 I/O threads) and a client in an EventLoopThread:
+// 100 messages go out, 100 come back whole and in order, then the client
+// quits the main loop; a runEvery timer cancels itself after 3 runs. Exit
+// status 0 if all that happened within 20 s.
 //
 // Two lines differ from what muduo would take: the context is read with
 // std::any_cast (muduo: boost::any_cast), and the server's port comes from
 // listenAddress(), muon's addition (the test listens on port 0).
 #include <any>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -56,6 +58,7 @@ class EchoServer : noncopyable {
     server_.setConnectionCallback(std::bind(&EchoServer::onConnection, this, _1));
     server_.setMessageCallback(std::bind(&EchoServer::onMessage, this, _1, _2, _3));
   }
+  void setThreadNum(int n) { server_.setThreadNum(n); }
   void start() { server_.start(); }
   uint16_t port() const { return server_.listenAddress().port(); }
 
@@ -78,8 +81,9 @@ class EchoServer : noncopyable {
 
 class Client : noncopyable {
  public:
-  Client(EventLoop* loop, const InetAddress& serverAddr, EventLoop* mainLoop)
-      : client_(loop, serverAddr, "Client"), mainLoop_(mainLoop) {
+  // done runs in the client's loop once every echo is back.
+  Client(EventLoop* loop, const InetAddress& serverAddr, std::function<void()> done)
+      : client_(loop, serverAddr, "Client"), done_(std::move(done)) {
     client_.setConnectionCallback(std::bind(&Client::onConnection, this, _1));
     client_.setMessageCallback(std::bind(&Client::onMessage, this, _1, _2, _3));
   }
@@ -99,13 +103,13 @@ class Client : noncopyable {
       if (body != "message " + std::to_string(n)) inOrder_ = false;
       if (n + 1 == kMessages) {
         conn->shutdown();
-        mainLoop_->quit();
+        done_();
       }
     }
   }
 
   TcpClient client_;
-  EventLoop* mainLoop_;
+  std::function<void()> done_;
   AtomicInt32 received_;
   bool inOrder_ = true;  // the client loop's thread only
 };
@@ -116,6 +120,7 @@ int main() {
   Logger::setLogLevel(Logger::WARN);
   EventLoop loop;
   EchoServer server(&loop, InetAddress(0, true));
+  server.setThreadNum(2);
   server.start();
 
   EventLoopThread clientThread;
@@ -123,8 +128,21 @@ int main() {
   // A TcpClient lives and dies in its loop's thread.
   std::unique_ptr<Client> client;
   CountDownLatch connecting(1);
+  // The main loop quits when the client is done and the timer below has
+  // run three times, whichever comes last.
+  bool clientDone = false;  // the main loop's thread only
+  int ticks = 0;            // the same
+  auto quitIfFinished = [&] {
+    if (clientDone && ticks == 3) loop.quit();
+  };
+  auto onClientDone = [&] {
+    loop.runInLoop([&] {
+      clientDone = true;
+      quitIfFinished();
+    });
+  };
   clientLoop->runInLoop([&] {
-    client.reset(new Client(clientLoop, InetAddress("127.0.0.1", server.port()), &loop));
+    client.reset(new Client(clientLoop, InetAddress("127.0.0.1", server.port()), onClientDone));
     client->connect();
     connecting.countDown();
   });
@@ -132,6 +150,14 @@ int main() {
   loop.runAfter(20.0, [&] {
     LOG_ERROR << "timed out";
     loop.quit();
+  });
+  // A repeating timer that cancels itself on its third run.
+  TimerId ticker;
+  ticker = loop.runEvery(0.001, [&] {
+    if (++ticks == 3) {
+      loop.cancel(ticker);
+      quitIfFinished();
+    }
   });
   loop.loop();
 
@@ -145,6 +171,7 @@ int main() {
     done.countDown();
   });
   done.wait();
-  std::printf("%d of %d messages echoed%s\n", received, kMessages, inOrder ? ", in order" : ", OUT OF ORDER");
-  return received == kMessages && inOrder ? 0 : 1;
+  std::printf("%d of %d messages echoed%s through a server with 2 I/O threads; timer ran %d times\n", received,
+              kMessages, inOrder ? ", in order" : ", OUT OF ORDER", ticks);
+  return received == kMessages && inOrder && ticks == 3 ? 0 : 1;
 }
