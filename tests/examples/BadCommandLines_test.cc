@@ -24,6 +24,7 @@ TEST(BookExamples, BadCommandLinesGetUsageAndStatus2) {
       {"finger_server", {}}, {"finger_server", {"0", "noequals"}}, {"finger_server", {"0", "=plan"}},
       {"chat_server", {"x"}}, {"chat_server", {"0", "1"}},
       {"chat_server_threaded", {"0"}}, {"chat_server_threaded", {"0", "0"}},
+      {"chat_client", {"127.0.0.1"}}, {"chat_client", {"localhost", "80"}}, {"chat_client", {"127.0.0.1", "0"}},
       {"idle_server", {"0", "0"}}, {"idle_server", {"0", "8s"}},
       {"maxconn_server", {"0"}}, {"maxconn_server", {"0", "0"}},
       {"download_server", {"0"}}, {"download_server", {"0", "f", "1"}},

@@ -1,6 +1,7 @@
 // chat_server and chat_server_threaded: a message from one client reaches
 // the other three, every message in the order sent; a bad length header
-// closes the connection.
+// closes the connection. chat_client: lines typed in one reach the other,
+// and the end of its stdin ends it after the server's last message.
 #include <unistd.h>
 
 #include <string>
@@ -96,3 +97,22 @@ INSTANTIATE_TEST_SUITE_P(OneLoopAndThreeLoops, Chat,
                          [](const ::testing::TestParamInfo<std::vector<std::string>>& param) {
                            return param.param[0];
                          });
+
+TEST(ChatClient, LinesGoThroughTheRoomAndTheEndOfStdinEndsTheClient) {
+  ChildProgram server("chat_server", {"0"});
+  const std::string port = std::to_string(server.port());
+  ASSERT_NE(port, "0");
+  ChildProgram listener("chat_client", {"127.0.0.1", port}, true);
+  ASSERT_TRUE(listener.waitForOutput("chat_client connected to ")) << listener.output();
+  ChildProgram talker("chat_client", {"127.0.0.1", port}, true);
+  ASSERT_TRUE(talker.waitForOutput("chat_client connected to ")) << talker.output();
+  ASSERT_TRUE(talker.writeStdin("hello room\nsecond line\n"));
+  EXPECT_TRUE(listener.waitForOutput("<<< hello room\n<<< second line\n")) << listener.output();
+  // The talker half-closes at the end of its stdin; the server still sends
+  // it its own two lines, then closes, and the talker exits.
+  talker.closeStdin();
+  EXPECT_EQ(talker.wait(), 0) << talker.output();
+  EXPECT_EQ(talker.count("<<< hello room\n<<< second line\n"), 1u) << talker.output();
+  EXPECT_TRUE(listener.stopsCleanly());
+  EXPECT_TRUE(server.stopsCleanly());
+}

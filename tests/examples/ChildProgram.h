@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,8 +29,15 @@ namespace test {
 
 class ChildProgram {
  public:
-  // Starts MUON_EXAMPLES_BIN_DIR/name with args.
-  ChildProgram(const std::string& name, const std::vector<std::string>& args) : name_(name) {
+  // Starts MUON_EXAMPLES_BIN_DIR/name with args. With `pipeStdin` its
+  // stdin is a pipe fed by writeStdin() and ended by closeStdin().
+  ChildProgram(const std::string& name, const std::vector<std::string>& args, bool pipeStdin = false)
+      : name_(name) {
+    int stdinPipe[2] = {-1, -1};
+    if (pipeStdin) {
+      ::signal(SIGPIPE, SIG_IGN);  // a child that is gone fails writeStdin, not the test
+      if (::pipe2(stdinPipe, O_CLOEXEC) != 0) return;
+    }
     const std::string path = std::string(MUON_EXAMPLES_BIN_DIR) + "/" + name;
     const std::string out = dir_.file("output");
     std::vector<std::string> argStrings{path};
@@ -40,14 +48,22 @@ class ChildProgram {
     pid_ = ::fork();
     if (pid_ == 0) {
       // Only async-signal-safe calls between fork and exec: the test
-      // process has threads.
+      // process has threads. The child dies with the test (a test killed
+      // by ctest's timeout leaves no server behind).
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       if (fd < 0 || ::dup2(fd, STDOUT_FILENO) < 0 || ::dup2(fd, STDERR_FILENO) < 0) ::_exit(126);
+      if (pipeStdin && ::dup2(stdinPipe[0], STDIN_FILENO) < 0) ::_exit(126);
       ::execv(path.c_str(), argv.data());
       ::_exit(127);
     }
+    if (pipeStdin) {
+      ::close(stdinPipe[0]);
+      stdin_ = stdinPipe[1];
+    }
   }
   ~ChildProgram() {
+    closeStdin();
     if (pid_ > 0 && status_ < 0) {
       ::kill(pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);
@@ -55,6 +71,14 @@ class ChildProgram {
   }
   ChildProgram(const ChildProgram&) = delete;
   ChildProgram& operator=(const ChildProgram&) = delete;
+
+  bool writeStdin(const std::string& data) {
+    return stdin_ >= 0 && ::write(stdin_, data.data(), data.size()) == static_cast<ssize_t>(data.size());
+  }
+  void closeStdin() {
+    if (stdin_ >= 0) ::close(stdin_);
+    stdin_ = -1;
+  }
 
   std::string output() const {
     std::ifstream in(dir_.file("output"));
@@ -143,6 +167,7 @@ class ChildProgram {
   const std::string name_;
   TempDir dir_;
   pid_t pid_ = -1;
+  int stdin_ = -1;  // the write end of the child's stdin pipe
   int status_ = -1;  // set once reaped
 };
 
