@@ -7,26 +7,21 @@
 // SIGINT and SIGTERM stop it cleanly: they arrive through a signalfd watched
 // by the loop like any other fd, so the loop quits, connections are closed
 // and every log line is written before exit.
-#include <signal.h>
-#include <sys/signalfd.h>
-#include <unistd.h>
-
 #include <cstdio>
 
 #include "muon/base/Logging.h"
 #include "muon/net/Buffer.h"
-#include "muon/net/Channel.h"
 #include "muon/net/EventLoop.h"
 #include "muon/net/InetAddress.h"
 #include "muon/net/TcpConnection.h"
 #include "muon/net/TcpServer.h"
 
 #include "CommandLine.h"
+#include "StopSignals.h"
 
 using muon::examples::parseInt;
 using muon::examples::raiseFdLimit;
 using muon::net::Buffer;
-using muon::net::Channel;
 using muon::net::EventLoop;
 using muon::net::InetAddress;
 using muon::net::TcpConnectionPtr;
@@ -66,29 +61,8 @@ int main(int argc, char* argv[]) {
     return 2;
   }
   raiseFdLimit();
-  // Blocked before any thread starts, so every thread inherits the mask and
-  // the signals wait for the signalfd.
-  sigset_t stopSignals;
-  sigemptyset(&stopSignals);
-  sigaddset(&stopSignals, SIGINT);
-  sigaddset(&stopSignals, SIGTERM);
-  ::pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
-  const int stopFd = ::signalfd(-1, &stopSignals, SFD_NONBLOCK | SFD_CLOEXEC);
-  if (stopFd < 0) {
-    LOG_SYSERR << "signalfd";
-    return 1;
-  }
-
   EventLoop loop;
-  Channel stopChannel(&loop, stopFd);
-  stopChannel.setReadCallback([&](muon::Timestamp) {
-    struct signalfd_siginfo info;
-    if (::read(stopFd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
-      LOG_INFO << "echo_server stopping on signal " << info.ssi_signo;
-      loop.quit();
-    }
-  });
-  stopChannel.enableReading();
+  muon::examples::StopSignals stopSignals(&loop, "echo_server");  // before any thread starts
   TcpServer server(&loop, InetAddress(static_cast<uint16_t>(port)), "EchoServer");
   server.setConnectionCallback(onConnection);
   server.setMessageCallback(onMessage);
@@ -99,7 +73,4 @@ int main(int argc, char* argv[]) {
            << threads << " I/O threads";
   muon::Logger::flush();  // the port, now, even when stdout is a pipe
   loop.loop();
-  stopChannel.disableAll();
-  stopChannel.remove();
-  ::close(stopFd);
 }

@@ -1,0 +1,161 @@
+// socks4a_server PORT [HIGH_WATER_MARK_KIB]: a SOCKS4a proxy (the book's
+// §7.13). A client sends one CONNECT request; the proxy connects to the
+// destination it names, answers 0x5A (granted) or 0x5B (refused: not
+// CONNECT, a name that does not resolve, or no connection within
+// kConnectTimeout) and then relays bytes both ways with flow control (see
+// Tunnel.h).
+//
+// The request: VN=4, CD=1, DSTPORT (2 bytes), DSTIP (4 bytes), USERID,
+// NUL. SOCKS4a: a DSTIP of 0.0.0.x (x != 0) is followed by a host name and
+// NUL. Names are resolved with a blocking getaddrinfo in the loop -- a
+// shortcut the book takes too; a busy proxy would resolve elsewhere.
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "muon/base/Logging.h"
+#include "muon/net/Buffer.h"
+#include "muon/net/EventLoop.h"
+#include "muon/net/InetAddress.h"
+#include "muon/net/TcpConnection.h"
+#include "muon/net/TcpServer.h"
+
+#include "CommandLine.h"
+#include "StopSignals.h"
+#include "Tunnel.h"
+
+using muon::net::Buffer;
+using muon::net::EventLoop;
+using muon::net::InetAddress;
+using muon::net::TcpConnectionPtr;
+using muon::net::TcpServer;
+using socks4a::Tunnel;
+using TunnelPtr = std::shared_ptr<Tunnel>;
+
+namespace {
+
+constexpr size_t kMaxRequest = 1024;  // user id and host name together
+constexpr double kConnectTimeout = 5.0;
+constexpr char kGranted = 0x5A;
+constexpr char kRejected = 0x5B;
+
+void reply(const TcpConnectionPtr& conn, char status) {
+  const char response[8] = {0, status, 0, 0, 0, 0, 0, 0};
+  conn->send(response, sizeof response);
+}
+
+void reject(const TcpConnectionPtr& conn, const char* why) {
+  LOG_WARN << conn->peerAddress().toIpPort() << " rejected: " << why;
+  reply(conn, kRejected);
+  conn->shutdown();
+}
+
+// Parses the request at the front of buf. Returns false while it is
+// incomplete; once complete, consumes it and sets *destination (or *error).
+bool parseRequest(Buffer* buf, InetAddress* destination, const char** error) {
+  if (buf->readableBytes() < 9) return false;
+  const char* begin = buf->peek();
+  const char* end = begin + buf->readableBytes();
+  const char* userEnd = static_cast<const char*>(std::memchr(begin + 8, '\0', static_cast<size_t>(end - begin - 8)));
+  if (userEnd == nullptr) {
+    if (buf->readableBytes() > kMaxRequest) *error = "request too long";
+    return *error != nullptr;
+  }
+  uint16_t portNet;
+  uint32_t ipNet;
+  std::memcpy(&portNet, begin + 2, sizeof portNet);
+  std::memcpy(&ipNet, begin + 4, sizeof ipNet);
+  const uint32_t ip = ntohl(ipNet);
+  const char* requestEnd = userEnd + 1;
+  struct sockaddr_in addr {};
+  addr.sin_family = AF_INET;
+  addr.sin_port = portNet;
+  addr.sin_addr.s_addr = ipNet;
+  *destination = InetAddress(addr);
+  if (ip != 0 && ip < 256) {  // SOCKS4a: a host name follows
+    const char* hostEnd = static_cast<const char*>(std::memchr(requestEnd, '\0', static_cast<size_t>(end - requestEnd)));
+    if (hostEnd == nullptr) {
+      if (buf->readableBytes() > kMaxRequest) *error = "request too long";
+      return *error != nullptr;
+    }
+    if (!InetAddress::resolve(std::string(requestEnd, hostEnd), destination)) *error = "name does not resolve";
+    requestEnd = hostEnd + 1;
+  }
+  if (begin[0] != 4 || begin[1] != 1) *error = "not a SOCKS4 CONNECT";
+  buf->retrieveUntil(requestEnd);
+  return true;
+}
+
+void onRequest(const TcpConnectionPtr& conn, Buffer* buf, size_t highWaterMark) {
+  InetAddress destination;
+  const char* error = nullptr;
+  if (!parseRequest(buf, &destination, &error)) return;
+  if (error != nullptr) {
+    buf->retrieveAll();
+    reject(conn, error);
+    return;
+  }
+  LOG_INFO << conn->peerAddress().toIpPort() << " -> " << destination.toIpPort();
+  conn->stopRead();  // until upstream is up; what came already waits in buf
+  auto tunnel = std::make_shared<Tunnel>(conn, destination, highWaterMark);
+  conn->setContext(tunnel);
+  tunnel->connect(kConnectTimeout, [weakConn = std::weak_ptr<muon::net::TcpConnection>(conn)](bool ok) {
+    TcpConnectionPtr c = weakConn.lock();
+    if (!c) return;
+    if (ok) {
+      reply(c, kGranted);
+      c->startRead();
+    } else {
+      reject(c, "no connection to the destination");
+    }
+  });
+}
+
+TunnelPtr tunnelOf(const TcpConnectionPtr& conn) {
+  const auto* tunnel = std::any_cast<TunnelPtr>(&conn->getContext());
+  return tunnel != nullptr ? *tunnel : TunnelPtr();
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  long port = 0, highWaterKiB = 1024;
+  if (argc < 2 || argc > 3 || !muon::examples::parseInt(argv[1], 0, 65535, &port) ||
+      (argc == 3 && !muon::examples::parseInt(argv[2], 16, 1024 * 1024, &highWaterKiB))) {
+    std::fprintf(stderr,
+                 "Usage: %s PORT [HIGH_WATER_MARK_KIB]\n"
+                 "  a SOCKS4a proxy buffering about HIGH_WATER_MARK_KIB (16..1048576, default\n"
+                 "  1024) per direction of each tunnel; PORT 0 picks a free port (printed)\n",
+                 argv[0]);
+    return 2;
+  }
+  const size_t highWaterMark = static_cast<size_t>(highWaterKiB) * 1024;
+  muon::examples::raiseFdLimit();
+  EventLoop loop;
+  muon::examples::StopSignals stopSignals(&loop, "socks4a_server");
+  TcpServer server(&loop, InetAddress(static_cast<uint16_t>(port)), "Socks4a");
+  server.setConnectionCallback([](const TcpConnectionPtr& conn) {
+    LOG_INFO << conn->peerAddress().toIpPort() << " is " << (conn->connected() ? "UP" : "DOWN");
+    if (conn->connected()) {
+      conn->setTcpNoDelay(true);
+    } else if (TunnelPtr tunnel = tunnelOf(conn)) {
+      tunnel->onDownstreamDown();
+      conn->setContext(std::any());
+    }
+  });
+  server.setMessageCallback([highWaterMark](const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) {
+    if (TunnelPtr tunnel = tunnelOf(conn)) {
+      tunnel->onDownstreamMessage(buf);
+    } else {
+      onRequest(conn, buf, highWaterMark);
+    }
+  });
+  server.setWriteCompleteCallback([](const TcpConnectionPtr& conn) {
+    if (TunnelPtr tunnel = tunnelOf(conn)) tunnel->onDownstreamWriteComplete();
+  });
+  server.start();
+  LOG_INFO << "socks4a_server listening on " << server.listenAddress().toIpPort();
+  muon::Logger::flush();
+  loop.loop();
+}

@@ -1,0 +1,9 @@
+// muduo/net/TcpServer.h alone is enough to use the connections it hands out:
+// muduo's TcpServer.h brought in TcpConnection.h, and programs rely on it.
+// Compiled into muduo_net_test; nothing here runs.
+#include "muduo/net/TcpServer.h"
+
+void useTcpServerConnection(const muduo::net::TcpConnectionPtr& conn) {
+  conn->send(muduo::StringPiece("bye"));
+  conn->shutdown();
+}
