@@ -7,6 +7,33 @@
 #include <limits>
 
 namespace muon {
+
+std::atomic<bool> LogStream::rawControl_{false};
+
+void LogStream::appendEscaped(const char* data, size_t len) {
+  static const char kHex[] = "0123456789abcdef";
+  for (size_t i = 0; i < len; ++i) {
+    unsigned char c = static_cast<unsigned char>(data[i]);
+    char esc[4];
+    size_t n = 1;
+    if ((c >= 0x20 && c != 0x7f) || c == '\t') {
+      esc[0] = static_cast<char>(c);
+    } else if (c == '\n' || c == '\r') {
+      esc[0] = '\\';
+      esc[1] = c == '\n' ? 'n' : 'r';
+      n = 2;
+    } else {
+      esc[0] = '\\';
+      esc[1] = 'x';
+      esc[2] = kHex[c >> 4];
+      esc[3] = kHex[c & 0xf];
+      n = 4;
+    }
+    // An escape is written whole or not at all, like a number.
+    if (n > buffer_.avail()) return;
+    buffer_.append(esc, n);
+  }
+}
 namespace detail {
 
 namespace {

@@ -6,10 +6,21 @@
 // buffer; a number (integer, floating point, pointer, Fmt) is written whole
 // or not at all, because a cut number reads as a different value ("fd=12"
 // for fd=1234).
+//
+// Control characters in string operands (const char*, std::string,
+// std::string_view) are escaped by default: '\n' as \n, '\r' as \r, any
+// other byte below 0x20 but tab, and DEL, as \xHH. So a message cannot forge
+// a second log line (CWE-117) or send escape sequences to the terminal of
+// whoever reads the log; a line without control characters is written byte
+// for byte as before. setControlCharacters(kRaw) keeps them raw, as muduo
+// does (one setting for the process). Single chars, numbers and Fmt are
+// never changed.
 // Not thread-safe; each log statement has its own LogStream.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -24,6 +35,27 @@ size_t convertDecimal(char* buf, long long v);
 size_t convertDecimal(char* buf, unsigned long long v);
 // "0x" + lowercase hex digits; buf needs 18 chars.
 size_t convertHex(char* buf, unsigned long long v);
+
+// Whether [p, p+n) may hold a byte to escape: one below 0x20 or DEL (a tab
+// answers yes too; the escaper leaves it). Eight bytes at a time.
+inline bool mayHoldControl(const char* p, size_t n) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x;
+    std::memcpy(&x, p + i, 8);
+    uint64_t below = (x - kOnes * 0x20) & ~x & kHigh;  // some byte < 0x20
+    uint64_t del = x ^ (kOnes * 0x7f);
+    del = (del - kOnes) & ~del & kHigh;  // some byte == 0x7f
+    if (below | del) return true;
+  }
+  for (; i < n; ++i) {
+    unsigned char c = static_cast<unsigned char>(p[i]);
+    if (c < 0x20 || c == 0x7f) return true;
+  }
+  return false;
+}
 
 // A fixed-size character buffer. SIZE counts bytes of text; no terminator is kept.
 template <size_t SIZE>
@@ -131,14 +163,24 @@ class LogStream {
   LogStream& operator<<(std::nullptr_t) { return append("(null)", 6); }
 
   LogStream& operator<<(const char* s) {
-    if (s) return append(s, std::strlen(s));
+    if (s) return appendText(s, std::strlen(s));
     return append("(null)", 6);
   }
   LogStream& operator<<(char* s) { return *this << static_cast<const char*>(s); }
-  LogStream& operator<<(const std::string& s) { return append(s.data(), s.size()); }
-  LogStream& operator<<(std::string_view s) { return append(s.data(), s.size()); }
+  LogStream& operator<<(const std::string& s) { return appendText(s.data(), s.size()); }
+  LogStream& operator<<(std::string_view s) { return appendText(s.data(), s.size()); }
+
+  enum ControlCharacters { kEscape, kRaw };
+  // For the whole process, from any thread; kEscape by default.
+  static void setControlCharacters(ControlCharacters policy) {
+    rawControl_.store(policy == kRaw, std::memory_order_relaxed);
+  }
+  static ControlCharacters controlCharacters() {
+    return rawControl_.load(std::memory_order_relaxed) ? kRaw : kEscape;
+  }
   LogStream& operator<<(const Fmt& f) { return appendWhole(f.data(), f.length()); }
 
+  // Raw bytes, never escaped (the Logger's own prefix and trailer).
   LogStream& append(const char* data, size_t len) {
     buffer_.append(data, len);
     return *this;
@@ -169,6 +211,22 @@ class LogStream {
     }
     return *this;
   }
+  // A string operand: copied, then checked where it landed (the bytes are
+  // in the cache now); rewritten only if it held something to escape.
+  LogStream& appendText(const char* data, size_t len) {
+    char* start = buffer_.current();
+    size_t n = buffer_.append(data, len);
+    if (__builtin_expect(detail::mayHoldControl(start, n), 0) &&
+        !rawControl_.load(std::memory_order_relaxed)) {
+      buffer_.unwind(n);
+      appendEscaped(data, len);
+    }
+    return *this;
+  }
+  void appendEscaped(const char* data, size_t len);  // escapes, cut whole at the end
+
+  static std::atomic<bool> rawControl_;
+
   // All of [data, data+len) or nothing.
   LogStream& appendWhole(const char* data, size_t len) {
     if (len <= buffer_.avail()) buffer_.append(data, len);

@@ -323,7 +323,7 @@ TEST(LogStreamTest, StdStringAndStringViewKeepTheirLength) {
   const std::string withNul("a\0b", 3);
   LogStream s;
   s << withNul;
-  EXPECT_EQ(s.buffer().toString(), withNul);
+  EXPECT_EQ(s.buffer().toString(), "a\\x00b") << "the NUL is kept, escaped";
   // A view into a longer buffer stops at its own end, not at a '\0'.
   const char text[] = "abcdef";
   EXPECT_EQ(str(std::string_view(text + 1, 3)), "bcd");
@@ -526,3 +526,68 @@ TEST(ConvertTest, DecimalAndHexHelpers) {
 
 }  // namespace
 }  // namespace muon
+
+// ---- control characters in string operands (CWE-117) ------------------------
+
+using muon::LogStream;
+
+namespace {
+
+class ControlCharacters : public ::testing::Test {
+ protected:
+  void TearDown() override { LogStream::setControlCharacters(LogStream::kEscape); }
+};
+
+std::string streamed(const std::string& text) {
+  LogStream s;
+  s << "user " << text << " done";
+  return s.buffer().toString();
+}
+
+}  // namespace
+
+TEST_F(ControlCharacters, AForgedLineIsEscapedByDefaultAndKeptRawOnRequest) {
+  const std::string name = "x\n20261123 10:00:00.000000Z  4242 ERROR admin logged in - auth.cc:1";
+  EXPECT_EQ(LogStream::controlCharacters(), LogStream::kEscape);
+  EXPECT_EQ(streamed(name),
+            "user x\\n20261123 10:00:00.000000Z  4242 ERROR admin logged in - auth.cc:1 done");
+  LogStream::setControlCharacters(LogStream::kRaw);
+  EXPECT_EQ(streamed(name), "user " + name + " done");
+}
+
+TEST_F(ControlCharacters, EscapeSequencesAndOtherControlBytesBecomeHex) {
+  std::string all;
+  for (int c = 0; c < 0x20; ++c) all += static_cast<char>(c);
+  all += "\x7f\x1b[2J\xc3\xa9";  // DEL, a terminal's clear-screen, then UTF-8 for e-acute
+  EXPECT_EQ(streamed(all),
+            "user \\x00\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\t\\n\\x0b\\x0c\\r\\x0e\\x0f"
+            "\\x10\\x11\\x12\\x13\\x14\\x15\\x16\\x17\\x18\\x19\\x1a\\x1b\\x1c\\x1d\\x1e\\x1f"
+            "\\x7f\\x1b[2J\xc3\xa9 done");
+  LogStream::setControlCharacters(LogStream::kRaw);
+  EXPECT_EQ(streamed(all), "user " + all + " done");
+}
+
+TEST_F(ControlCharacters, LinesWithoutThemAreByteForByteAndChecksSeeEveryPosition) {
+  // Printable ASCII, tab and UTF-8 pass unchanged; a control byte is found
+  // at every position of a string, whatever its length (the 8-byte scan and
+  // its tail).
+  std::string clean = "plain\ttext \xe4\xb8\xad 0123456789 ~!@#$%^&*()_+{}|:<>?";
+  EXPECT_EQ(streamed(clean), "user " + clean + " done");
+  for (size_t len = 1; len <= 20; ++len) {
+    for (size_t at = 0; at < len; ++at) {
+      std::string t(len, 'a');
+      t[at] = '\r';
+      std::string want = t.substr(0, at) + "\\r" + t.substr(at + 1);
+      EXPECT_EQ(streamed(t), "user " + want + " done") << len << " " << at;
+    }
+  }
+}
+
+TEST_F(ControlCharacters, AnEscapeIsCutWholeAtTheEndOfTheBuffer) {
+  LogStream s;
+  s << std::string(LogStream::kBufferSize - 2, 'a') << std::string("\x1b");
+  EXPECT_EQ(s.buffer().length(), LogStream::kBufferSize - 2) << "no half of \\x1b";
+  LogStream t;
+  t << std::string(LogStream::kBufferSize - 2, 'a') << std::string("\n");
+  EXPECT_EQ(t.buffer().toString().substr(LogStream::kBufferSize - 2), "\\n");
+}
