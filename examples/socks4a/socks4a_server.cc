@@ -1,9 +1,10 @@
-// socks4a_server PORT [HIGH_WATER_MARK_KIB]: a SOCKS4a proxy (the book's
-// §7.13). A client sends one CONNECT request; the proxy connects to the
-// destination it names, answers 0x5A (granted) or 0x5B (refused: not
-// CONNECT, a name that does not resolve, or no connection within
-// kConnectTimeout) and then relays bytes both ways with flow control (see
-// Tunnel.h).
+// socks4a_server PORT [HIGH_WATER_MARK_KIB] [CONNECT_TIMEOUT_SECONDS]: a
+// SOCKS4a proxy (the book's §7.13). A client sends one CONNECT request; the
+// proxy connects to the destination it names, answers 0x5A (granted) or
+// 0x5B (refused: not CONNECT, a name that does not resolve, or no
+// connection within the timeout, default 5 s) and then relays bytes both
+// ways with flow control (see Tunnel.h). A refused client is half-closed
+// and read until it leaves, whatever it still sends dropped.
 //
 // The request: VN=4, CD=1, DSTPORT (2 bytes), DSTIP (4 bytes), USERID,
 // NUL. SOCKS4a: a DSTIP of 0.0.0.x (x != 0) is followed by a host name and
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <typeinfo>
 
 #include "muon/base/Logging.h"
 #include "muon/net/Buffer.h"
@@ -36,7 +38,6 @@ using TunnelPtr = std::shared_ptr<Tunnel>;
 namespace {
 
 constexpr size_t kMaxRequest = 1024;  // user id and host name together
-constexpr double kConnectTimeout = 5.0;
 constexpr char kGranted = 0x5A;
 constexpr char kRejected = 0x5B;
 
@@ -45,9 +46,16 @@ void reply(const TcpConnectionPtr& conn, char status) {
   conn->send(response, sizeof response);
 }
 
+// The context of a refused connection.
+struct Refused {};
+
 void reject(const TcpConnectionPtr& conn, const char* why) {
   LOG_WARN << conn->peerAddress().toIpPort() << " rejected: " << why;
   reply(conn, kRejected);
+  conn->setContext(Refused{});  // drops the tunnel, if any
+  // Reading may have been stopped while connecting; without it the
+  // client's close would never be seen.
+  if (!conn->isReading()) conn->startRead();
   conn->shutdown();
 }
 
@@ -87,7 +95,7 @@ bool parseRequest(Buffer* buf, InetAddress* destination, const char** error) {
   return true;
 }
 
-void onRequest(const TcpConnectionPtr& conn, Buffer* buf, size_t highWaterMark) {
+void onRequest(const TcpConnectionPtr& conn, Buffer* buf, size_t highWaterMark, double connectTimeout) {
   InetAddress destination;
   const char* error = nullptr;
   if (!parseRequest(buf, &destination, &error)) return;
@@ -100,7 +108,7 @@ void onRequest(const TcpConnectionPtr& conn, Buffer* buf, size_t highWaterMark) 
   conn->stopRead();  // until upstream is up; what came already waits in buf
   auto tunnel = std::make_shared<Tunnel>(conn, destination, highWaterMark);
   conn->setContext(tunnel);
-  tunnel->connect(kConnectTimeout, [weakConn = std::weak_ptr<muon::net::TcpConnection>(conn)](bool ok) {
+  tunnel->connect(connectTimeout, [weakConn = std::weak_ptr<muon::net::TcpConnection>(conn)](bool ok) {
     TcpConnectionPtr c = weakConn.lock();
     if (!c) return;
     if (ok) {
@@ -121,12 +129,15 @@ TunnelPtr tunnelOf(const TcpConnectionPtr& conn) {
 
 int main(int argc, char* argv[]) {
   long port = 0, highWaterKiB = 1024;
-  if (argc < 2 || argc > 3 || !muon::examples::parseInt(argv[1], 0, 65535, &port) ||
-      (argc == 3 && !muon::examples::parseInt(argv[2], 16, 1024 * 1024, &highWaterKiB))) {
+  double connectTimeout = 5;
+  if (argc < 2 || argc > 4 || !muon::examples::parseInt(argv[1], 0, 65535, &port) ||
+      (argc >= 3 && !muon::examples::parseInt(argv[2], 16, 1024 * 1024, &highWaterKiB)) ||
+      (argc == 4 && !muon::examples::parseNumber(argv[3], 0.01, 3600, &connectTimeout))) {
     std::fprintf(stderr,
-                 "Usage: %s PORT [HIGH_WATER_MARK_KIB]\n"
+                 "Usage: %s PORT [HIGH_WATER_MARK_KIB] [CONNECT_TIMEOUT_SECONDS]\n"
                  "  a SOCKS4a proxy buffering about HIGH_WATER_MARK_KIB (16..1048576, default\n"
-                 "  1024) per direction of each tunnel; PORT 0 picks a free port (printed)\n",
+                 "  1024) per direction of each tunnel, refusing a destination not connected\n"
+                 "  within CONNECT_TIMEOUT_SECONDS (default 5); PORT 0 picks a free port (printed)\n",
                  argv[0]);
     return 2;
   }
@@ -144,13 +155,16 @@ int main(int argc, char* argv[]) {
       conn->setContext(std::any());
     }
   });
-  server.setMessageCallback([highWaterMark](const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) {
-    if (TunnelPtr tunnel = tunnelOf(conn)) {
-      tunnel->onDownstreamMessage(buf);
-    } else {
-      onRequest(conn, buf, highWaterMark);
-    }
-  });
+  server.setMessageCallback(
+      [highWaterMark, connectTimeout](const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) {
+        if (conn->getContext().type() == typeid(Refused)) {
+          buf->retrieveAll();
+        } else if (TunnelPtr tunnel = tunnelOf(conn)) {
+          tunnel->onDownstreamMessage(buf);
+        } else {
+          onRequest(conn, buf, highWaterMark, connectTimeout);
+        }
+      });
   server.setWriteCompleteCallback([](const TcpConnectionPtr& conn) {
     if (TunnelPtr tunnel = tunnelOf(conn)) tunnel->onDownstreamWriteComplete();
   });

@@ -89,7 +89,8 @@ std::pair<long, long> peaksOf(const std::string& output) {
   return {toClient, std::strtol(end + std::strlen(", to destination "), nullptr, 10)};
 }
 
-// One proxy (256 KiB high-water mark) and one destination per test.
+// One proxy (256 KiB high-water mark, 0.2 s to connect) and one
+// destination per test.
 class Socks4aServer : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -115,7 +116,7 @@ class Socks4aServer : public ::testing::Test {
     return idle;
   }
 
-  ChildProgram proxy_{"socks4a_server", {"0", std::to_string(kHighWaterKiB)}};
+  ChildProgram proxy_{"socks4a_server", {"0", std::to_string(kHighWaterKiB), "0.2"}};
   uint16_t proxyPort_ = 0;
   int idleFds_ = 0;
   Destination destination_;
@@ -217,6 +218,16 @@ TEST_F(Socks4aServer, RefusesWhatIsNotConnect) {
   const int client = connectThrough(proxyPort_, request(2, 80, "127.0.0.1"), &status);  // BIND
   EXPECT_EQ(status, 0x5B);
   EXPECT_TRUE(readsEof(client));
+  ::close(client);
+  EXPECT_TRUE(proxyIsIdle());
+}
+
+TEST_F(Socks4aServer, ADestinationThatDoesNotAnswerIsRefusedAndTheClientReleased) {
+  char status;
+  const int client = connectThrough(proxyPort_, request(1, unusedPort(), "127.0.0.1"), &status);
+  EXPECT_EQ(status, 0x5B);  // after the 0.2 s connect timeout
+  EXPECT_EQ(readUntilEof(client), "");
+  ASSERT_TRUE(writeAll(client, "ignored", 7));  // read and dropped by the proxy
   ::close(client);
   EXPECT_TRUE(proxyIsIdle());
 }
