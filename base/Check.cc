@@ -15,8 +15,8 @@ CheckOpFailure makeCheckOpFailure(const char* expression, const std::string& a,
   return CheckOpFailure(std::move(text));
 }
 
-void checkNotNullFailed(const SourceLocation& where, const char* message) {
-  Logger(where, Logger::FATAL).stream() << message;
+void checkNotNullFailed(const LogSite& site, const char* message) {
+  Logger(site, Logger::FATAL).stream() << message;
   __builtin_unreachable();  // a FATAL Logger aborts when it is destroyed
 }
 

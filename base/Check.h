@@ -120,10 +120,10 @@ MUON_DEFINE_CHECK_OP(GE, !checkLess(a, b))
 
 // Writes the FATAL line "'name' must be non NULL" (and aborts) for a null
 // pointer; otherwise hands the pointer back.
-[[noreturn]] void checkNotNullFailed(const SourceLocation& where, const char* message);
+[[noreturn]] void checkNotNullFailed(const LogSite& site, const char* message);
 template <typename T>
-T&& checkNotNull(const SourceLocation& where, const char* message, T&& pointer) {
-  if (__builtin_expect(pointer == nullptr, 0)) checkNotNullFailed(where, message);
+T&& checkNotNull(const LogSite& site, const char* message, T&& pointer) {
+  if (__builtin_expect(pointer == nullptr, 0)) checkNotNullFailed(site, message);
   return std::forward<T>(pointer);
 }
 
@@ -150,12 +150,12 @@ T&& checkNotNull(const SourceLocation& where, const char* message, T&& pointer) 
 #define CHECK_GE(a, b) MUON_CHECK_OP(GE, >=, a, b)
 
 #define CHECK_NOTNULL(pointer) \
-  ::muon::detail::checkNotNull(MUON_SOURCE_LOCATION, "'" #pointer "' must be non NULL", (pointer))
+  ::muon::detail::checkNotNull(MUON_LOG_SITE, "'" #pointer "' must be non NULL", (pointer))
 
 // errno is taken when the check fails, before the << context runs.
 #define PCHECK(condition)                                                     \
   MUON_LOG_STREAM_IF(__builtin_expect(!(condition), 0))                       \
-  ::muon::Logger(MUON_SOURCE_LOCATION, true).stream() << "Check failed: " #condition " "
+  ::muon::Logger(MUON_LOG_SITE, true).stream() << "Check failed: " #condition " "
 
 #ifdef NDEBUG
 #define DCHECK(condition) while (false) CHECK(condition)

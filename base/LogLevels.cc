@@ -140,10 +140,11 @@ AtForkRegistration g_atForkRegistration;
 
 namespace detail {
 
-LogSite* resolveAndAdmit(LogSite& site, int level, const char* file) {
+LogSite* resolveAndAdmit(LogSite& site, int level) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  if (site.file == nullptr) {
-    site.file = file;
+  // Unresolved under the mutex: not registered yet (another thread may have
+  // done both since this one looked).
+  if (site.threshold.load(std::memory_order_relaxed) == LogSite::kUnresolved) {
     site.next = g_sites;
     g_sites = &site;
   }

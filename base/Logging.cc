@@ -173,36 +173,19 @@ const char* strerror_tl(int savedErrno) {
 
 uint64_t detail::dateTimeFormatsInThisThread() { return t_prefix.builds; }
 
-Logger::Logger(const detail::SourceLocation& where, LogLevel level)
-    : where_(where), level_(level), savedErrno_(0) {
+Logger::Logger(const detail::LogSite& site, LogLevel level)
+    : site_(site), level_(level), savedErrno_(0) {
   formatHeader(level);
 }
 
-Logger::Logger(const detail::SourceLocation& where, LogLevel level, const char* func)
-    : where_(where), level_(level), savedErrno_(0) {
-  formatHeader(level);
-  stream_ << func << ' ';
-}
-
-Logger::Logger(const detail::SourceLocation& where, bool toAbort)
-    : where_(where), level_(toAbort ? FATAL : ERROR), savedErrno_(errno) {
-  formatHeader(level_);
-}
-
-Logger::Logger(const detail::LogSite& site, const detail::SourceLocation& where, LogLevel level)
-    : where_(where), site_(&site), level_(level), savedErrno_(0) {
-  formatHeader(level);
-}
-
-Logger::Logger(const detail::LogSite& site, const detail::SourceLocation& where, LogLevel level,
-               const char* func)
-    : where_(where), site_(&site), level_(level), savedErrno_(0) {
+Logger::Logger(const detail::LogSite& site, LogLevel level, const char* func)
+    : site_(site), level_(level), savedErrno_(0) {
   formatHeader(level);
   stream_ << func << ' ';
 }
 
-Logger::Logger(const detail::LogSite& site, const detail::SourceLocation& where, bool toAbort)
-    : where_(where), site_(&site), level_(toAbort ? FATAL : ERROR), savedErrno_(errno) {
+Logger::Logger(const detail::LogSite& site, bool toAbort)
+    : site_(site), level_(toAbort ? FATAL : ERROR), savedErrno_(errno) {
   formatHeader(level_);
 }
 
@@ -237,9 +220,10 @@ void Logger::finish() {
   // whole: if the message filled the buffer, its end is cut to make room, so
   // every line ends in '\n'.
   LogStream::Buffer& buf = stream_.buffer();
-  size_t n = where_.length;
+  const detail::SourceLocation& where = site_.where;
+  size_t n = where.length;
   if (buf.avail() < n) buf.unwind(n - buf.avail());
-  buf.append(where_.trailer, n);
+  buf.append(where.trailer, n);
 }
 
 Logger::~Logger() {
@@ -257,7 +241,8 @@ Logger::~Logger() {
 void Logger::writeRare() {
   const LogStream::Buffer& buf = stream_.buffer();
   const bool backtrace = g_backtraceLines.load(std::memory_order_relaxed) > 0;
-  if (backtrace && site_ != nullptr && level_ < site_->level.load(std::memory_order_relaxed)) {
+  // A FATAL statement's site is never resolved (level kUnresolved): never below.
+  if (backtrace && level_ < site_.level.load(std::memory_order_relaxed)) {
     detail::backtracePush(buf.data(), buf.length());
     return;
   }

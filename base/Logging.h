@@ -37,55 +37,12 @@ namespace muon {
 class TimeZone;
 
 namespace detail {
-// Offset of the basename in a path: "a/b/c.cc" -> 4. constexpr, so the
-// macros can compute it at compile time.
-constexpr size_t basenameOffset(const char* path) {
-  size_t offset = 0;
-  for (size_t i = 0; path[i] != '\0'; ++i) {
-    if (path[i] == '/') offset = i + 1;
-  }
-  return offset;
-}
-
 // Makes `stream << a << b` a void expression, so that it can be the last
 // operand of ?: in the LOG_* macros. '&' binds looser than '<<', so it takes
 // the whole chain.
 struct LogVoidify {
   void operator&(LogStream&) const {}
 };
-// What a line ends with, " - file.cc:42\n", built at compile time once per
-// LOG_* statement (see MUON_SOURCE_LOCATION), so a line only copies it.
-struct SourceLocation {
-  static constexpr size_t kCapacity = 96;
-  char trailer[kCapacity];
-  size_t length;
-};
-
-constexpr SourceLocation makeSourceLocation(const char* path, int line) {
-  SourceLocation where{};
-  size_t n = 0;
-  where.trailer[n++] = ' ';
-  where.trailer[n++] = '-';
-  where.trailer[n++] = ' ';
-  // Room is kept for ':', ten digits and '\n'; a longer name is cut.
-  const char* base = path + basenameOffset(path);
-  for (size_t i = 0; base[i] != '\0' && n < SourceLocation::kCapacity - 12; ++i) {
-    where.trailer[n++] = base[i];
-  }
-  where.trailer[n++] = ':';
-  char digits[10] = {};
-  size_t count = 0;
-  unsigned v = line > 0 ? static_cast<unsigned>(line) : 0u;
-  do {
-    digits[count++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  while (count > 0) where.trailer[n++] = digits[--count];
-  where.trailer[n++] = '\n';
-  where.length = n;
-  return where;
-}
-
 // For tests: how many times this thread has formatted the date-time part of
 // a line. Lines in a second this thread has already formatted reuse it, so
 // this grows by one per second logged in (and per time-zone change).
@@ -96,19 +53,14 @@ class Logger {
  public:
   enum LogLevel { TRACE, DEBUG, INFO, WARN, ERROR, FATAL, NUM_LOG_LEVELS };
 
-  // `where` is the statement's MUON_SOURCE_LOCATION.
-  Logger(const detail::SourceLocation& where, LogLevel level);
+  // `site` is the statement's MUON_LOG_SITE: where it is (the line's
+  // trailer) and its level (a line below it, possible while the backtrace
+  // ring is on, goes to the ring instead of the output).
+  Logger(const detail::LogSite& site, LogLevel level);
   // TRACE and DEBUG lines also name the function.
-  Logger(const detail::SourceLocation& where, LogLevel level, const char* func);
+  Logger(const detail::LogSite& site, LogLevel level, const char* func);
   // LOG_SYSERR / LOG_SYSFATAL: the message is followed by errno's text.
-  Logger(const detail::SourceLocation& where, bool toAbort);
-  // The LOG_* macros: `site` says whether the line is below the statement's
-  // level (possible while the backtrace ring is on), so that it goes to the
-  // ring instead of the output.
-  Logger(const detail::LogSite& site, const detail::SourceLocation& where, LogLevel level);
-  Logger(const detail::LogSite& site, const detail::SourceLocation& where, LogLevel level,
-         const char* func);
-  Logger(const detail::LogSite& site, const detail::SourceLocation& where, bool toAbort);
+  Logger(const detail::LogSite& site, bool toAbort);
   // Writes the line; a FATAL line is then flushed and the process aborts.
   ~Logger();
   Logger(const Logger&) = delete;
@@ -194,8 +146,7 @@ class Logger {
   static std::atomic<int> g_logLevel;
 
   LogStream stream_;
-  const detail::SourceLocation& where_;
-  const detail::LogSite* site_ = nullptr;  // the LOG_* macros': for the backtrace ring
+  const detail::LogSite& site_;
   LogLevel level_;
   int savedErrno_;  // LOG_SYSERR's errno, taken before the arguments run; 0 otherwise
 };
@@ -204,15 +155,6 @@ class Logger {
 const char* strerror_tl(int savedErrno);
 
 }  // namespace muon
-
-// A reference to this statement's SourceLocation: a constant in the binary,
-// made by the compiler (constexpr), with no guard or run-time work.
-#define MUON_SOURCE_LOCATION                                                 \
-  ([]() -> const ::muon::detail::SourceLocation& {                           \
-    static constexpr ::muon::detail::SourceLocation kWhere =                 \
-        ::muon::detail::makeSourceLocation(__FILE__, __LINE__);              \
-    return kWhere;                                                           \
-  }())
 
 // `!(condition) ? (void)0 : voidify & stream << ...` is one expression: safe
 // in an unbraced if/else, and a false condition evaluates none of the <<
@@ -223,11 +165,11 @@ const char* strerror_tl(int savedErrno);
   !(condition) ? static_cast<void>(0) : ::muon::detail::LogVoidify() &
 
 // This statement's LogSite: a static in a lambda of its own, constant-
-// initialized (no guard on the path).
-#define MUON_LOG_SITE                                    \
-  ([]() -> ::muon::detail::LogSite& {                    \
-    static ::muon::detail::LogSite muon_site;            \
-    return muon_site;                                    \
+// initialized (its trailer made by the compiler; no guard on the path).
+#define MUON_LOG_SITE                                                  \
+  ([]() -> ::muon::detail::LogSite& {                                  \
+    static ::muon::detail::LogSite muon_site{__FILE__, __LINE__};      \
+    return muon_site;                                                  \
   }())
 
 // Runs the statement that follows (the Logger and the user's << operands) at
@@ -235,20 +177,19 @@ const char* strerror_tl(int savedErrno);
 // holds; it names the site `muon_log_site`. A for, not an if: a user's else
 // after an unbraced LOG_* binds to the user's if without a dangling-else
 // warning, and unlike ?: the site is visible to the statement. A disabled
-// level costs admit()'s one relaxed load and compare.
+// level costs admit()'s one relaxed load and compare. (A LOG_* inside a
+// lambda inside another's << operands redeclares muon_log_site: -Wshadow.)
 #define MUON_LOG_AT_IF(level, condition)                                                  \
   for (::muon::detail::LogSite* muon_log_site =                                           \
-           ::muon::detail::admit(MUON_LOG_SITE, ::muon::Logger::level, __FILE__);          \
+           ::muon::detail::admit(MUON_LOG_SITE, ::muon::Logger::level);                    \
        muon_log_site != nullptr && (condition); muon_log_site = nullptr)
 
 // A Logger for the statement at `level` (inside MUON_LOG_AT_IF), as a stream;
 // TRACE and DEBUG lines also name the function.
 #define MUON_LOGGER_STREAM(level) MUON_LOGGER_STREAM_##level
-#define MUON_LOGGER_STREAM_WITH_FUNC(level)                                               \
-  ::muon::Logger(*muon_log_site, MUON_SOURCE_LOCATION, ::muon::Logger::level, __func__)    \
-      .stream()
-#define MUON_LOGGER_STREAM_AT(level) \
-  ::muon::Logger(*muon_log_site, MUON_SOURCE_LOCATION, ::muon::Logger::level).stream()
+#define MUON_LOGGER_STREAM_WITH_FUNC(level) \
+  ::muon::Logger(*muon_log_site, ::muon::Logger::level, __func__).stream()
+#define MUON_LOGGER_STREAM_AT(level) ::muon::Logger(*muon_log_site, ::muon::Logger::level).stream()
 #define MUON_LOGGER_STREAM_TRACE MUON_LOGGER_STREAM_WITH_FUNC(TRACE)
 #define MUON_LOGGER_STREAM_DEBUG MUON_LOGGER_STREAM_WITH_FUNC(DEBUG)
 #define MUON_LOGGER_STREAM_INFO MUON_LOGGER_STREAM_AT(INFO)
@@ -256,8 +197,8 @@ const char* strerror_tl(int savedErrno);
 #define MUON_LOGGER_STREAM_ERROR MUON_LOGGER_STREAM_AT(ERROR)
 #define MUON_LOGGER_STREAM_FATAL MUON_LOGGER_STREAM_AT(FATAL)
 
-// FATAL lines need no site: no level or module silences them.
-#define MUON_FATAL_STREAM ::muon::Logger(MUON_SOURCE_LOCATION, ::muon::Logger::FATAL).stream()
+// FATAL lines skip the level check: no level or module silences them.
+#define MUON_FATAL_STREAM ::muon::Logger(MUON_LOG_SITE, ::muon::Logger::FATAL).stream()
 
 #define LOG_TRACE MUON_LOG_AT_IF(TRACE, true) MUON_LOGGER_STREAM_TRACE
 #define LOG_DEBUG MUON_LOG_AT_IF(DEBUG, true) MUON_LOGGER_STREAM_DEBUG
@@ -265,9 +206,8 @@ const char* strerror_tl(int savedErrno);
 #define LOG_WARN MUON_LOG_AT_IF(WARN, true) MUON_LOGGER_STREAM_WARN
 #define LOG_ERROR MUON_LOG_AT_IF(ERROR, true) MUON_LOGGER_STREAM_ERROR
 #define LOG_FATAL MUON_FATAL_STREAM
-#define LOG_SYSERR \
-  MUON_LOG_AT_IF(ERROR, true) ::muon::Logger(*muon_log_site, MUON_SOURCE_LOCATION, false).stream()
-#define LOG_SYSFATAL ::muon::Logger(MUON_SOURCE_LOCATION, true).stream()
+#define LOG_SYSERR MUON_LOG_AT_IF(ERROR, true) ::muon::Logger(*muon_log_site, false).stream()
+#define LOG_SYSFATAL ::muon::Logger(MUON_LOG_SITE, true).stream()
 
 // LOG_IF, LOG_EVERY_N, LOG_FIRST_N, LOG_EVERY_T.
 #include "muon/base/RateLimit.h"

@@ -3,13 +3,15 @@
 // It does not open /dev/log (imuxsock's system socket is off), the journal or
 // the kernel log, and never touches a system daemon. Every message it
 // receives is written to out.log as "SEVERITY APP-NAME MSG". The process is
-// always killed and reaped by the destructor. For tests only.
+// always killed and reaped by the destructor, and dies with the test process
+// (PR_SET_PDEATHSIG) if that crashes first. For tests only.
 #pragma once
 
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -56,6 +58,8 @@ class Rsyslogd {
     writeConfig();
     pid_ = ::fork();
     if (pid_ == 0) {
+      // Dies with the test, even if the test itself crashes.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       int err = ::open(dir_.file("rsyslogd.err").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
       if (err >= 0) ::dup2(err, STDERR_FILENO);
       std::string conf = dir_.file("rsyslog.conf");
