@@ -28,8 +28,9 @@ std::string fileNameOf(const std::string& path) {
 }
 
 std::unique_ptr<AppendFile> AppendFile::create(const std::string& path, WriteFunction write,
-                                               int* savedErrno, bool buffered) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+                                               int* savedErrno, bool buffered, mode_t mode) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC,
+                  mode);
   if (fd < 0) {
     *savedErrno = errno;
     return nullptr;

@@ -63,8 +63,12 @@ class AppendFile {
   // and sets *savedErrno when it cannot. buffered = false: every append is
   // written at once, as one chunk (AsyncLogging's 4 MiB buffers gain
   // nothing from a copy into 64 KiB).
+  // The file gets `mode` (never more: the umask may only take bits away),
+  // and a symbolic link at `path` is never followed (O_EXCL | O_NOFOLLOW:
+  // EEXIST).
   static std::unique_ptr<AppendFile> create(const std::string& path, WriteFunction write,
-                                            int* savedErrno, bool buffered = true);
+                                            int* savedErrno, bool buffered = true,
+                                            mode_t mode = 0640);
   ~AppendFile();  // flushes, then closes
   AppendFile(const AppendFile&) = delete;
   AppendFile& operator=(const AppendFile&) = delete;

@@ -174,10 +174,16 @@ bool LogFile::rollFileUnlocked(Timestamp now) {
   std::unique_ptr<AppendFile> file;
   for (int attempt = 0; attempt < 1000; ++attempt, ++sequence) {
     std::string path = (sequence == 0 ? name : name + "." + std::to_string(sequence)) + suffixes;
-    file = AppendFile::create(path, write_, &savedErrno, options_.buffered);
+    file = AppendFile::create(path, write_, &savedErrno, options_.buffered, options_.fileMode);
     if (file || savedErrno != EEXIST) {
       if (!file) name = path;
       break;
+    }
+    // Taken. A symbolic link where our next file goes was planted (names are
+    // predictable): say so, and take the next name rather than follow it.
+    struct stat st;
+    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+      reportError(&createReport_, "create (a symbolic link is in the way)", path, ELOOP);
     }
   }
   sameSecondRolls_ = sequence;

@@ -56,6 +56,9 @@ class LogFile {
     // follows the log across rolls. Off by default: it adds a file to the
     // directory, which scripts that glob basename.* would see.
     bool currentLink = false;
+    // Permissions of new log files: owner and group may read, others not
+    // (logs hold what users did). The umask may take bits away, never add.
+    mode_t fileMode = 0640;
     // Write through a 64 KiB buffer (lines), or each append at once as one
     // chunk (AsyncLogging's 4 MiB buffers: it turns this off).
     bool buffered = true;

@@ -1,12 +1,14 @@
 #include "muon/base/LogFile.h"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <thread>
 #include <vector>
@@ -579,4 +581,65 @@ TEST_F(LogFileTest, CurrentLinkNamesAnExistingFileAcrossAThousandRolls) {
   char target[4096] = {};
   ASSERT_GT(::readlink(link.c_str(), target, sizeof target - 1), 0);
   EXPECT_EQ(dir_.file(target), file.currentFileName()) << "relative to the directory";
+}
+
+// ---- permissions and planted links -----------------------------------------
+
+namespace {
+
+// Runs f with stderr going to a file, and returns what was written there.
+template <typename F>
+std::string stderrOf(const TempDir& dir, F f) {
+  std::fflush(stderr);
+  int saved = ::dup(STDERR_FILENO);
+  std::string path = dir.file("stderr.txt");
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  ::dup2(fd, STDERR_FILENO);
+  ::close(fd);
+  f();
+  std::fflush(stderr);
+  ::dup2(saved, STDERR_FILENO);
+  ::close(saved);
+  std::string text = readFile(path);
+  ::unlink(path.c_str());
+  return text;
+}
+
+}  // namespace
+
+TEST_F(LogFileTest, NewFilesAreOwnerAndGroupOnlyEvenUnderAPermissiveUmask) {
+  mode_t old = ::umask(0);
+  LogFile plain(dir_.file("modes"), 1 << 20, false);
+  LogFile::Options o;
+  o.fileMode = 0600;
+  LogFile strict(dir_.file("strict"), 1 << 20, false, 3, 1024, o);
+  ::umask(old);
+  struct stat st;
+  ASSERT_EQ(::stat(plain.currentFileName().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  ASSERT_EQ(::stat(strict.currentFileName().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+}
+
+TEST_F(LogFileTest, ASymlinkPlantedWhereTheNextFileGoesIsNotFollowedAndIsReported) {
+  TempDir elsewhere;
+  const std::string victim = elsewhere.file("victim");
+  { std::ofstream(victim) << "precious\n"; }
+  setFakeTime(kNoon);
+  const std::string planted = LogFile::logFileName(dir_.file("app"), Timestamp::fromUnixTime(kNoon));
+  ASSERT_EQ(::symlink(victim.c_str(), planted.c_str()), 0);
+  LogFile::Options o;
+  o.clock = &fakeClock;
+  std::unique_ptr<LogFile> file;
+  std::string err = stderrOf(dir_, [&] {
+    file = std::make_unique<LogFile>(dir_.file("app"), 1 << 20, false, 3, 1024, o);
+  });
+  file->append("mine\n", 5);
+  file->flush();
+  EXPECT_EQ(readFile(victim), "precious\n") << "the link was followed";
+  EXPECT_EQ(file->currentFileName(), planted + ".1");
+  EXPECT_EQ(readFile(file->currentFileName()), "mine\n");
+  EXPECT_NE(err.find("create (a symbolic link is in the way) '" + planted + "' failed"),
+            std::string::npos)
+      << err;
 }
