@@ -234,6 +234,11 @@ void TcpConnection::handleRead(Timestamp receiveTime) {
   ssize_t n = inputBuffer_.readFd(channel_->fd(), &savedErrno);
   if (n > 0) {
     messageCallback_(shared_from_this(), &inputBuffer_, receiveTime);
+    if (inputLimit_ > 0 && inputBuffer_.readableBytes() >= inputLimit_ && reading_ &&
+        state_ != kDisconnected) {
+      stopReadInLoop();
+      if (inputLimitCallback_) inputLimitCallback_(shared_from_this(), inputBuffer_.readableBytes());
+    }
   } else if (n == 0) {
     // The peer half-closed. Stop reading (EOF stays readable forever) and
     // close once what is queued has been written; muduo closed at once.

@@ -99,6 +99,16 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
     highWaterMarkCallback_ = std::move(cb);
     highWaterMark_ = highWaterMark;
   }
+  // Input back-pressure against a peer that sends faster than the
+  // application consumes: when, after the message callback, `limit` bytes or
+  // more are left in the input buffer, reading stops and cb runs (once per
+  // crossing). So the buffer holds at most `limit` plus one read. Reading
+  // resumes when the application, having consumed, calls startRead().
+  // 0 (the default) means no limit, as muduo: the buffer grows as the peer sends.
+  void setInputLimitCallback(HighWaterMarkCallback cb, size_t limit) {
+    inputLimitCallback_ = std::move(cb);
+    inputLimit_ = limit;
+  }
   // Internal: TcpServer / TcpClient use it to forget the connection.
   void setCloseCallback(CloseCallback cb) { closeCallback_ = std::move(cb); }
 
@@ -142,6 +152,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   MessageCallback messageCallback_;
   WriteCompleteCallback writeCompleteCallback_;
   HighWaterMarkCallback highWaterMarkCallback_;
+  HighWaterMarkCallback inputLimitCallback_;
+  size_t inputLimit_ = 0;
   CloseCallback closeCallback_;
   size_t highWaterMark_;
   Buffer inputBuffer_;

@@ -71,6 +71,7 @@ void TcpServer::newConnection(int sockfd, const InetAddress& peerAddr) {
   conn->setConnectionCallback(connectionCallback_);
   conn->setMessageCallback(messageCallback_);
   conn->setWriteCompleteCallback(writeCompleteCallback_);
+  if (inputLimit_ > 0) conn->setInputLimitCallback(inputLimitCallback_, inputLimit_);
   // Runs in the I/O thread. It touches only the base loop (which outlives
   // the server) and a weak token; the server itself is looked at in the
   // base loop, and only if it still exists. The connection goes over weakly

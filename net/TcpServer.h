@@ -63,6 +63,12 @@ class TcpServer {
   void setConnectionCallback(ConnectionCallback cb) { connectionCallback_ = std::move(cb); }
   void setMessageCallback(MessageCallback cb) { messageCallback_ = std::move(cb); }
   void setWriteCompleteCallback(WriteCompleteCallback cb) { writeCompleteCallback_ = std::move(cb); }
+  // Every new connection's input limit (TcpConnection::setInputLimitCallback).
+  // Set before start().
+  void setInputLimitCallback(HighWaterMarkCallback cb, size_t limit) {
+    inputLimitCallback_ = std::move(cb);
+    inputLimit_ = limit;
+  }
 
   // Number of connections not yet removed (base loop thread only).
   size_t numConnections() const { return connections_.size(); }
@@ -78,6 +84,8 @@ class TcpServer {
   const InetAddress listenAddr_;
   std::shared_ptr<EventLoopThreadPool> threadPool_;
   ConnectionCallback connectionCallback_;
+  HighWaterMarkCallback inputLimitCallback_;
+  size_t inputLimit_ = 0;
   MessageCallback messageCallback_;
   WriteCompleteCallback writeCompleteCallback_;
   ThreadInitCallback threadInitCallback_;

@@ -2,6 +2,7 @@
 // clients in the test thread.
 #include "muon/net/TcpServer.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 
@@ -620,4 +621,73 @@ TEST(TcpServer, DestroyedWithOpenConnections) {
     EXPECT_TRUE(readsEof(fd));
     ::close(fd);
   }
+}
+
+// A peer that floods a connection whose application does not consume: with
+// an input limit the connection stops reading at the limit (the callback
+// fires once), the process's memory stays bounded, and another client is
+// still served at once. Without the limit the buffer would take all it is sent.
+TEST(TcpServer, InputLimitHoldsAFloodingClientWhileAnotherIsServed) {
+  constexpr size_t kLimit = 1 << 20;
+  constexpr size_t kFlood = 256u << 20;  // offered; most never leaves the client
+  std::atomic<int> limits{0};
+  std::atomic<size_t> atLimit{0};
+  std::atomic<size_t> held{0};
+  ServerThread server(1, [&](TcpServer& s) {
+    s.setInputLimitCallback(
+        [&](const TcpConnectionPtr&, size_t size) {
+          limits.fetch_add(1);
+          atLimit = size;
+        },
+        kLimit);
+    // "flood" lines are kept (an application that never gets to them);
+    // anything else is echoed.
+    s.setMessageCallback([&](const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) {
+      if (buf->toStringView().substr(0, 5) == "flood") {
+        held = buf->readableBytes();
+        return;
+      }
+      conn->send(buf);
+    });
+  });
+  const long before = residentBytes();
+  int flooder = connectTo(server.address());
+  ASSERT_GE(flooder, 0);
+  // Non-blocking, so the client stops when the server stops taking bytes.
+  ASSERT_EQ(::fcntl(flooder, F_SETFL, ::fcntl(flooder, F_GETFL) | O_NONBLOCK), 0);
+  std::string chunk = "flood" + std::string(65536 - 5, 'f');
+  size_t sent = 0;
+  auto lastProgress = std::chrono::steady_clock::now();
+  while (sent < kFlood &&
+         std::chrono::steady_clock::now() - lastProgress < std::chrono::milliseconds(300)) {
+    ssize_t n = ::send(flooder, chunk.data(), chunk.size(), MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += static_cast<size_t>(n);
+      lastProgress = std::chrono::steady_clock::now();
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  ASSERT_TRUE(waitFor([&] { return limits.load() == 1; }));
+  EXPECT_GE(atLimit.load(), kLimit);
+  EXPECT_LT(atLimit.load(), kLimit + 2 * 65536) << "at most the limit and one read";
+  EXPECT_LT(sent, kFlood / 8) << "the server kept reading: " << sent << " bytes taken";
+  // Another client, meanwhile, is echoed within a second.
+  int other = connectTo(server.address());
+  ASSERT_GE(other, 0);
+  auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(writeAll(other, "ping", 4));
+  char reply[4];
+  ASSERT_TRUE(readExactly(other, reply, 4, 1000));
+  EXPECT_EQ(std::string(reply, 4), "ping");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
+  EXPECT_EQ(limits.load(), 1) << "once per crossing";
+  long grown = residentBytes() - before;
+  if (kCheckResidentSize) {
+    EXPECT_LT(grown, 64L << 20) << "RSS grew by " << grown << " bytes";
+  }
+  std::printf("flooder: %zu bytes taken of %zu offered, input held %zu, RSS %+ld KiB\n", sent,
+              kFlood, held.load(), grown / 1024);
+  ::close(other);
+  ::close(flooder);
 }
