@@ -32,20 +32,39 @@ class LengthHeaderCodec {
 
   explicit LengthHeaderCodec(StringMessageCallback cb) : messageCallback_(std::move(cb)) {}
 
+  // What cut() found at the front of a buffer.
+  enum class Cut { kMessage, kIncomplete, kBadLength };
+
+  // Takes the next whole message off the front of buf into *message; on a
+  // bad length header, *badLength is it and nothing is taken. Pure, so any
+  // bytes can be fed to it (tests/fuzz/ChatCodec_fuzz).
+  static Cut cut(muon::net::Buffer* buf, std::string* message, int32_t* badLength) {
+    if (buf->readableBytes() < kHeaderLength) return Cut::kIncomplete;
+    const int32_t len = buf->peekInt32();
+    if (len < 0 || len > kMaxMessageLength) {
+      *badLength = len;
+      return Cut::kBadLength;
+    }
+    const size_t total = kHeaderLength + static_cast<size_t>(len);
+    if (buf->readableBytes() < total) return Cut::kIncomplete;  // the rest has not arrived
+    buf->retrieve(kHeaderLength);
+    *message = buf->retrieveAsString(static_cast<size_t>(len));
+    return Cut::kMessage;
+  }
+
   void onMessage(const muon::net::TcpConnectionPtr& conn, muon::net::Buffer* buf,
                  muon::Timestamp receiveTime) const {
-    while (buf->readableBytes() >= kHeaderLength) {
-      const int32_t len = buf->peekInt32();
-      if (len < 0 || len > kMaxMessageLength) {
-        LOG_ERROR << "chat: invalid length " << len << " from " << conn->peerAddress().toIpPort();
+    std::string message;
+    int32_t badLength = 0;
+    for (;;) {
+      Cut c = cut(buf, &message, &badLength);
+      if (c == Cut::kIncomplete) return;
+      if (c == Cut::kBadLength) {
+        LOG_ERROR << "chat: invalid length " << badLength << " from " << conn->peerAddress().toIpPort();
         buf->retrieveAll();
         conn->forceClose();
         return;
       }
-      const size_t total = kHeaderLength + static_cast<size_t>(len);
-      if (buf->readableBytes() < total) return;  // the rest has not arrived
-      buf->retrieve(kHeaderLength);
-      std::string message = buf->retrieveAsString(static_cast<size_t>(len));
       messageCallback_(conn, message, receiveTime);
     }
   }

@@ -25,6 +25,7 @@
 
 #include "CommandLine.h"
 #include "StopSignals.h"
+#include "Socks4aRequest.h"
 #include "Tunnel.h"
 
 using muon::net::Buffer;
@@ -37,7 +38,6 @@ using TunnelPtr = std::shared_ptr<Tunnel>;
 
 namespace {
 
-constexpr size_t kMaxRequest = 1024;  // user id and host name together
 constexpr char kGranted = 0x5A;
 constexpr char kRejected = 0x5B;
 
@@ -59,39 +59,24 @@ void reject(const TcpConnectionPtr& conn, const char* why) {
   conn->shutdown();
 }
 
-// Parses the request at the front of buf. Returns false while it is
-// incomplete; once complete, consumes it and sets *destination (or *error).
+// The request at the front of buf: false while it is incomplete; once
+// complete, consumed, with *destination set (resolved) or *error.
 bool parseRequest(Buffer* buf, InetAddress* destination, const char** error) {
-  if (buf->readableBytes() < 9) return false;
-  const char* begin = buf->peek();
-  const char* end = begin + buf->readableBytes();
-  const char* userEnd = static_cast<const char*>(std::memchr(begin + 8, '\0', static_cast<size_t>(end - begin - 8)));
-  if (userEnd == nullptr) {
-    if (buf->readableBytes() > kMaxRequest) *error = "request too long";
-    return *error != nullptr;
-  }
-  uint16_t portNet;
-  uint32_t ipNet;
-  std::memcpy(&portNet, begin + 2, sizeof portNet);
-  std::memcpy(&ipNet, begin + 4, sizeof ipNet);
-  const uint32_t ip = ntohl(ipNet);
-  const char* requestEnd = userEnd + 1;
+  socks4a::Request request;
+  size_t consumed = 0;
+  socks4a::Parse result =
+      socks4a::parseRequest(buf->peek(), buf->readableBytes(), &request, &consumed, error);
+  if (result == socks4a::Parse::kIncomplete) return false;
+  buf->retrieve(consumed);
+  if (result == socks4a::Parse::kError) return true;
   struct sockaddr_in addr {};
   addr.sin_family = AF_INET;
-  addr.sin_port = portNet;
-  addr.sin_addr.s_addr = ipNet;
+  addr.sin_port = request.portNet;
+  addr.sin_addr.s_addr = request.ipNet;
   *destination = InetAddress(addr);
-  if (ip != 0 && ip < 256) {  // SOCKS4a: a host name follows
-    const char* hostEnd = static_cast<const char*>(std::memchr(requestEnd, '\0', static_cast<size_t>(end - requestEnd)));
-    if (hostEnd == nullptr) {
-      if (buf->readableBytes() > kMaxRequest) *error = "request too long";
-      return *error != nullptr;
-    }
-    if (!InetAddress::resolve(std::string(requestEnd, hostEnd), destination)) *error = "name does not resolve";
-    requestEnd = hostEnd + 1;
+  if (request.socks4a && !InetAddress::resolve(request.host, destination)) {
+    *error = "name does not resolve";
   }
-  if (begin[0] != 4 || begin[1] != 1) *error = "not a SOCKS4 CONNECT";
-  buf->retrieveUntil(requestEnd);
   return true;
 }
 
