@@ -22,7 +22,6 @@ EventLoop* checkNotNull(EventLoop* loop) {
 TcpServer::TcpServer(EventLoop* loop, const InetAddress& listenAddr, const std::string& name,
                      Option option)
     : loop_(checkNotNull(loop)),
-      ipPort_(listenAddr.toIpPort()),
       name_(name),
       acceptor_(std::make_unique<Acceptor>(loop, listenAddr, option == kReusePort)),
       listenAddr_(sockets::getLocalAddr(acceptor_->fd())),
@@ -31,6 +30,8 @@ TcpServer::TcpServer(EventLoop* loop, const InetAddress& listenAddr, const std::
       messageCallback_(defaultMessageCallback),
       nextConnId_(1),
       alive_(std::make_shared<int>(0)) {
+  // The bound address, not the one asked for: port 0 becomes the real port.
+  ipPort_ = listenAddr_.toIpPort();
   acceptor_->setNewConnectionCallback(
       [this](int sockfd, const InetAddress& peerAddr) { newConnection(sockfd, peerAddr); });
 }

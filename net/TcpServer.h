@@ -39,6 +39,7 @@ class TcpServer {
   TcpServer(const TcpServer&) = delete;
   TcpServer& operator=(const TcpServer&) = delete;
 
+  // "ip:port" of listenAddress(): the real port, also when asked for port 0.
   const std::string& ipPort() const { return ipPort_; }
   const std::string& name() const { return name_; }
   EventLoop* getLoop() const { return loop_; }
@@ -78,7 +79,7 @@ class TcpServer {
   void removeConnectionInLoop(const TcpConnectionPtr& conn);
 
   EventLoop* const loop_;
-  const std::string ipPort_;
+  std::string ipPort_;  // of listenAddr_; set in the constructor
   const std::string name_;
   std::unique_ptr<Acceptor> acceptor_;
   const InetAddress listenAddr_;

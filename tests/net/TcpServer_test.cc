@@ -87,6 +87,24 @@ TEST(TcpServer, ListenAddressHasTheBoundPort) {
   EXPECT_EQ(server.address().toIp(), "127.0.0.1");
 }
 
+TEST(TcpServer, IpPortAndConnectionNamesCarryTheBoundPortNotZero) {
+  std::promise<std::string> name;
+  ServerThread server(0, [&](TcpServer& s) {
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (conn->connected()) name.set_value(conn->name());
+    });
+  });
+  const std::string bound = server.address().toIpPort();
+  EXPECT_NE(bound.substr(bound.rfind(':')), ":0");
+  EXPECT_EQ(runSync(server.loop(), [&] { return server.server().ipPort(); }), bound);
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  auto f = name.get_future();
+  ASSERT_EQ(f.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_NE(f.get().find("-" + bound + "#"), std::string::npos);
+  ::close(fd);
+}
+
 TEST(TcpServer, StartIsIdempotentAndThreadSafe) {
   EventLoopThread loopThread;
   EventLoop* loop = loopThread.startLoop();
