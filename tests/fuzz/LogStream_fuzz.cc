@@ -59,14 +59,35 @@ class Checker {
     checkBuffer();
   }
 
+  // Raw: the bytes, cut at the end only. Escaped (the default): each
+  // control byte as its escape, an escape written whole or not at all.
   void string(const std::string& s) {
     size_t before = model_.size();
     size_t room = LogStream::kBufferSize - before;
     *stream_ << s;
     std::string text = appended(*stream_, before);
-    FUZZ_CHECK(text == s.substr(0, room));  // cut at the end only
+    std::string want;
+    if (LogStream::controlCharacters() == LogStream::kRaw) {
+      want = s.substr(0, room);
+    } else {
+      for (char ch : s) {
+        std::string piece = escaped(static_cast<unsigned char>(ch));
+        if (want.size() + piece.size() > room) break;
+        want += piece;
+      }
+    }
+    FUZZ_CHECK(text == want);
     model_ += text;
     checkBuffer();
+  }
+
+  static std::string escaped(unsigned char c) {
+    if ((c >= 0x20 && c != 0x7f) || c == '\t') return std::string(1, static_cast<char>(c));
+    if (c == '\n') return "\\n";
+    if (c == '\r') return "\\r";
+    char hex[5];
+    std::snprintf(hex, sizeof hex, "\\x%02x", c);
+    return hex;
   }
 
   void reset() {
@@ -152,6 +173,8 @@ void fmt(Checker& c, FuzzedDataProvider& in) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
+  // The control-character policy, for this input (restored at the end).
+  LogStream::setControlCharacters(in.ConsumeBool() ? LogStream::kRaw : LogStream::kEscape);
   Checker c;
   while (in.remaining_bytes() > 0) {
     switch (in.ConsumeIntegralInRange<int>(0, 13)) {
@@ -248,5 +271,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   c.checkBuffer();
+  LogStream::setControlCharacters(LogStream::kEscape);
   return 0;
 }
