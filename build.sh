@@ -5,6 +5,9 @@
 #                              WHICH is plain, asan or tsan (default: all three)
 #   ./build.sh bench [ARGS]    build and run the logging and pingpong benchmarks
 #                              (ARGS: --quick, --only logging|pingpong, --seconds S, --repeat R)
+#   ./build.sh profile [WHAT]  build with frame pointers into build-profile/ and record
+#                              perf profiles (WHAT: logging, pingpong or all; default
+#                              all); perf.data and reports in build/profile/
 #   ./build.sh fuzz [SECONDS]  build the libFuzzer targets (clang, ASan+UBSan) into build-fuzz/
 #                              and run each on its seed corpus for SECONDS (default 30)
 # Missing Debian packages are installed with apt-get when run as root.
@@ -88,6 +91,14 @@ case "$cmd" in
     configure_and_build build >&2
     exec "$top/examples/bench/run_bench.sh" "$top/build" "$@"
     ;;
+  profile)
+    need "${build_deps[@]}" linux-perf
+    # Release code with frame pointers, so that perf's call graphs are whole.
+    configure_and_build build-profile -DMUON_BUILD_TESTS=OFF \
+      "-DCMAKE_CXX_FLAGS=-fno-omit-frame-pointer -g" >&2
+    mkdir -p build/profile
+    exec "$top/examples/bench/profile.sh" "$top/build-profile" "$top/build/profile" "$@"
+    ;;
   fuzz)
     need clang libclang-rt-14-dev cmake make libgtest-dev libzstd-dev libssl-dev
     seconds=${1:-30}
@@ -113,7 +124,7 @@ case "$cmd" in
     done
     ;;
   -h|--help|help)
-    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
     ;;
   *)
     die "unknown command '$cmd' (try ./build.sh help)"

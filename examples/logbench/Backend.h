@@ -36,6 +36,9 @@ class Backend {
   // samples non-null, stores the ticks each call took in samples[i - begin].
   virtual void produce(uint64_t begin, uint64_t end, std::string_view extra,
                        uint64_t* samples) = 0;
+  // Logs one message that is exactly `payload` (log_matrix's workload).
+  // Safe to call from several threads at once.
+  virtual void logPayload(std::string_view payload) = 0;
   // Returns once every line logged so far is written to the file(s) and the
   // logger has let go of them (backend joined, file flushed).
   virtual void finish() = 0;
@@ -76,6 +79,8 @@ struct MuonOptions {
 };
 
 std::unique_ptr<Backend> makeMuonBackend(const MuonOptions& options);
+// muon's SyncLogging: the calling thread writes into the file (muon-sync).
+std::unique_ptr<Backend> makeMuonSyncBackend(off_t rollSize);
 std::unique_ptr<Backend> makeSpdlogAsyncBackend();
 std::unique_ptr<Backend> makeSpdlogSyncBackend();
 std::unique_ptr<Backend> makeGlogBackend(const char* argv0);
