@@ -1,27 +1,34 @@
 #!/usr/bin/env bash
-# What `./build.sh bench` runs once the build is done:
-#
-#   run_bench.sh BUILD_DIR [--quick] [--only logging|pingpong] [--seconds S]
-#                [--repeat R] [--sessions LIST] [--blocks LIST] [--threads LIST]
-#
-# 1. the logging table   (examples/bench/logging_bench.sh BUILD_DIR [--quick] [--repeat R])
-# 2. the pingpong matrix (examples/bench/pingpong_bench.sh, see its header)
-# one after the other, never together: they would share the CPUs.
-# --seconds and the three lists are for pingpong only. Markdown tables go to
-# stdout, progress to stderr; CSV files and PNG plots to BUILD_DIR/bench/.
+# What `./build.sh bench` runs once the build is done: the logging table, then
+# the pingpong matrix. Usage: help_text below (run_bench.sh --help).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+bench_name=run_bench
 
-usage() {
-  sed -n '4,5p' "$0" | sed 's/^# \{0,1\}//' >&2
-  exit 2
+synopsis() {
+  cat <<'EOF'
+run_bench.sh BUILD_DIR [--quick] [--only logging|pingpong] [--seconds S]
+             [--repeat R] [--sessions LIST] [--blocks LIST] [--threads LIST]
+EOF
 }
 
-[ $# -ge 1 ] || usage
-build=$1; shift
-case "$build" in -*) usage ;; esac
-[ -d "$build" ] || { echo "run_bench: no build directory '$build'" >&2; exit 1; }
-build=$(cd "$build" && pwd)
+help_text() {
+  synopsis
+  cat <<'EOF'
+
+1. the logging table   (examples/bench/logging_bench.sh BUILD_DIR [--quick] [--repeat R])
+2. the pingpong matrix (examples/bench/pingpong_bench.sh, see its --help)
+one after the other, never together: they would share the CPUs.
+--seconds and the three lists are for pingpong only. Markdown tables go to
+stdout, progress to stderr; CSV files and PNG plots to BUILD_DIR/bench/.
+EOF
+}
+
+# shellcheck source=examples/bench/bench_lib.sh
+. "$here/bench_lib.sh"
+
+take_build_dir "${1:-}"
+shift
 args="$*"
 
 only=all
@@ -31,14 +38,14 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --quick) common+=(--quick) ;;
     --only)
-      [ $# -ge 2 ] || usage
-      case "$2" in logging|pingpong) only=$2 ;; *) echo "run_bench: --only logging|pingpong" >&2; usage ;; esac
+      need_value $#
+      case "$2" in logging|pingpong) only=$2 ;; *) echo "$bench_name: --only logging|pingpong" >&2; usage ;; esac
       shift ;;
-    --repeat) [ $# -ge 2 ] || usage; common+=(--repeat "$2"); shift ;;
+    --repeat) need_value $#; common+=(--repeat "$2"); shift ;;
     --seconds|--sessions|--blocks|--threads)
-      [ $# -ge 2 ] || usage; pingpong+=("$1" "$2"); shift ;;
-    -h|--help) usage ;;
-    *) echo "run_bench: unknown option '$1'" >&2; usage ;;
+      need_value $#; pingpong+=("$1" "$2"); shift ;;
+    -h|--help) help_text; exit 0 ;;
+    *) echo "$bench_name: unknown option '$1'" >&2; usage ;;
   esac
   shift
 done

@@ -13,7 +13,7 @@
 
 #include <sys/types.h>
 
-#include "TickClock.h"
+#include "muon/base/TscClock.h"
 
 namespace logbench {
 
@@ -33,7 +33,8 @@ class Backend {
   virtual void open(const std::string& dir) = 0;
   // Logs messages [begin, end): "Hello 0123456789 abcdefghijklmnopqrstuvwxyz "
   // + extra + counter. Safe to call from several threads at once. With
-  // samples non-null, stores the ticks each call took in samples[i - begin].
+  // samples non-null, stores the TscClock counts each call took in
+  // samples[i - begin].
   virtual void produce(uint64_t begin, uint64_t end, std::string_view extra,
                        uint64_t* samples) = 0;
   // Logs one message that is exactly `payload` (log_matrix's workload).
@@ -58,11 +59,10 @@ inline void produceLoop(LogOne&& logOne, uint64_t begin, uint64_t end, uint64_t*
     for (uint64_t i = begin; i < end; ++i) logOne(i);
     return;
   }
-  const TickClock& clock = TickClock::instance();
   for (uint64_t i = begin; i < end; ++i) {
-    uint64_t t0 = clock.now();
+    uint64_t t0 = muon::TscClock::counts();
     logOne(i);
-    samples[i - begin] = clock.now() - t0;
+    samples[i - begin] = muon::TscClock::counts() - t0;
   }
 }
 

@@ -36,7 +36,6 @@
 
 #include "Backend.h"
 #include "RunFiles.h"
-#include "TickClock.h"
 #include "muon/base/filestages/AesGcmStage.h"
 #include "muon/base/filestages/LogReader.h"
 
@@ -224,11 +223,32 @@ double systemCpuSeconds() {
   return static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) / 1e6;
 }
 
-// Nearest-rank percentile of sorted ticks, in nanoseconds.
+// Nearest-rank percentile of sorted TscClock counts, in nanoseconds.
 long long percentileNs(const std::vector<uint64_t>& sorted, double p) {
   size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
   size_t index = rank == 0 ? 0 : std::min(rank, sorted.size()) - 1;
-  return std::llround(static_cast<double>(sorted[index]) * TickClock::instance().nsPerTick());
+  return std::llround(static_cast<double>(sorted[index]) * muon::TscClock::nanosPerCount());
+}
+
+// Latency samples are TscClock::counts() differences, which compare only
+// once TscClock has chosen its source: run it past its warm-up first.
+void settleLatencyClock() {
+  auto end = std::chrono::steady_clock::now() +
+             std::chrono::milliseconds(2 * muon::TscClock::kWarmupMs);
+  while (std::chrono::steady_clock::now() < end) muon::TscClock::now();
+}
+
+// Median of back-to-back counts() pairs, in nanoseconds: what every latency
+// sample carries on top of the log call itself.
+double latencyClockOverheadNs() {
+  constexpr size_t kPairs = 100000;
+  std::vector<uint64_t> gaps(kPairs);
+  for (uint64_t& gap : gaps) {
+    uint64_t t0 = muon::TscClock::counts();
+    gap = muon::TscClock::counts() - t0;
+  }
+  std::nth_element(gaps.begin(), gaps.begin() + kPairs / 2, gaps.end());
+  return static_cast<double>(gaps[kPairs / 2]) * muon::TscClock::nanosPerCount();
 }
 
 // About the bytes one run writes.
@@ -392,9 +412,10 @@ int run(int argc, char** argv) {
   std::printf("# warm-up: %llu MB written and deleted before each run\n",
               static_cast<unsigned long long>(warmUpBytes(opts) / 1000000));
   if (opts.latency) {
-    const TickClock& clock = TickClock::instance();
+    settleLatencyClock();
     std::printf("# latency clock %s, %.1f ns per reading pair (included in every sample)\n",
-                clock.source(), clock.overheadNs());
+                muon::TscClock::usingTsc() ? "rdtsc" : "clock_gettime(CLOCK_MONOTONIC)",
+                latencyClockOverheadNs());
   }
   std::fflush(stdout);
 
