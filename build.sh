@@ -14,7 +14,8 @@ help_text() {
 ./build.sh test [WHICH]    build and run every test through ctest;
                            WHICH is plain, asan or tsan (default: all three)
 ./build.sh bench [ARGS]    build and run the logging and pingpong benchmarks
-                           (ARGS: --quick, --only logging|pingpong, --seconds S, --repeat R)
+                           (ARGS: --quick, --only logging|matrix|pingpong, --seconds S,
+                           --repeat R)
 ./build.sh profile [WHAT]  build with frame pointers into build-profile/ and record perf
                            profiles (WHAT: logging, pingpong or all; default all);
                            perf.data and the reports in build/profile/

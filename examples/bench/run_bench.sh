@@ -7,7 +7,7 @@ bench_name=run_bench
 
 synopsis() {
   cat <<'EOF'
-run_bench.sh BUILD_DIR [--quick] [--only logging|pingpong] [--seconds S]
+run_bench.sh BUILD_DIR [--quick] [--only logging|matrix|pingpong] [--seconds S]
              [--repeat R] [--sessions LIST] [--blocks LIST] [--threads LIST]
 EOF
 }
@@ -17,10 +17,11 @@ help_text() {
   cat <<'EOF'
 
 1. the logging table   (examples/bench/logging_bench.sh BUILD_DIR [--quick] [--repeat R])
-2. the pingpong matrix (examples/bench/pingpong_bench.sh, see its --help)
+2. zlog's logging matrix (examples/bench/matrix_bench.sh BUILD_DIR [--quick])
+3. the pingpong matrix (examples/bench/pingpong_bench.sh, see its --help)
 one after the other, never together: they would share the CPUs.
 --seconds and the three lists are for pingpong only. Markdown tables go to
-stdout, progress to stderr; CSV files and PNG plots to BUILD_DIR/bench/.
+stdout, progress to stderr; CSV and JSON files and PNG plots to BUILD_DIR/bench/.
 EOF
 }
 
@@ -39,7 +40,10 @@ while [ $# -gt 0 ]; do
     --quick) common+=(--quick) ;;
     --only)
       need_value $#
-      case "$2" in logging|pingpong) only=$2 ;; *) echo "$bench_name: --only logging|pingpong" >&2; usage ;; esac
+      case "$2" in
+        logging|matrix|pingpong) only=$2 ;;
+        *) echo "$bench_name: --only logging|matrix|pingpong" >&2; usage ;;
+      esac
       shift ;;
     --repeat) need_value $#; common+=(--repeat "$2"); shift ;;
     --seconds|--sessions|--blocks|--threads)
@@ -66,18 +70,24 @@ echo
 machine
 echo "Command: ./build.sh bench${args:+ $args}"
 
-if [ $only != pingpong ]; then
+if [ $only = all ] || [ $only = logging ]; then
   section "Logging"
   echo "== logging benchmark" >&2
   "$here/logging_bench.sh" "$build" "${common[@]}" || { echo "run_bench: logging benchmark failed" >&2; status=1; }
 fi
 
-if [ $only != logging ]; then
+if [ $only = all ] || [ $only = matrix ]; then
+  section "Logging matrix (zlog's table)"
+  echo "== logging matrix" >&2
+  "$here/matrix_bench.sh" "$build" "${common[@]}" || { echo "run_bench: logging matrix failed" >&2; status=1; }
+fi
+
+if [ $only = all ] || [ $only = pingpong ]; then
   section "Pingpong"
   echo "== pingpong benchmark" >&2
   "$here/pingpong_bench.sh" "$build" "${common[@]}" "${pingpong[@]}" || { echo "run_bench: pingpong benchmark failed" >&2; status=1; }
 fi
 
 echo
-echo "Files: $(cd "$build/bench" 2>/dev/null && ls -- *.csv *.png 2>/dev/null | sed "s|^|$build/bench/|" | tr '\n' ' ')"
+echo "Files: $(cd "$build/bench" 2>/dev/null && ls -- *.csv *.json *.png 2>/dev/null | sed "s|^|$build/bench/|" | tr '\n' ' ')"
 exit $status

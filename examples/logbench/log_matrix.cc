@@ -50,7 +50,7 @@ constexpr int kQuickThreads[] = {1, 2, 16};
 constexpr off_t kRollSize = 500 * 1000 * 1000;
 // The warm-up is sized to the run (so that Google Benchmark's short trial
 // runs stay short), up to this.
-constexpr uint64_t kMaxWarmUpBytes = uint64_t{1} << 30;
+constexpr uint64_t kMaxWarmUpBytes = uint64_t{512} << 20;
 // Bytes a logger adds to each message (its prefix and trailer), roughly.
 constexpr uint64_t kLineOverhead = 64;
 
