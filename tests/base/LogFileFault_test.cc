@@ -1,8 +1,7 @@
 // Log files on real devices that fail: a tmpfs that fills up (blocks, then
 // inodes), one that is or becomes read-only, a directory the process may not
-// write to; and the reopen a log rotation asks for with SIGHUP. The write
-// seam tests in LogFile_test.cc cover the same paths by injection; these
-// check that the kernel's real errors take them too.
+// write to. The write seam tests in LogFile_test.cc cover the same paths by
+// injection; these check that the kernel's real errors take them too.
 //
 // The tmpfs is mounted by a helper child in a mount namespace of its own, so
 // nothing is ever mounted on the host, even if the test dies; the test
@@ -30,6 +29,8 @@
 #include <thread>
 #include <vector>
 
+#include "FakeClock.h"
+#include "NumberedLine.h"
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/LogFile.h"
@@ -38,8 +39,11 @@
 using muon::AsyncLogging;
 using muon::LogFile;
 using muon::Timestamp;
+using muon::test::fakeClock;
+using muon::test::numberedLine;
 using muon::test::readFile;
 using muon::test::readLines;
+using muon::test::setFakeTime;
 using muon::test::TempDir;
 
 namespace {
@@ -183,14 +187,6 @@ size_t countOf(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
-}
-
-// A line of the given tag and number, the same length for every number.
-std::string numberedLine(const std::string& tag, int i) {
-  char buf[96];
-  int n =
-      std::snprintf(buf, sizeof buf, "%s %07d padding padding padding padding\n", tag.c_str(), i);
-  return std::string(buf, static_cast<size_t>(n));
 }
 
 // What a file written through a full disk must look like: the `tag` lines
@@ -403,9 +399,6 @@ TEST_F(LogOnTmpfs, RollOutOfInodesIsReportedAndTheCurrentFileKept) {
   EXPECT_EQ(readFile(file.currentFileName()), "third\n");
 }
 
-// LogFile's clock, moved by hand to step past the report rate limit.
-std::atomic<int64_t> g_fakeSeconds{0};
-Timestamp fakeClock() { return Timestamp::fromUnixTime(g_fakeSeconds.load()); }
 
 TEST_F(LogOnTmpfs, ReadOnlyFileSystemIsReportedAtStartAndAtRoll) {
   ASSERT_EQ(tmpfs_->remountReadOnly(), 0);
@@ -432,7 +425,8 @@ TEST_F(LogOnTmpfs, ReadOnlyFileSystemIsReportedAtStartAndAtRoll) {
 
   // Read-only again while the file is open: the roll cannot create its file.
   // The clock moves past the rate limit, so this failure is reported too.
-  g_fakeSeconds = Timestamp::now().secondsSinceEpoch() + LogFile::kReportInterval + 1;
+  // LogFile's clock, moved by hand to step past the report rate limit.
+  setFakeTime(Timestamp::now().secondsSinceEpoch() + LogFile::kReportInterval + 1);
   file.setClock(&fakeClock);
   ASSERT_EQ(tmpfs_->coverReadOnly(), 0);
   testing::internal::CaptureStderr();
@@ -512,124 +506,6 @@ TEST(LogFileUnwritable, DirectoryWithoutWritePermissionIsReportedNotFatal) {
   EXPECT_NE(err.find("cannot create '" + base + "."), std::string::npos) << err;
   EXPECT_NE(err.find("Permission denied"), std::string::npos) << err;
   EXPECT_EQ(dir.files(), std::vector<std::string>{errPath});
-}
-
-// SIGHUP asks the AsyncLogging it names for a new file, as a logrotate
-// postrotate script would; the handler does only what is signal-safe.
-std::atomic<AsyncLogging*> g_reopenTarget{nullptr};
-std::atomic<int> g_hangups{0};
-void onHangup(int) {
-  if (AsyncLogging* log = g_reopenTarget.load()) log->requestReopen();
-  g_hangups.fetch_add(1);
-}
-
-class AsyncLoggingReopen : public ::testing::Test {
- protected:
-  void SetUp() override {
-    struct sigaction sa {};
-    sa.sa_handler = &onHangup;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    ASSERT_EQ(::sigaction(SIGHUP, &sa, &oldAction_), 0);
-    g_hangups = 0;
-  }
-  void TearDown() override {
-    ::sigaction(SIGHUP, &oldAction_, nullptr);
-    g_reopenTarget = nullptr;
-  }
-
-  // Sends SIGHUP to this thread and waits until the handler has run (TSan
-  // defers signals to its next interception point).
-  void hangUp() {
-    int before = g_hangups.load();
-    ASSERT_EQ(::raise(SIGHUP), 0);
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (g_hangups.load() == before) {
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "SIGHUP handler never ran";
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
-
-  static void logLines(AsyncLogging& log, const std::string& tag, int n) {
-    for (int i = 0; i < n; ++i) {
-      std::string line = numberedLine(tag, i);
-      log.append(line.data(), line.size());
-    }
-  }
-
-  // The lines of `file`, each checked whole.
-  static std::vector<std::string> wholeLines(const std::string& file) {
-    bool unterminated = false;
-    std::vector<std::string> lines = readLines(file, &unterminated);
-    EXPECT_FALSE(unterminated) << file << " ends inside a line";
-    for (std::string& line : lines) line += '\n';
-    return lines;
-  }
-
-  static std::vector<std::string> numbered(const std::string& tag, int n) {
-    std::vector<std::string> lines;
-    for (int i = 0; i < n; ++i) lines.push_back(numberedLine(tag, i));
-    return lines;
-  }
-
-  struct sigaction oldAction_ {};
-  TempDir dir_;
-};
-
-// A flushInterval far longer than the test: the backend wakes only when asked.
-constexpr int kNoTick = 60;
-constexpr int kLines = 1000;
-
-TEST_F(AsyncLoggingReopen, SighupAfterRenameSendsLaterLinesToANewFileAndLosesNone) {
-  AsyncLogging log(dir_.file("hup"), 1 << 30, kNoTick, AsyncLogging::kBlock);
-  g_reopenTarget = &log;
-  log.start();
-  logLines(log, "before", kLines);
-  log.flush();
-  ASSERT_EQ(dir_.files().size(), 1u);
-  std::string rotated = dir_.file("hup.rotated");
-  ASSERT_EQ(::rename(dir_.files()[0].c_str(), rotated.c_str()), 0);  // logrotate's "create" mode
-  logLines(log, "middle", kLines);  // the old file or the new: either, whole
-  hangUp();
-  log.flush();
-  logLines(log, "after", kLines);
-  log.stop();
-
-  // The renamed file and one new file: the roll LogFile makes when it sees
-  // the rename serves the request, so there is no third, empty one.
-  std::vector<std::string> files = dir_.files();
-  ASSERT_EQ(files.size(), 2u);
-  std::string fresh = files[0] == rotated ? files[1] : files[0];
-  std::vector<std::string> old = wholeLines(rotated);
-  std::vector<std::string> now = wholeLines(fresh);
-  std::vector<std::string> before = numbered("before", kLines);
-  std::vector<std::string> after = numbered("after", kLines);
-  // old = before + a prefix of middle; now = the rest of middle + after.
-  ASSERT_GE(old.size(), before.size());
-  EXPECT_TRUE(std::equal(before.begin(), before.end(), old.begin()));
-  ASSERT_GE(now.size(), after.size());
-  EXPECT_TRUE(std::equal(after.begin(), after.end(), now.end() - kLines));
-  std::vector<std::string> middle(old.begin() + kLines, old.end());
-  middle.insert(middle.end(), now.begin(), now.end() - kLines);
-  EXPECT_TRUE(middle == numbered("middle", kLines)) << middle.size() << " middle lines";
-}
-
-TEST_F(AsyncLoggingReopen, SighupStartsANewFileAfterWritingWhatCameBefore) {
-  AsyncLogging log(dir_.file("hup"), 1 << 30, kNoTick, AsyncLogging::kBlock);
-  g_reopenTarget = &log;
-  log.start();
-  logLines(log, "before", kLines);
-  hangUp();
-  log.flush();
-  logLines(log, "after", kLines);
-  log.stop();
-  EXPECT_EQ(log.stats().file.filesCreated, 2u);
-
-  // Names carry the time, and a second roll in one second gets ".1".
-  std::vector<std::string> files = dir_.files();
-  ASSERT_EQ(files.size(), 2u);
-  EXPECT_TRUE(wholeLines(files[0]) == numbered("before", kLines)) << files[0];
-  EXPECT_TRUE(wholeLines(files[1]) == numbered("after", kLines)) << files[1];
 }
 
 // Retention meets a file it may not delete: in a sticky directory (as /tmp)

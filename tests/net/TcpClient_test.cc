@@ -24,10 +24,9 @@
 
 using namespace muon::net;
 using namespace muon::net::test;
+using muon::test::LogCapture;
 
 namespace {
-
-void echo(const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) { conn->send(buf); }
 
 // Waits `seconds` on loop's clock without blocking it.
 void waitInLoop(EventLoop* loop, double seconds) {

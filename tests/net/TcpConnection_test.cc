@@ -22,10 +22,9 @@
 
 using namespace muon::net;
 using namespace muon::net::test;
+using muon::test::LogCapture;
 
 namespace {
-
-void echo(const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) { conn->send(buf); }
 
 // Records the up and down calls, and the connection while it is up.
 struct ConnectionLog {
