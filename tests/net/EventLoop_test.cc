@@ -72,7 +72,7 @@ TEST(EventLoopDeathTest, ChannelUpdateFromWrongThreadAborts) {
       "abortNotInLoopThread");
 }
 
-TEST(EventLoop, CurrentThreadLoop) {
+TEST(EventLoop, IsTheCurrentThreadsLoopOnlyWhileItLives) {
   EXPECT_EQ(EventLoop::getEventLoopOfCurrentThread(), nullptr);
   {
     EventLoop loop;

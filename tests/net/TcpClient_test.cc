@@ -58,7 +58,7 @@ struct ClientThread {
 
 }  // namespace
 
-TEST(TcpClient, EchoRoundTrip) {
+TEST(TcpClient, OneMiBComesBackWholeAndDisconnectClosesBothSides) {
   ServerThread server(1, [](TcpServer& s) { s.setMessageCallback(echo); });
   ClientThread c(server.address());
   const std::string data = makePattern(1 << 20);

@@ -229,7 +229,7 @@ TEST(TcpConnectionFault, ForceCloseFromAnotherThreadDropsQueuedOutput) {
   ::close(fd);
 }
 
-TEST(TcpConnection, ContextAndAddresses) {
+TEST(TcpConnection, KeepsItsContextAndKnowsBothAddressesAndItsServersName) {
   std::promise<TcpConnectionPtr> connected;
   ServerThread server(0, [&](TcpServer& s) {
     s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
