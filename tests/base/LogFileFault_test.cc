@@ -1,7 +1,9 @@
 // Log files on real devices that fail: a tmpfs that fills up (blocks, then
 // inodes), one that is or becomes read-only, a directory the process may not
 // write to. The write seam tests in LogFile_test.cc cover the same paths by
-// injection; these check that the kernel's real errors take them too.
+// injection; these check that the kernel's real errors take them too. Each
+// row that needs root (a mount, another user) also runs through the Env seam
+// (LogFileFaultEnv, at the end), so it is tested everywhere.
 //
 // The tmpfs is mounted by a helper child in a mount namespace of its own, so
 // nothing is ever mounted on the host, even if the test dies; the test
@@ -30,6 +32,7 @@
 #include <vector>
 
 #include "FakeClock.h"
+#include "FaultEnv.h"
 #include "NumberedLine.h"
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
@@ -40,6 +43,7 @@ using muon::AsyncLogging;
 using muon::LogFile;
 using muon::Timestamp;
 using muon::test::fakeClock;
+using muon::test::FaultEnv;
 using muon::test::numberedLine;
 using muon::test::readFile;
 using muon::test::readLines;
@@ -511,6 +515,9 @@ TEST(LogFileUnwritable, DirectoryWithoutWritePermissionIsReportedNotFatal) {
 // Retention meets a file it may not delete: in a sticky directory (as /tmp)
 // nobody cannot remove root's files. The failure is reported and logging goes on.
 TEST(LogFileUnwritable, AnOldLogThatCannotBeRemovedIsReportedAndLoggingGoesOn) {
+  // Only root can own a file that the user it drops to cannot remove; the
+  // Env-seam twin (LogFileFaultEnv) runs this row for everyone else.
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root";
   TempDir dir;
   ASSERT_EQ(::chmod(dir.path().c_str(), 01777), 0);
   std::string old = LogFile::logFileName(dir.file("app"), muon::Timestamp::fromUnixTime(1700000000));
@@ -546,6 +553,139 @@ TEST(LogFileUnwritable, AnOldLogThatCannotBeRemovedIsReportedAndLoggingGoesOn) {
   }
   ASSERT_EQ(WEXITSTATUS(status), 0);
   std::string err = readFile(errPath);
+  EXPECT_NE(err.find("cannot remove old log '" + old + "' failed: "), std::string::npos) << err;
+  EXPECT_TRUE(readFile(old) == "old\n") << "kept";
+  std::string all;
+  for (const std::string& f : dir.files()) all += readFile(f);
+  EXPECT_NE(all.find("goes on\n"), std::string::npos);
+}
+
+// ---- The same rows without root, through the Env seam -------------------------
+// Each test above that needs a mount or another user has a twin here: a
+// FaultEnv gives LogFile the errno the device or directory would, so the
+// read-only, out-of-inodes and unwritable-directory paths run everywhere.
+
+TEST(LogFileFaultEnv, ReadOnlyFileSystemIsReportedAtStartAndAtRoll) {
+  TempDir dir;
+  FaultEnv env;
+  LogFile::Options o;
+  o.env = &env;
+  env.openErrno = EROFS;
+  testing::internal::CaptureStderr();
+  LogFile file(dir.file("ro"), 1 << 30, false, 3, 1024, o);
+  file.append("lost while read-only\n", 21);
+  file.flush();
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(file.currentFileName(), "");
+  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;  // rate-limited
+  EXPECT_NE(err.find("cannot create '" + dir.file("ro.")), std::string::npos) << err;
+  EXPECT_NE(err.find("Read-only file system"), std::string::npos) << err;
+  EXPECT_EQ(file.stats().lostBytes, 21u);
+  EXPECT_EQ(file.stats().filesCreated, 0u);
+  EXPECT_GE(file.stats().writeErrors, 1u);
+
+  // Writable again: the next flush opens the file.
+  env.openErrno = 0;
+  file.flush();
+  std::string first = file.currentFileName();
+  ASSERT_NE(first, "");
+  file.append("kept\n", 5);
+  file.flush();
+
+  // Read-only again while the file is open: the roll cannot create its file.
+  // The clock moves past the rate limit, so this failure is reported too.
+  setFakeTime(Timestamp::now().secondsSinceEpoch() + LogFile::kReportInterval + 1);
+  file.setClock(&fakeClock);
+  env.openErrno = EROFS;
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(file.rollFile());
+  file.append("still kept\n", 11);
+  file.flush();
+  err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;
+  EXPECT_NE(err.find("cannot create '" + dir.file("ro.")), std::string::npos) << err;
+  EXPECT_NE(err.find("Read-only file system"), std::string::npos) << err;
+  EXPECT_NE(err.find("(21 bytes lost so far)"), std::string::npos) << err;
+  // The open file still took the line.
+  EXPECT_EQ(file.currentFileName(), first);
+  EXPECT_EQ(file.stats().lostBytes, 21u);
+  EXPECT_EQ(readFile(first), "kept\nstill kept\n");
+}
+
+TEST(LogFileFaultEnv, RollOutOfInodesIsReportedAndTheCurrentFileKept) {
+  TempDir dir;
+  FaultEnv env;
+  LogFile::Options o;
+  o.env = &env;
+  LogFile file(dir.file("inodes"), 1 << 30, false, 3, 1024, o);
+  std::string current = file.currentFileName();
+  ASSERT_NE(current, "");
+  file.append("first\n", 6);
+  env.openErrno = ENOSPC;  // what open(2) says when no inode is left
+
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(file.rollFile());
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("cannot create '" + dir.file("inodes.")), std::string::npos) << err;
+  EXPECT_NE(err.find("No space left on device"), std::string::npos) << err;
+  // The old file is kept, and still takes lines: nothing is lost.
+  EXPECT_EQ(file.currentFileName(), current);
+  file.append("second\n", 7);
+  file.flush();
+  EXPECT_EQ(readFile(current), "first\nsecond\n");
+  EXPECT_EQ(file.stats().lostBytes, 0u);
+  EXPECT_EQ(file.stats().writeErrors, 1u);
+
+  env.openErrno = 0;
+  EXPECT_TRUE(file.rollFile());
+  EXPECT_NE(file.currentFileName(), current);
+  file.append("third\n", 6);
+  file.flush();
+  EXPECT_EQ(readFile(file.currentFileName()), "third\n");
+}
+
+TEST(LogFileFaultEnv, DirectoryWithoutWritePermissionIsReportedNotFatal) {
+  TempDir dir;
+  FaultEnv env;
+  LogFile::Options o;
+  o.env = &env;
+  env.openErrno = EACCES;
+  std::string base = dir.file("app");
+  testing::internal::CaptureStderr();
+  {
+    LogFile file(base, 1 << 20, false, 3, 1024, o);
+    file.append("nowhere\n", 8);
+    file.flush();
+    LogFile::Stats s = file.stats();
+    EXPECT_EQ(s.lostBytes, 8u);
+    EXPECT_GE(s.writeErrors, 1u);
+    EXPECT_EQ(s.filesCreated, 0u);
+    EXPECT_EQ(file.currentFileName(), "");
+  }
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;
+  EXPECT_NE(err.find("cannot create '" + base + "."), std::string::npos) << err;
+  EXPECT_NE(err.find("Permission denied"), std::string::npos) << err;
+  EXPECT_TRUE(dir.files().empty());
+}
+
+TEST(LogFileFaultEnv, AnOldLogThatCannotBeRemovedIsReportedAndLoggingGoesOn) {
+  TempDir dir;
+  std::string old = LogFile::logFileName(dir.file("app"), Timestamp::fromUnixTime(1700000000));
+  { std::ofstream(old) << "old\n"; }
+  FaultEnv env;
+  env.unlinkErrno = EPERM;  // a sticky directory and another user's file
+  LogFile::Options o;
+  o.env = &env;
+  o.maxFiles = 1;
+  testing::internal::CaptureStderr();
+  {
+    LogFile file(dir.file("app"), 1 << 20, false, 3, 1024, o);
+    file.append("goes on\n", 8);
+    file.flush();
+    EXPECT_NE(file.currentFileName(), "");
+  }
+  std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("cannot remove old log '" + old + "' failed: "), std::string::npos) << err;
   EXPECT_TRUE(readFile(old) == "old\n") << "kept";
   std::string all;
