@@ -361,7 +361,7 @@ uint64_t warmUpBytes(const Options& opts) {
 
 // Writes and deletes a file of `bytes` in `dir`, untimed, so that every run
 // meets the same machine: a VM that hands idle memory back to its host
-// writes the first few hundred MB after a pause ~10x slower (docs/logging-bench.md).
+// writes the first few hundred MB after a pause much slower (docs/logging-bench.md).
 void warmUp(const std::string& dir, uint64_t bytes) {
   std::string path = dir + "/warm-up";
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

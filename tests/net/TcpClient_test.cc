@@ -290,8 +290,9 @@ TEST(TcpClientFault, ConnectWhileARetryIsScheduledMakesOneConnection) {
   EXPECT_EQ(c.up.load(), 1);
 }
 
-// connect() while disconnect() is still closing the connection: it used to
-// find the old connection, do nothing, and (retry off) never connect again.
+// connect() while disconnect() is still closing the connection must connect
+// once the old one is gone, not find it, do nothing and (retry off) never
+// connect again.
 TEST(TcpClient, ConnectDuringDisconnectConnectsOnceTheOldConnectionIsGone) {
   ServerThread server(0, [](TcpServer& s) { s.setMessageCallback(echo); });
   ClientThread c(server.address(), 5);
