@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "ChildProcess.h"
 #include "FakeClock.h"
 #include "FaultEnv.h"
 #include "NumberedLine.h"
@@ -42,11 +43,13 @@
 using muon::AsyncLogging;
 using muon::LogFile;
 using muon::Timestamp;
+using muon::test::ChildResult;
 using muon::test::fakeClock;
 using muon::test::FaultEnv;
 using muon::test::numberedLine;
 using muon::test::readFile;
 using muon::test::readLines;
+using muon::test::runInChild;
 using muon::test::setFakeTime;
 using muon::test::TempDir;
 
@@ -452,50 +455,41 @@ TEST_F(LogOnTmpfs, ReadOnlyFileSystemIsReportedAtStartAndAtRoll) {
 // root may write anywhere, so the process drops to nobody in a child first.
 TEST(LogFileUnwritable, DirectoryWithoutWritePermissionIsReportedNotFatal) {
   TempDir dir;
+  // Made before the directory is closed: the child's stderr goes to it.
   std::string errPath = dir.file("stderr.txt");
-  int errFd = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  ASSERT_GE(errFd, 0);
+  { std::ofstream touch(errPath); }
   int result[2];
   ASSERT_EQ(::pipe2(result, O_CLOEXEC), 0);
   ASSERT_EQ(::chmod(dir.path().c_str(), 0555), 0);
   std::string base = dir.file("app");
 
-  std::fflush(stderr);
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(errFd, STDERR_FILENO);
+  ChildResult r = runInChild(dir, [&] {
     if (::geteuid() == 0 &&
         (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) {
       ::_exit(2);
     }
     if (::access(dir.path().c_str(), W_OK) == 0) ::_exit(3);  // would write anyway
-    {
-      LogFile file(base, 1 << 20, false);
-      file.append("nowhere\n", 8);
-      file.flush();
-      LogFile::Stats s = file.stats();
-      char line[128];
-      int n = std::snprintf(
-          line, sizeof line, "%llu %llu %llu %d", static_cast<unsigned long long>(s.lostBytes),
-          static_cast<unsigned long long>(s.writeErrors),
-          static_cast<unsigned long long>(s.filesCreated), file.currentFileName().empty() ? 1 : 0);
-      if (::write(result[1], line, static_cast<size_t>(n)) != n) ::_exit(4);
-    }
-    ::_exit(0);
-  }
-  ::close(errFd);
+    LogFile file(base, 1 << 20, false);
+    file.append("nowhere\n", 8);
+    file.flush();
+    LogFile::Stats s = file.stats();
+    char line[128];
+    int n = std::snprintf(
+        line, sizeof line, "%llu %llu %llu %d", static_cast<unsigned long long>(s.lostBytes),
+        static_cast<unsigned long long>(s.writeErrors),
+        static_cast<unsigned long long>(s.filesCreated), file.currentFileName().empty() ? 1 : 0);
+    if (::write(result[1], line, static_cast<size_t>(n)) != n) ::_exit(4);
+  });
   ::close(result[1]);
-  ASSERT_GT(pid, 0);
   char buf[128] = {};
   ssize_t n = ::read(result[0], buf, sizeof buf - 1);
   ::close(result[0]);
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ::chmod(dir.path().c_str(), 0700);
-  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
-  if (WEXITSTATUS(status) == 2) GTEST_SKIP() << "cannot become nobody here (no CAP_SETUID?)";
-  if (WEXITSTATUS(status) == 3) GTEST_SKIP() << "this user may write into a 0555 directory";
-  ASSERT_EQ(WEXITSTATUS(status), 0);
+  ASSERT_TRUE(r.exited) << "the child hung";
+  ASSERT_TRUE(WIFEXITED(r.status)) << "the child died of signal " << WTERMSIG(r.status);
+  if (r.exitCode() == 2) GTEST_SKIP() << "cannot become nobody here (no CAP_SETUID?)";
+  if (r.exitCode() == 3) GTEST_SKIP() << "this user may write into a 0555 directory";
+  ASSERT_EQ(r.exitCode(), 0);
   ASSERT_GT(n, 0);
 
   unsigned long long lost = 0, errors = 0, created = 0;
@@ -505,7 +499,7 @@ TEST(LogFileUnwritable, DirectoryWithoutWritePermissionIsReportedNotFatal) {
   EXPECT_GE(errors, 1u);
   EXPECT_EQ(created, 0u);
   EXPECT_EQ(noFile, 1);
-  std::string err = readFile(errPath);
+  const std::string& err = r.stderrText;
   EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;
   EXPECT_NE(err.find("cannot create '" + base + "."), std::string::npos) << err;
   EXPECT_NE(err.find("Permission denied"), std::string::npos) << err;
@@ -520,39 +514,29 @@ TEST(LogFileUnwritable, AnOldLogThatCannotBeRemovedIsReportedAndLoggingGoesOn) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root";
   TempDir dir;
   ASSERT_EQ(::chmod(dir.path().c_str(), 01777), 0);
-  std::string old = LogFile::logFileName(dir.file("app"), muon::Timestamp::fromUnixTime(1700000000));
+  std::string old = LogFile::logFileName(dir.file("app"), Timestamp::fromUnixTime(1700000000));
   { std::ofstream(old) << "old\n"; }
-  std::string errPath = dir.file("stderr.txt");
-  std::fflush(stderr);
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    int errFd = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (errFd < 0) ::_exit(5);
-    ::dup2(errFd, STDERR_FILENO);
+  ChildResult r = runInChild(dir, [&] {
     if (::geteuid() == 0 &&
         (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) {
       ::_exit(2);
     }
     if (::geteuid() == 0) ::_exit(3);
-    {
-      LogFile::Options o;
-      o.maxFiles = 1;
-      LogFile file(dir.file("app"), 1 << 20, false, 3, 1024, o);
-      file.append("goes on\n", 8);
-      file.flush();
-      if (file.currentFileName().empty()) ::_exit(4);
-    }
-    ::_exit(0);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    LogFile::Options o;
+    o.maxFiles = 1;
+    LogFile file(dir.file("app"), 1 << 20, false, 3, 1024, o);
+    file.append("goes on\n", 8);
+    file.flush();
+    if (file.currentFileName().empty()) ::_exit(4);
+  });
   ::chmod(dir.path().c_str(), 0700);
-  ASSERT_TRUE(WIFEXITED(status)) << status;
-  if (WEXITSTATUS(status) == 2 || WEXITSTATUS(status) == 3) {
+  ASSERT_TRUE(r.exited) << "the child hung";
+  ASSERT_TRUE(WIFEXITED(r.status)) << r.status;
+  if (r.exitCode() == 2 || r.exitCode() == 3) {
     GTEST_SKIP() << "cannot become nobody here (no CAP_SETUID?)";
   }
-  ASSERT_EQ(WEXITSTATUS(status), 0);
-  std::string err = readFile(errPath);
+  ASSERT_EQ(r.exitCode(), 0);
+  const std::string& err = r.stderrText;
   EXPECT_NE(err.find("cannot remove old log '" + old + "' failed: "), std::string::npos) << err;
   EXPECT_TRUE(readFile(old) == "old\n") << "kept";
   std::string all;

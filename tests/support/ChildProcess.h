@@ -63,6 +63,9 @@ inline ChildResult runInChild(const TempDir& dir, const std::function<void()>& b
     struct rlimit noCore = {0, 0};
     ::setrlimit(RLIMIT_CORE, &noCore);
     if (std::freopen(errPath.c_str(), "w", stderr) == nullptr) ::_exit(100);
+    // Unbuffered, as stderr was: what the child reports reaches the file even
+    // when it ends with _exit or a signal.
+    std::setvbuf(stderr, nullptr, _IONBF, 0);
     body();
     ::_exit(0);
   }
