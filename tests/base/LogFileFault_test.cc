@@ -13,6 +13,7 @@
 #include <grp.h>
 #include <gtest/gtest.h>
 #include <fstream>
+#include <functional>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -221,6 +222,97 @@ void expectPrefixThenCutThenAfter(const std::vector<std::string>& lines, const s
   }
 }
 
+// ---- Rows run twice: on the real device (root) and through the Env seam -------
+
+// Out of inodes at a roll: `exhaust` makes creating a file fail with ENOSPC,
+// `release` frees one inode again.
+void rollOutOfInodesRow(const std::string& basename, const LogFile::Options& options,
+                        const std::function<void()>& exhaust,
+                        const std::function<void()>& release) {
+  LogFile file(basename, 1 << 30, false, 3, 1024, options);
+  std::string current = file.currentFileName();
+  ASSERT_NE(current, "");
+  file.append("first\n", 6);
+  exhaust();
+  if (::testing::Test::HasFatalFailure()) return;
+
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(file.rollFile());
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("cannot create '" + basename + "."), std::string::npos) << err;
+  EXPECT_NE(err.find("No space left on device"), std::string::npos) << err;
+  // The old file is kept, and still takes lines: nothing is lost.
+  EXPECT_EQ(file.currentFileName(), current);
+  file.append("second\n", 7);
+  file.flush();
+  EXPECT_EQ(readFile(current), "first\nsecond\n");
+  EXPECT_EQ(file.stats().lostBytes, 0u);
+  EXPECT_EQ(file.stats().writeErrors, 1u);
+
+  release();
+  if (::testing::Test::HasFatalFailure()) return;
+  EXPECT_TRUE(file.rollFile());
+  EXPECT_NE(file.currentFileName(), current);
+  file.append("third\n", 6);
+  file.flush();
+  EXPECT_EQ(readFile(file.currentFileName()), "third\n");
+}
+
+// A read-only file system at start and at a roll: `readOnly`/`writable` make
+// the directory so before any file is open, `coverReadOnly`/`uncover` while
+// one is.
+void readOnlyRow(const std::string& basename, const LogFile::Options& options,
+                 const std::function<void()>& readOnly, const std::function<void()>& writable,
+                 const std::function<void()>& coverReadOnly,
+                 const std::function<void()>& uncover) {
+  readOnly();
+  if (::testing::Test::HasFatalFailure()) return;
+  testing::internal::CaptureStderr();
+  LogFile file(basename, 1 << 30, false, 3, 1024, options);
+  file.append("lost while read-only\n", 21);
+  file.flush();
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(file.currentFileName(), "");
+  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;  // rate-limited
+  EXPECT_NE(err.find("cannot create '" + basename + "."), std::string::npos) << err;
+  EXPECT_NE(err.find("Read-only file system"), std::string::npos) << err;
+  EXPECT_EQ(file.stats().lostBytes, 21u);
+  EXPECT_EQ(file.stats().filesCreated, 0u);
+  EXPECT_GE(file.stats().writeErrors, 1u);
+
+  // Writable again: the next flush opens the file.
+  writable();
+  if (::testing::Test::HasFatalFailure()) return;
+  file.flush();
+  std::string first = file.currentFileName();
+  ASSERT_NE(first, "");
+  file.append("kept\n", 5);
+  file.flush();
+
+  // Read-only again while the file is open: the roll cannot create its file.
+  // LogFile's clock moves past the report rate limit, so this failure is
+  // reported too.
+  setFakeTime(Timestamp::now().secondsSinceEpoch() + LogFile::kReportInterval + 1);
+  file.setClock(&fakeClock);
+  coverReadOnly();
+  if (::testing::Test::HasFatalFailure()) return;
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(file.rollFile());
+  file.append("still kept\n", 11);
+  file.flush();  // where the name now leads nowhere, it tries to roll again
+  err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;
+  EXPECT_NE(err.find("cannot create '" + basename + "."), std::string::npos) << err;
+  EXPECT_NE(err.find("Read-only file system"), std::string::npos) << err;
+  EXPECT_NE(err.find("(21 bytes lost so far)"), std::string::npos) << err;
+  // The open file still took the line.
+  EXPECT_EQ(file.currentFileName(), first);
+  EXPECT_EQ(file.stats().lostBytes, 21u);
+  uncover();
+  if (::testing::Test::HasFatalFailure()) return;
+  EXPECT_EQ(readFile(first), "kept\nstill kept\n");
+}
+
 TEST_F(LogOnTmpfs, FullDiskIsReportedOnceCountedAndWritingResumes) {
   fillLeaving(128 * 1024);
   LogFile file(tmpfs_->file("full"), 1 << 30, /*threadSafe=*/false);
@@ -367,89 +459,35 @@ TEST_F(LogOnTmpfs, AsyncLoggingOnAFullDiskNeverBlocksProducersAndResumes) {
 }
 
 TEST_F(LogOnTmpfs, RollOutOfInodesIsReportedAndTheCurrentFileKept) {
-  LogFile file(tmpfs_->file("inodes"), 1 << 30, false);
-  std::string current = file.currentFileName();
-  ASSERT_NE(current, "");
-  file.append("first\n", 6);
-  // Use up the inodes; the blocks stay free.
   std::vector<std::string> fillers;
-  for (int i = 0; i < kTmpfsInodes; ++i) {
-    std::string name = tmpfs_->file("inode" + std::to_string(i));
-    int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-      ASSERT_EQ(errno, ENOSPC) << std::strerror(errno);
-      break;
-    }
-    ::close(fd);
-    fillers.push_back(name);
-  }
-  ASSERT_LT(fillers.size(), static_cast<size_t>(kTmpfsInodes));
-
-  testing::internal::CaptureStderr();
-  EXPECT_FALSE(file.rollFile());
-  std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("cannot create '" + tmpfs_->file("inodes.")), std::string::npos) << err;
-  EXPECT_NE(err.find("No space left on device"), std::string::npos) << err;
-  // The old file is kept, and still takes lines: nothing is lost.
-  EXPECT_EQ(file.currentFileName(), current);
-  file.append("second\n", 7);
-  file.flush();
-  EXPECT_EQ(readFile(current), "first\nsecond\n");
-  EXPECT_EQ(file.stats().lostBytes, 0u);
-  EXPECT_EQ(file.stats().writeErrors, 1u);
-
-  ASSERT_EQ(::unlink(fillers.back().c_str()), 0);
-  EXPECT_TRUE(file.rollFile());
-  EXPECT_NE(file.currentFileName(), current);
-  file.append("third\n", 6);
-  file.flush();
-  EXPECT_EQ(readFile(file.currentFileName()), "third\n");
+  rollOutOfInodesRow(
+      tmpfs_->file("inodes"), LogFile::Options(),
+      [&] {
+        // Use up the inodes; the blocks stay free.
+        for (int i = 0; i < kTmpfsInodes; ++i) {
+          std::string name = tmpfs_->file("inode" + std::to_string(i));
+          int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+          if (fd < 0) {
+            ASSERT_EQ(errno, ENOSPC) << std::strerror(errno);
+            break;
+          }
+          ::close(fd);
+          fillers.push_back(name);
+        }
+        ASSERT_LT(fillers.size(), static_cast<size_t>(kTmpfsInodes));
+      },
+      [&] { ASSERT_EQ(::unlink(fillers.back().c_str()), 0); });
 }
 
-
 TEST_F(LogOnTmpfs, ReadOnlyFileSystemIsReportedAtStartAndAtRoll) {
-  ASSERT_EQ(tmpfs_->remountReadOnly(), 0);
-  testing::internal::CaptureStderr();
-  LogFile file(tmpfs_->file("ro"), 1 << 30, false);
-  file.append("lost while read-only\n", 21);
-  file.flush();
-  std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(file.currentFileName(), "");
-  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;  // rate-limited
-  EXPECT_NE(err.find("cannot create '" + tmpfs_->file("ro.")), std::string::npos) << err;
-  EXPECT_NE(err.find("Read-only file system"), std::string::npos) << err;
-  EXPECT_EQ(file.stats().lostBytes, 21u);
-  EXPECT_EQ(file.stats().filesCreated, 0u);
-  EXPECT_GE(file.stats().writeErrors, 1u);
-
-  // Writable again: the next flush opens the file.
-  ASSERT_EQ(tmpfs_->remountReadWrite(), 0);
-  file.flush();
-  std::string first = file.currentFileName();
-  ASSERT_NE(first, "");
-  file.append("kept\n", 5);
-  file.flush();
-
-  // Read-only again while the file is open: the roll cannot create its file.
-  // The clock moves past the rate limit, so this failure is reported too.
-  // LogFile's clock, moved by hand to step past the report rate limit.
-  setFakeTime(Timestamp::now().secondsSinceEpoch() + LogFile::kReportInterval + 1);
-  file.setClock(&fakeClock);
-  ASSERT_EQ(tmpfs_->coverReadOnly(), 0);
-  testing::internal::CaptureStderr();
-  EXPECT_FALSE(file.rollFile());
-  file.append("still kept\n", 11);
-  file.flush();  // the name now leads nowhere: it tries to roll again
-  err = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;
-  EXPECT_NE(err.find("cannot create '" + tmpfs_->file("ro.")), std::string::npos) << err;
-  EXPECT_NE(err.find("Read-only file system"), std::string::npos) << err;
-  EXPECT_NE(err.find("(21 bytes lost so far)"), std::string::npos) << err;
-  // The open file still took the line.
-  EXPECT_EQ(file.currentFileName(), first);
-  EXPECT_EQ(file.stats().lostBytes, 21u);
-  ASSERT_EQ(tmpfs_->uncover(), 0);
-  EXPECT_EQ(readFile(first), "kept\nstill kept\n");
+  // At a roll, a read-only tmpfs is mounted over the directory: a remount is
+  // refused while a file is open for writing.
+  readOnlyRow(
+      tmpfs_->file("ro"), LogFile::Options(),
+      [&] { ASSERT_EQ(tmpfs_->remountReadOnly(), 0); },
+      [&] { ASSERT_EQ(tmpfs_->remountReadWrite(), 0); },
+      [&] { ASSERT_EQ(tmpfs_->coverReadOnly(), 0); },
+      [&] { ASSERT_EQ(tmpfs_->uncover(), 0); });
 }
 
 // root may write anywhere, so the process drops to nobody in a child first.
@@ -554,46 +592,9 @@ TEST(LogFileFaultEnv, ReadOnlyFileSystemIsReportedAtStartAndAtRoll) {
   FaultEnv env;
   LogFile::Options o;
   o.env = &env;
-  env.openErrno = EROFS;
-  testing::internal::CaptureStderr();
-  LogFile file(dir.file("ro"), 1 << 30, false, 3, 1024, o);
-  file.append("lost while read-only\n", 21);
-  file.flush();
-  std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(file.currentFileName(), "");
-  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;  // rate-limited
-  EXPECT_NE(err.find("cannot create '" + dir.file("ro.")), std::string::npos) << err;
-  EXPECT_NE(err.find("Read-only file system"), std::string::npos) << err;
-  EXPECT_EQ(file.stats().lostBytes, 21u);
-  EXPECT_EQ(file.stats().filesCreated, 0u);
-  EXPECT_GE(file.stats().writeErrors, 1u);
-
-  // Writable again: the next flush opens the file.
-  env.openErrno = 0;
-  file.flush();
-  std::string first = file.currentFileName();
-  ASSERT_NE(first, "");
-  file.append("kept\n", 5);
-  file.flush();
-
-  // Read-only again while the file is open: the roll cannot create its file.
-  // The clock moves past the rate limit, so this failure is reported too.
-  setFakeTime(Timestamp::now().secondsSinceEpoch() + LogFile::kReportInterval + 1);
-  file.setClock(&fakeClock);
-  env.openErrno = EROFS;
-  testing::internal::CaptureStderr();
-  EXPECT_FALSE(file.rollFile());
-  file.append("still kept\n", 11);
-  file.flush();
-  err = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;
-  EXPECT_NE(err.find("cannot create '" + dir.file("ro.")), std::string::npos) << err;
-  EXPECT_NE(err.find("Read-only file system"), std::string::npos) << err;
-  EXPECT_NE(err.find("(21 bytes lost so far)"), std::string::npos) << err;
-  // The open file still took the line.
-  EXPECT_EQ(file.currentFileName(), first);
-  EXPECT_EQ(file.stats().lostBytes, 21u);
-  EXPECT_EQ(readFile(first), "kept\nstill kept\n");
+  auto readOnly = [&] { env.openErrno = EROFS; };
+  auto writable = [&] { env.openErrno = 0; };
+  readOnlyRow(dir.file("ro"), o, readOnly, writable, readOnly, writable);
 }
 
 TEST(LogFileFaultEnv, RollOutOfInodesIsReportedAndTheCurrentFileKept) {
@@ -601,31 +602,9 @@ TEST(LogFileFaultEnv, RollOutOfInodesIsReportedAndTheCurrentFileKept) {
   FaultEnv env;
   LogFile::Options o;
   o.env = &env;
-  LogFile file(dir.file("inodes"), 1 << 30, false, 3, 1024, o);
-  std::string current = file.currentFileName();
-  ASSERT_NE(current, "");
-  file.append("first\n", 6);
-  env.openErrno = ENOSPC;  // what open(2) says when no inode is left
-
-  testing::internal::CaptureStderr();
-  EXPECT_FALSE(file.rollFile());
-  std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("cannot create '" + dir.file("inodes.")), std::string::npos) << err;
-  EXPECT_NE(err.find("No space left on device"), std::string::npos) << err;
-  // The old file is kept, and still takes lines: nothing is lost.
-  EXPECT_EQ(file.currentFileName(), current);
-  file.append("second\n", 7);
-  file.flush();
-  EXPECT_EQ(readFile(current), "first\nsecond\n");
-  EXPECT_EQ(file.stats().lostBytes, 0u);
-  EXPECT_EQ(file.stats().writeErrors, 1u);
-
-  env.openErrno = 0;
-  EXPECT_TRUE(file.rollFile());
-  EXPECT_NE(file.currentFileName(), current);
-  file.append("third\n", 6);
-  file.flush();
-  EXPECT_EQ(readFile(file.currentFileName()), "third\n");
+  // ENOSPC is what open(2) says when no inode is left.
+  rollOutOfInodesRow(dir.file("inodes"), o, [&] { env.openErrno = ENOSPC; },
+                     [&] { env.openErrno = 0; });
 }
 
 TEST(LogFileFaultEnv, DirectoryWithoutWritePermissionIsReportedNotFatal) {
