@@ -123,9 +123,8 @@ void TcpConnection::sendInLoop(const char* data, size_t len) {
     }
   }
   if (faultError) {
-    // The peer is gone. Close once, after the current callback returns
-    // (muduo only logged and waited for the read side to notice, which it
-    // never does while reading is stopped).
+    // The peer is gone. Close once, after the current callback returns: the
+    // read side would never notice while reading is stopped.
     loop_->queueInLoop([self = shared_from_this()] { self->forceCloseInLoop(); });
     return;
   }
@@ -241,7 +240,8 @@ void TcpConnection::handleRead(Timestamp receiveTime) {
     }
   } else if (n == 0) {
     // The peer half-closed. Stop reading (EOF stays readable forever) and
-    // close once what is queued has been written; muduo closed at once.
+    // close once what is queued has been written, so the peer gets every
+    // reply it asked for before closing its side.
     peerClosed_ = true;
     channel_->disableReading();
     if (!channel_->isWriting()) {
@@ -253,8 +253,8 @@ void TcpConnection::handleRead(Timestamp receiveTime) {
                 << outputBuffer_.readableBytes() << " bytes before closing";
     }
   } else if (savedErrno != EAGAIN) {
-    // ECONNRESET and friends: the connection is dead, close it now rather
-    // than on the next poll as muduo did.
+    // ECONNRESET and friends: the connection is dead, close it now (the
+    // next poll would only report the same error again).
     errno = savedErrno;
     LOG_WARN << "TcpConnection::handleRead[" << name_ << "] " << strerror_tl(savedErrno);
     handleClose();
@@ -299,7 +299,7 @@ void TcpConnection::handleClose() {
   setState(kDisconnected);
   channel_->disableAll();
   // The peer sees the end now, even if user code still holds the
-  // connection (muduo kept the socket open until the last reference went).
+  // connection.
   // The fd itself stays ours until the destructor, so its number cannot be
   // reused under a stale TcpConnectionPtr.
   socket_->shutdownBoth();
