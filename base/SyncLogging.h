@@ -26,8 +26,11 @@
 // Options::writeThrough: every line is then handed to write(2) before
 // append() returns, and survives kill -9.
 //
-// Thread safety: append(), flush(), stats() and rollFile() from any thread;
-// requestReopen() also from a signal handler.
+// Thread safety: append(), flush() and stats() from any thread;
+// requestReopen() also from a signal handler. A child forked while another
+// thread was inside append() would find the lock taken for ever: a child
+// that logs should be forked by a program whose other threads do not log
+// at that moment, or get its own SyncLogging.
 #pragma once
 
 #include <sys/types.h>
