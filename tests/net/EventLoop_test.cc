@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "EngineSupport.h"
 #include "NetTestUtil.h"
 #include "muon/base/CurrentThread.h"
 #include "muon/base/Logging.h"
@@ -30,6 +31,7 @@ using muon::net::EventLoopThreadPool;
 using muon::net::test::Clock;
 using muon::net::test::runSync;
 using muon::net::test::waitFor;
+using muon::net::test::ScopedEnv;
 
 namespace {
 // Death tests match stderr; the log goes to stdout by default.
@@ -101,6 +103,9 @@ bool blockedInPoll(int tid) {
 #endif
 #ifdef SYS_poll
            static_cast<long>(SYS_poll),
+#endif
+#ifdef SYS_io_uring_enter
+           static_cast<long>(SYS_io_uring_enter),  // the io_uring engine waits in it
 #endif
            static_cast<long>(SYS_epoll_pwait), static_cast<long>(SYS_ppoll)}) {
     if (nr == pollCall) return true;
@@ -387,6 +392,9 @@ TEST(EventLoop, MuonUsePollSelectsThePollPoller) {
   const char* saved = std::getenv("MUON_USE_POLL");
   const std::string savedValue = saved != nullptr ? saved : "";
   ::unsetenv("MUON_USE_POLL");
+  // The uring.* run of this test sets MUON_USE_URING; the first loop here
+  // must be the default one.
+  ScopedEnv noUring("MUON_USE_URING", nullptr);
   const int before = countEpollFds();
   {
     EventLoop loop;
@@ -401,5 +409,109 @@ TEST(EventLoop, MuonUsePollSelectsThePollPoller) {
     ::setenv("MUON_USE_POLL", savedValue.c_str(), 1);
   } else {
     ::unsetenv("MUON_USE_POLL");
+  }
+}
+
+// Busy polling, on each engine (the Options name it, whatever the
+// environment says).
+class BusyPoll : public ::testing::TestWithParam<EventLoop::Engine> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == EventLoop::Engine::kUring) {
+      std::string reason = muon::net::test::uringUnavailableReason();
+      if (!reason.empty()) GTEST_SKIP() << "io_uring unavailable: " << reason;
+    }
+  }
+  EventLoop::Options options(int busyPollMicros) const {
+    EventLoop::Options o;
+    o.engine = GetParam();
+    o.busyPollMicros = busyPollMicros;
+    return o;
+  }
+};
+
+// A loop inside its busy-poll window spins (thousands of polls in a few
+// milliseconds, no sleeping), and quit() from another thread still stops it
+// at once, long before the window ends.
+TEST_P(BusyPoll, QuitFromAnotherThreadStopsASpinningLoop) {
+  std::promise<EventLoop*> made;
+  std::thread thread([&] {
+    EventLoop loop(options(60 * 1000 * 1000));  // a minute of spinning
+    EXPECT_EQ(loop.engine(), GetParam());
+    EXPECT_EQ(loop.options().busyPollMicros, 60 * 1000 * 1000);
+    made.set_value(&loop);
+    loop.loop();
+  });
+  EventLoop* loop = made.get_future().get();
+  runSync(loop, [] {});  // an event: the window opens
+  const int64_t before = loop->iteration();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_GT(loop->iteration() - before, 100) << "not spinning";
+  const auto start = Clock::now();
+  loop->quit();
+  thread.join();
+  EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(500));
+}
+
+// Timers fire on time while the loop spins; once the window has passed
+// without events the loop sleeps again (its iteration count stands still).
+TEST_P(BusyPoll, TimersFireOnTimeAndTheLoopSleepsAfterTheWindow) {
+  std::promise<EventLoop*> made;
+  std::thread thread([&] {
+    EventLoop loop(options(30 * 1000));  // 30 ms
+    made.set_value(&loop);
+    loop.loop();
+  });
+  EventLoop* loop = made.get_future().get();
+  std::promise<Clock::time_point> fired;
+  const auto start = Clock::now();
+  loop->runAfter(0.05, [&] { fired.set_value(Clock::now()); });
+  const auto late = fired.get_future().get() - start - std::chrono::milliseconds(50);
+  EXPECT_GE(late.count(), 0);
+  EXPECT_LT(late, std::chrono::milliseconds(20));
+  // The timer was the last event; its window ends 30 ms later.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const int64_t before = loop->iteration();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(loop->iteration(), before) << "the loop kept polling after its window";
+  loop->quit();
+  thread.join();
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, BusyPoll,
+                         ::testing::Values(EventLoop::Engine::kEpoll, EventLoop::Engine::kPoll,
+                                           EventLoop::Engine::kUring),
+                         [](const ::testing::TestParamInfo<EventLoop::Engine>& p) {
+                           switch (p.param) {
+                             case EventLoop::Engine::kEpoll: return std::string("epoll");
+                             case EventLoop::Engine::kPoll: return std::string("poll");
+                             case EventLoop::Engine::kUring: return std::string("uring");
+                             default: return std::string("environment");
+                           }
+                         });
+
+// MUON_BUSY_POLL_US sets the default; an explicit option wins; junk is 0.
+TEST(BusyPoll, EnvironmentSetsTheDefault) {
+  {
+    ScopedEnv env("MUON_BUSY_POLL_US", "250");
+    EventLoop loop;
+    EXPECT_EQ(loop.options().busyPollMicros, 250);
+  }
+  {
+    ScopedEnv env("MUON_BUSY_POLL_US", "250");
+    EventLoop::Options o;
+    o.busyPollMicros = 0;
+    EventLoop loop(o);
+    EXPECT_EQ(loop.options().busyPollMicros, 0);
+  }
+  {
+    ScopedEnv env("MUON_BUSY_POLL_US", "lots");
+    EventLoop loop;
+    EXPECT_EQ(loop.options().busyPollMicros, 0);
+  }
+  {
+    ScopedEnv env("MUON_BUSY_POLL_US", nullptr);
+    EventLoop loop;
+    EXPECT_EQ(loop.options().busyPollMicros, 0);
   }
 }
