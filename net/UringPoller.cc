@@ -145,8 +145,8 @@ struct io_uring_sqe* UringPoller::prepare(Operation* op) {
   assertInLoopThread();
   struct io_uring_sqe* sqe = getSqe();
   operations_.insert(op);
-  // The caller fills in the request; the data is set after it (the prep
-  // helpers clear it).
+  // The caller fills in the request; liburing's prep helpers leave
+  // user_data alone.
   io_uring_sqe_set_data(sqe, op);
   return sqe;
 }
@@ -304,6 +304,8 @@ size_t UringPoller::dispatchCompletions() {
   }
   const size_t n = completions_.size();
   completions_.clear();
+  for (size_t i = 0; i < afterCompletions_.size(); ++i) afterCompletions_[i]();
+  afterCompletions_.clear();
   return n;
 }
 

@@ -21,6 +21,7 @@
 #include <liburing.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -73,6 +74,10 @@ class UringPoller : public Poller {
   // giving it back to the ring once they have been used.
   const char* buffer(unsigned id) const { return buffers_.data() + size_t{id} * kBufferSize; }
   void recycleBuffer(unsigned id);
+  // Runs f once the completions being dispatched have all been handled
+  // (in this dispatchCompletions call), so an owner that got several of
+  // them acts once. Only from an Operation's complete().
+  void afterCompletions(std::function<void()> f) { afterCompletions_.push_back(std::move(f)); }
   // Whether `op` is still in flight (for assertions and tests).
   bool inFlight(Operation* op) const { return operations_.count(op) != 0; }
 
@@ -100,6 +105,7 @@ class UringPoller : public Poller {
 
   struct io_uring ring_;
   std::vector<Completion> completions_;  // taken by poll(), not yet dispatched
+  std::vector<std::function<void()>> afterCompletions_;
   bool ringReady_;
   std::vector<Slot> slots_;
   std::vector<int> dirty_;

@@ -469,11 +469,18 @@ TEST_P(BusyPoll, TimersFireOnTimeAndTheLoopSleepsAfterTheWindow) {
   const auto late = fired.get_future().get() - start - std::chrono::milliseconds(50);
   EXPECT_GE(late.count(), 0);
   EXPECT_LT(late, std::chrono::milliseconds(20));
-  // The timer was the last event; its window ends 30 ms later.
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  const int64_t before = loop->iteration();
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  EXPECT_EQ(loop->iteration(), before) << "the loop kept polling after its window";
+  // The timer was the last event; its window ends 30 ms later. A spinning
+  // loop polls thousands of times in 50 ms; a sleeping one not at all.
+  // (Polled rather than timed once: on a loaded machine the loop thread
+  // may be descheduled inside its window and finish it late.)
+  const bool settled = waitFor(
+      [&] {
+        const int64_t before = loop->iteration();
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        return loop->iteration() == before;
+      },
+      std::chrono::seconds(5));
+  EXPECT_TRUE(settled) << "the loop kept polling after its window";
   loop->quit();
   thread.join();
 }

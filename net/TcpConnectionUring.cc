@@ -1,0 +1,200 @@
+// TcpConnection on the io_uring engine: the socket driven by completions.
+//
+// Ownership: each request in flight is an Operation the poller owns until
+// its last completion; the operation holds a TcpConnectionPtr, so the
+// connection, its fd and the pinned bytes of a send outlive every request
+// on them. recvOperation_ / sendOperation_ point at the requests in flight
+// and are cleared by their last completions. Closing cancels them; their
+// last completions then only drop the reference.
+#include "muon/net/TcpConnection.h"
+
+#include <errno.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cassert>
+
+#include "muon/base/Logging.h"
+#include "muon/net/Channel.h"
+#include "muon/net/EventLoop.h"
+
+#ifdef MUON_HAVE_URING
+#include "muon/net/UringPoller.h"
+
+namespace muon {
+namespace net {
+
+namespace {
+// A send request carries at most this much of the output buffer's head
+// (copied, so that send() may keep appending to the buffer meanwhile).
+constexpr size_t kMaxSendBytes = 1024 * 1024;
+}  // namespace
+
+class TcpConnection::RecvOperation : public UringPoller::Operation {
+ public:
+  explicit RecvOperation(TcpConnectionPtr conn) : conn_(std::move(conn)) {
+    conn_->engineReferences_.fetch_add(1);
+  }
+  // Also reached without a last completion, when the poller is destroyed
+  // with the request in flight.
+  ~RecvOperation() override {
+    if (conn_->recvOperation_ == this) conn_->recvOperation_ = nullptr;
+    conn_->engineReferences_.fetch_sub(1);
+  }
+  void complete(int res, uint32_t flags) override {
+    conn_->received(res, flags, !(flags & IORING_CQE_F_MORE));
+  }
+  bool cancelled = false;
+
+ private:
+  const TcpConnectionPtr conn_;
+};
+
+class TcpConnection::SendOperation : public UringPoller::Operation {
+ public:
+  explicit SendOperation(TcpConnectionPtr conn) : conn_(std::move(conn)) {
+    conn_->engineReferences_.fetch_add(1);
+  }
+  ~SendOperation() override {
+    if (conn_->sendOperation_ == this) conn_->sendOperation_ = nullptr;
+    conn_->engineReferences_.fetch_sub(1);
+  }
+  void complete(int res, uint32_t) override { conn_->sent(res); }
+  bool cancelled = false;
+
+ private:
+  const TcpConnectionPtr conn_;
+};
+
+// One receive at a time, into a provided buffer, re-armed once its bytes
+// have been delivered: so reading stops at once when the application stops
+// it (stopRead, the input limit, the high-water-mark policy), as on epoll,
+// and each delivery is at most one read. A multishot receive would keep
+// posting data until its cancellation landed (docs/net.md).
+void TcpConnection::startReceiving() {
+  // One in flight already (perhaps being cancelled: its completion re-arms
+  // if reading is still wanted).
+  if (recvOperation_ != nullptr || deliveryQueued_) return;
+  recvOperation_ = new RecvOperation(shared_from_this());
+  struct io_uring_sqe* sqe = uring_->prepare(recvOperation_);
+  io_uring_prep_recv(sqe, channel_->fd(), nullptr, UringPoller::kBufferSize, 0);
+  sqe->flags |= IOSQE_BUFFER_SELECT;
+  sqe->buf_group = UringPoller::kBufferGroup;
+}
+
+void TcpConnection::stopReceiving() {
+  if (recvOperation_ != nullptr && !recvOperation_->cancelled) {
+    recvOperation_->cancelled = true;
+    uring_->cancel(recvOperation_);
+  }
+}
+
+void TcpConnection::received(int res, uint32_t flags, bool last) {
+  loop_->assertInLoopThread();
+  if (last) recvOperation_ = nullptr;
+  if (res > 0) {
+    // Copied to the input buffer, and the provided buffer given back at
+    // once. The message callback runs after the batch of completions
+    // (deliverReceived), which then re-arms.
+    assert(flags & IORING_CQE_F_BUFFER);
+    const unsigned id = flags >> IORING_CQE_BUFFER_SHIFT;
+    if (isOpen(state_.load())) {
+      inputBuffer_.append(uring_->buffer(id), static_cast<size_t>(res));
+      if (!deliveryQueued_) {
+        deliveryQueued_ = true;
+        uring_->afterCompletions([self = shared_from_this()] { self->deliverReceived(); });
+      }
+    }
+    uring_->recycleBuffer(id);
+    return;
+  }
+  if (res == 0) {
+    deliverReceived();  // what came before the FIN first
+    if (isOpen(state_.load())) peerClosed();
+    return;
+  }
+  if (res != -ECANCELED && res != -ENOBUFS) {
+    deliverReceived();
+    if (isOpen(state_.load())) ioFailed("receive", -res);
+    return;
+  }
+  // Cancelled (stopRead, perhaps followed by startRead) or out of provided
+  // buffers (others give theirs back at the end of this batch).
+  const StateE s = state_.load();
+  if (last && reading_ && isOpen(s) && s != kPeerClosed) {
+    if (res == -ENOBUFS) {
+      uring_->afterCompletions([self = shared_from_this()] { self->watchReading(self->reading_); });
+    } else {
+      startReceiving();
+    }
+  }
+}
+
+void TcpConnection::deliverReceived() {
+  if (!deliveryQueued_) return;
+  deliveryQueued_ = false;
+  if (!isOpen(state_.load())) return;
+  bytesReceived(loop_->pollReturnTime());
+  const StateE s = state_.load();
+  if (reading_ && isOpen(s) && s != kPeerClosed) startReceiving();
+}
+
+void TcpConnection::startSending() {
+  if (sendOperation_ != nullptr || outputBuffer_.readableBytes() == 0) return;
+  sending_.retrieveAll();
+  sending_.append(outputBuffer_.peek(), std::min(outputBuffer_.readableBytes(), kMaxSendBytes));
+  submitSend();
+}
+
+// Sends what is left in sending_, which stays untouched until the completion.
+void TcpConnection::submitSend() {
+  assert(sendOperation_ == nullptr && sending_.readableBytes() > 0);
+  sendOperation_ = new SendOperation(shared_from_this());
+  struct io_uring_sqe* sqe = uring_->prepare(sendOperation_);
+  io_uring_prep_send(sqe, channel_->fd(), sending_.peek(), sending_.readableBytes(), MSG_NOSIGNAL);
+}
+
+void TcpConnection::sent(int res) {
+  loop_->assertInLoopThread();
+  sendOperation_ = nullptr;
+  if (!isOpen(state_.load())) return;  // cancelled by the close
+  if (res < 0) {
+    if (res != -ECANCELED) ioFailed("send", -res);
+    return;
+  }
+  const size_t n = static_cast<size_t>(res);
+  sending_.retrieve(n);
+  // The rest of this chunk first: writing() stays true through the
+  // callbacks bytesWritten may run, so a send() from them queues behind it.
+  if (sending_.readableBytes() > 0) submitSend();
+  bytesWritten(n);
+  if (!writing() && isOpen(state_.load())) startSending();
+}
+
+void TcpConnection::cancelCompletions() {
+  stopReceiving();
+  if (sendOperation_ != nullptr && !sendOperation_->cancelled) {
+    sendOperation_->cancelled = true;
+    uring_->cancel(sendOperation_);
+  }
+}
+
+}  // namespace net
+}  // namespace muon
+
+#else  // !MUON_HAVE_URING: uring_ is always null and none of these is reached.
+
+namespace muon {
+namespace net {
+void TcpConnection::startReceiving() {}
+void TcpConnection::stopReceiving() {}
+void TcpConnection::received(int, uint32_t, bool) {}
+void TcpConnection::deliverReceived() {}
+void TcpConnection::startSending() {}
+void TcpConnection::submitSend() {}
+void TcpConnection::sent(int) {}
+void TcpConnection::cancelCompletions() {}
+}  // namespace net
+}  // namespace muon
+
+#endif
