@@ -105,8 +105,12 @@ void TcpConnection::sendInLoop(std::string_view data) {
     return;
   }
   size_t written = 0;
-  // Nothing queued: try the socket directly, the common case (either engine).
-  if (!writing() && outputBuffer_.readableBytes() == 0) {
+  if (uring_ != nullptr && !writing() && outputBuffer_.readableBytes() == 0) {
+    // Nothing queued, io_uring: the head goes out as a send request with
+    // this iteration's enter, from a pinned copy; no system call here.
+    written = sendNow(data);
+  } else if (!writing() && outputBuffer_.readableBytes() == 0) {
+    // Nothing queued: try the socket directly, the common case.
     ssize_t n = sockets::write(channel_->fd(), data.data(), data.size());
     if (n >= 0) {
       written = static_cast<size_t>(n);
@@ -145,11 +149,17 @@ void TcpConnection::sendInLoop(std::string_view data) {
   }
 }
 
-// n bytes at the head of the output buffer have gone to the kernel.
+// n bytes at the head of the output buffer have gone to the kernel
+// (readiness engines).
 void TcpConnection::bytesWritten(size_t n) {
   outputBuffer_.retrieve(n);
   if (outputBuffer_.readableBytes() > 0) return;
-  if (uring_ == nullptr) channel_->disableWriting();
+  channel_->disableWriting();
+  outputDrained();
+}
+
+// Everything queued has been written.
+void TcpConnection::outputDrained() {
   if (writeCompleteCallback_) writeCompleteCallback_(shared_from_this());
   const StateE s = state_.load();
   if (s == kShutdownPending) {
@@ -168,7 +178,7 @@ void TcpConnection::shutdown() {
 
 void TcpConnection::shutdownInLoop() {
   loop_->assertInLoopThread();
-  // Still writing: bytesWritten comes back here once the queue is empty.
+  // Still writing: outputDrained comes back here once the queue is empty.
   if (writing() || outputBuffer_.readableBytes() > 0) return;
   StateE expected = kShutdownPending;
   // A forceClose() from another thread may have won; it closes instead.

@@ -16,9 +16,8 @@
 // the queued output. See docs/net.md.
 //
 // On the io_uring engine the socket is driven by completions instead of
-// readiness: a multishot receive into the loop's provided buffers (copied
-// into inputBuffer()), and sends of what the socket did not take at once
-// from a pinned copy of the output buffer's head. Each request in flight
+// readiness: a receive into the loop's provided buffers (copied into
+// inputBuffer()), and send requests from a pinned copy of the next bytes. Each request in flight
 // holds a shared_ptr to the connection, so no completion can outlive it;
 // closing cancels them. See docs/net.md, "The io_uring engine".
 #pragma once
@@ -122,7 +121,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   void setCloseCallback(CloseCallback cb) { closeCallback_ = std::move(cb); }
 
   Buffer* inputBuffer() { return &inputBuffer_; }
-  // What is queued for the peer and not yet acknowledged by the kernel.
+  // What is queued for the peer and not yet handed to the kernel (on
+  // io_uring, the bytes of a send request in flight are the kernel's).
   // Read it freely; append only through send().
   Buffer* outputBuffer() { return &outputBuffer_; }
 
@@ -179,6 +179,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   void stopReceiving();
   void received(int res, uint32_t flags, bool last);
   void deliverReceived();
+  size_t sendNow(std::string_view data);
   void startSending();
   void submitSend();
   void sent(int res);
@@ -188,6 +189,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   void bytesReceived(Timestamp receiveTime);
   void peerClosed();
   void bytesWritten(size_t n);
+  void outputDrained();
   void ioFailed(const char* where, int err);
   void handleClose();
 

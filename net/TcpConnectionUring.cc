@@ -25,8 +25,8 @@ namespace muon {
 namespace net {
 
 namespace {
-// A send request carries at most this much of the output buffer's head
-// (copied, so that send() may keep appending to the buffer meanwhile).
+// A send request carries at most this much (copied into sending_, so that
+// send() may keep appending to the output buffer meanwhile).
 constexpr size_t kMaxSendBytes = 1024 * 1024;
 }  // namespace
 
@@ -139,11 +139,21 @@ void TcpConnection::deliverReceived() {
   if (reading_ && isOpen(s) && s != kPeerClosed) startReceiving();
 }
 
+// Nothing in flight: up to kMaxSendBytes of data become the next send
+// request. Returns how many bytes it took.
+size_t TcpConnection::sendNow(std::string_view data) {
+  assert(sendOperation_ == nullptr);
+  const size_t n = std::min(data.size(), kMaxSendBytes);
+  sending_.retrieveAll();
+  sending_.append(data.data(), n);
+  submitSend();
+  return n;
+}
+
 void TcpConnection::startSending() {
   if (sendOperation_ != nullptr || outputBuffer_.readableBytes() == 0) return;
-  sending_.retrieveAll();
-  sending_.append(outputBuffer_.peek(), std::min(outputBuffer_.readableBytes(), kMaxSendBytes));
-  submitSend();
+  const size_t n = sendNow(outputBuffer_.toStringView());
+  outputBuffer_.retrieve(n);
 }
 
 // Sends what is left in sending_, which stays untouched until the completion.
@@ -162,13 +172,13 @@ void TcpConnection::sent(int res) {
     if (res != -ECANCELED) ioFailed("send", -res);
     return;
   }
-  const size_t n = static_cast<size_t>(res);
-  sending_.retrieve(n);
-  // The rest of this chunk first: writing() stays true through the
-  // callbacks bytesWritten may run, so a send() from them queues behind it.
-  if (sending_.readableBytes() > 0) submitSend();
-  bytesWritten(n);
-  if (!writing() && isOpen(state_.load())) startSending();
+  sending_.retrieve(static_cast<size_t>(res));
+  if (sending_.readableBytes() > 0) {
+    submitSend();  // the socket took part of it: the rest, as it is
+  } else {
+    startSending();  // the next bytes queued, if any
+  }
+  if (!writing()) outputDrained();
 }
 
 void TcpConnection::cancelCompletions() {
@@ -190,6 +200,7 @@ void TcpConnection::startReceiving() {}
 void TcpConnection::stopReceiving() {}
 void TcpConnection::received(int, uint32_t, bool) {}
 void TcpConnection::deliverReceived() {}
+size_t TcpConnection::sendNow(std::string_view) { return 0; }
 void TcpConnection::startSending() {}
 void TcpConnection::submitSend() {}
 void TcpConnection::sent(int) {}
