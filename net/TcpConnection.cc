@@ -66,10 +66,10 @@ std::string TcpConnection::getTcpInfoString() const { return socket_->getTcpInfo
 // ---- sending ---------------------------------------------------------------
 
 template <typename MakeOwned>
-bool TcpConnection::sendFrom(std::string_view data, MakeOwned makeOwned) {
+bool TcpConnection::sendFrom(std::string_view data, MakeOwned makeOwned, Buffer* source) {
   if (state_.load(std::memory_order_acquire) != kConnected) return false;
   if (loop_->isInLoopThread()) {
-    sendInLoop(data);
+    sendInLoop(data, source);
   } else {
     loop_->queueInLoop([self = shared_from_this(), owned = makeOwned()] { self->sendInLoop(owned); });
   }
@@ -87,10 +87,12 @@ void TcpConnection::send(std::string&& message) {
 void TcpConnection::send(Buffer* buf) {
   // From another thread the bytes are taken out as a string; in the loop
   // thread they are sent from where they are, then dropped.
-  if (sendFrom(buf->toStringView(), [buf] { return buf->retrieveAllAsString(); })) buf->retrieveAll();
+  if (sendFrom(buf->toStringView(), [buf] { return buf->retrieveAllAsString(); }, buf)) {
+    buf->retrieveAll();
+  }
 }
 
-void TcpConnection::sendInLoop(std::string_view data) {
+void TcpConnection::sendInLoop(std::string_view data, Buffer* source) {
   loop_->assertInLoopThread();
   const StateE s = state_.load();
   if (s == kDisconnected) {
@@ -108,7 +110,7 @@ void TcpConnection::sendInLoop(std::string_view data) {
   if (uring_ != nullptr && !writing() && outputBuffer_.readableBytes() == 0) {
     // Nothing queued, io_uring: the head goes out as a send request with
     // this iteration's enter, from a pinned copy; no system call here.
-    written = sendNow(data);
+    written = sendNow(data, source);
   } else if (!writing() && outputBuffer_.readableBytes() == 0) {
     // Nothing queued: try the socket directly, the common case.
     ssize_t n = sockets::write(channel_->fd(), data.data(), data.size());

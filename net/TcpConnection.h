@@ -162,9 +162,11 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
 
   // The send funnel: every send() overload comes here. makeOwned gives the
   // bytes as a std::string when they must travel to the loop thread.
+  // `source`, if given, is the Buffer holding data, which the io_uring
+  // engine may take whole instead of copying.
   template <typename MakeOwned>
-  bool sendFrom(std::string_view data, MakeOwned makeOwned);
-  void sendInLoop(std::string_view data);
+  bool sendFrom(std::string_view data, MakeOwned makeOwned, Buffer* source = nullptr);
+  void sendInLoop(std::string_view data, Buffer* source = nullptr);
   void shutdownInLoop();
   void forceCloseInLoop();
   void startReadInLoop();
@@ -179,7 +181,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   void stopReceiving();
   void received(int res, uint32_t flags, bool last);
   void deliverReceived();
-  size_t sendNow(std::string_view data);
+  size_t sendNow(std::string_view data, Buffer* source);
   void startSending();
   void submitSend();
   void sent(int res);

@@ -140,19 +140,25 @@ void TcpConnection::deliverReceived() {
 }
 
 // Nothing in flight: up to kMaxSendBytes of data become the next send
-// request. Returns how many bytes it took.
-size_t TcpConnection::sendNow(std::string_view data) {
+// request. A whole Buffer `source` is taken as it is (swapped with sending_,
+// no copy): send(Buffer*) empties it anyway. Returns how many bytes it took.
+size_t TcpConnection::sendNow(std::string_view data, Buffer* source) {
   assert(sendOperation_ == nullptr);
-  const size_t n = std::min(data.size(), kMaxSendBytes);
   sending_.retrieveAll();
-  sending_.append(data.data(), n);
+  if (source != nullptr && data.size() <= kMaxSendBytes && data.data() == source->peek() &&
+      data.size() == source->readableBytes()) {
+    sending_.swap(*source);
+  } else {
+    sending_.append(data.data(), std::min(data.size(), kMaxSendBytes));
+  }
+  const size_t n = sending_.readableBytes();
   submitSend();
   return n;
 }
 
 void TcpConnection::startSending() {
   if (sendOperation_ != nullptr || outputBuffer_.readableBytes() == 0) return;
-  const size_t n = sendNow(outputBuffer_.toStringView());
+  const size_t n = sendNow(outputBuffer_.toStringView(), nullptr);
   outputBuffer_.retrieve(n);
 }
 
@@ -200,7 +206,7 @@ void TcpConnection::startReceiving() {}
 void TcpConnection::stopReceiving() {}
 void TcpConnection::received(int, uint32_t, bool) {}
 void TcpConnection::deliverReceived() {}
-size_t TcpConnection::sendNow(std::string_view) { return 0; }
+size_t TcpConnection::sendNow(std::string_view, Buffer*) { return 0; }
 void TcpConnection::startSending() {}
 void TcpConnection::submitSend() {}
 void TcpConnection::sent(int) {}
