@@ -28,6 +28,8 @@ namespace {
 // A send request carries at most this much (copied into sending_, so that
 // send() may keep appending to the output buffer meanwhile).
 constexpr size_t kMaxSendBytes = 1024 * 1024;
+// What one receive request may take: the input buffer's share of a read.
+constexpr size_t kReceiveBytes = 16 * 1024;
 }  // namespace
 
 class TcpConnection::RecvOperation : public UringPoller::Operation {
@@ -66,20 +68,21 @@ class TcpConnection::SendOperation : public UringPoller::Operation {
   const TcpConnectionPtr conn_;
 };
 
-// One receive at a time, into a provided buffer, re-armed once its bytes
-// have been delivered: so reading stops at once when the application stops
-// it (stopRead, the input limit, the high-water-mark policy), as on epoll,
-// and each delivery is at most one read. A multishot receive would keep
-// posting data until its cancellation landed (docs/net.md).
+// One receive at a time, into the connection's own pinned buffer
+// (receiving_), re-armed once its bytes have been delivered: so reading
+// stops at once when the application stops it (stopRead, the input limit,
+// the high-water-mark policy), as on epoll, and each delivery is at most one
+// read. A multishot receive would keep posting data until its cancellation
+// landed; a shared ring of provided buffers cost a copy out of cache-cold
+// memory per message (docs/net.md).
 void TcpConnection::startReceiving() {
   // One in flight already (perhaps being cancelled: its completion re-arms
   // if reading is still wanted).
   if (recvOperation_ != nullptr || deliveryQueued_) return;
+  receiving_.ensureWritableBytes(kReceiveBytes);
   recvOperation_ = new RecvOperation(shared_from_this());
   struct io_uring_sqe* sqe = uring_->prepare(recvOperation_);
-  io_uring_prep_recv(sqe, channel_->fd(), nullptr, UringPoller::kBufferSize, 0);
-  sqe->flags |= IOSQE_BUFFER_SELECT;
-  sqe->buf_group = UringPoller::kBufferGroup;
+  io_uring_prep_recv(sqe, channel_->fd(), receiving_.beginWrite(), receiving_.writableBytes(), 0);
 }
 
 void TcpConnection::stopReceiving() {
@@ -89,23 +92,26 @@ void TcpConnection::stopReceiving() {
   }
 }
 
-void TcpConnection::received(int res, uint32_t flags, bool last) {
+void TcpConnection::received(int res, uint32_t, bool last) {
   loop_->assertInLoopThread();
   if (last) recvOperation_ = nullptr;
   if (res > 0) {
-    // Copied to the input buffer, and the provided buffer given back at
-    // once. The message callback runs after the batch of completions
-    // (deliverReceived), which then re-arms.
-    assert(flags & IORING_CQE_F_BUFFER);
-    const unsigned id = flags >> IORING_CQE_BUFFER_SHIFT;
+    // Into the input buffer: swapped in whole when it is empty (the common
+    // case), else appended. The message callback runs after the batch of
+    // completions (deliverReceived), which then re-arms.
+    receiving_.hasWritten(static_cast<size_t>(res));
     if (isOpen(state_.load())) {
-      inputBuffer_.append(uring_->buffer(id), static_cast<size_t>(res));
+      if (inputBuffer_.readableBytes() == 0) {
+        inputBuffer_.swap(receiving_);
+      } else {
+        inputBuffer_.append(receiving_.peek(), receiving_.readableBytes());
+      }
       if (!deliveryQueued_) {
         deliveryQueued_ = true;
         uring_->afterCompletions([self = shared_from_this()] { self->deliverReceived(); });
       }
     }
-    uring_->recycleBuffer(id);
+    receiving_.retrieveAll();
     return;
   }
   if (res == 0) {
@@ -113,21 +119,14 @@ void TcpConnection::received(int res, uint32_t flags, bool last) {
     if (isOpen(state_.load())) peerClosed();
     return;
   }
-  if (res != -ECANCELED && res != -ENOBUFS) {
+  if (res != -ECANCELED) {
     deliverReceived();
     if (isOpen(state_.load())) ioFailed("receive", -res);
     return;
   }
-  // Cancelled (stopRead, perhaps followed by startRead) or out of provided
-  // buffers (others give theirs back at the end of this batch).
+  // Cancelled (stopRead, perhaps followed by startRead).
   const StateE s = state_.load();
-  if (last && reading_ && isOpen(s) && s != kPeerClosed) {
-    if (res == -ENOBUFS) {
-      uring_->afterCompletions([self = shared_from_this()] { self->watchReading(self->reading_); });
-    } else {
-      startReceiving();
-    }
-  }
+  if (last && reading_ && isOpen(s) && s != kPeerClosed) startReceiving();
 }
 
 void TcpConnection::deliverReceived() {

@@ -1,7 +1,6 @@
 #include "muon/net/UringPoller.h"
 
 #include <poll.h>
-#include <sys/mman.h>
 
 #include <cassert>
 #include <cerrno>
@@ -26,9 +25,10 @@ uint64_t pollData(int fd, uint32_t generation) {
   return (uint64_t{generation} << 32) | (static_cast<uint64_t>(fd) << 1) | 1;
 }
 
-// Submission and completion queues: one iteration's worth of requests; the
-// completion queue is larger because multishot receives post many entries
-// per request, and the kernel keeps overflow (IORING_FEAT_NODROP) anyway.
+// Submission and completion queues: one iteration's worth of requests. The
+// completion queue is larger: with thousands of connections one iteration
+// may complete a receive and a send on each (overflow is kept by the kernel,
+// IORING_FEAT_NODROP, but costs a slower path).
 constexpr unsigned kSqEntries = 1024;
 constexpr unsigned kCqEntries = 16384;
 
@@ -41,8 +41,7 @@ std::unique_ptr<UringPoller> UringPoller::create(EventLoop* loop, std::string* r
 }
 
 UringPoller::UringPoller(EventLoop* loop)
-    : Poller(loop), ring_{}, ringReady_(false), nextGeneration_(1), bufferRing_(nullptr),
-      bufferRingBytes_(0) {}
+    : Poller(loop), ring_{}, ringReady_(false), nextGeneration_(1) {}
 
 bool UringPoller::setUp(std::string* reason) {
   struct io_uring_params params {};
@@ -84,34 +83,6 @@ bool UringPoller::setUp(std::string* reason) {
     *reason = "the kernel lacks poll, recv, send or cancel opcodes";
     return false;
   }
-  // The provided-buffer ring (kernel 5.19).
-  bufferRingBytes_ = kBufferCount * sizeof(struct io_uring_buf);
-  void* mem = ::mmap(nullptr, bufferRingBytes_, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE,
-                     -1, 0);
-  if (mem == MAP_FAILED) {
-    *reason = std::string("mmap of the buffer ring: ") + std::strerror(errno);
-    return false;
-  }
-  bufferRing_ = static_cast<struct io_uring_buf_ring*>(mem);
-  struct io_uring_buf_reg reg {};
-  reg.ring_addr = reinterpret_cast<uint64_t>(mem);
-  reg.ring_entries = kBufferCount;
-  reg.bgid = kBufferGroup;
-  rc = io_uring_register_buf_ring(&ring_, &reg, 0);
-  if (rc < 0) {
-    ::munmap(mem, bufferRingBytes_);
-    bufferRing_ = nullptr;
-    *reason = std::string("io_uring_register_buf_ring: ") + std::strerror(-rc);
-    return false;
-  }
-  buffers_.resize(size_t{kBufferCount} * kBufferSize);
-  io_uring_buf_ring_init(bufferRing_);
-  const int mask = io_uring_buf_ring_mask(kBufferCount);
-  for (unsigned id = 0; id < kBufferCount; ++id) {
-    io_uring_buf_ring_add(bufferRing_, buffers_.data() + size_t{id} * kBufferSize, kBufferSize,
-                          static_cast<unsigned short>(id), mask, static_cast<int>(id));
-  }
-  io_uring_buf_ring_advance(bufferRing_, static_cast<int>(kBufferCount));
   return true;
 }
 
@@ -121,7 +92,6 @@ UringPoller::~UringPoller() {
   // free its owner (a TcpConnection it kept alive), so the set is moved out
   // first.
   if (ringReady_) io_uring_queue_exit(&ring_);
-  if (bufferRing_ != nullptr) ::munmap(bufferRing_, bufferRingBytes_);
   std::unordered_set<Operation*> operations;
   operations.swap(operations_);
   for (Operation* op : operations) delete op;
@@ -157,12 +127,6 @@ void UringPoller::cancel(Operation* op) {
   struct io_uring_sqe* sqe = getSqe();
   io_uring_prep_cancel(sqe, op, 0);
   io_uring_sqe_set_data64(sqe, kIgnored);
-}
-
-void UringPoller::recycleBuffer(unsigned id) {
-  io_uring_buf_ring_add(bufferRing_, buffers_.data() + size_t{id} * kBufferSize, kBufferSize,
-                        static_cast<unsigned short>(id), io_uring_buf_ring_mask(kBufferCount), 0);
-  io_uring_buf_ring_advance(bufferRing_, 1);
 }
 
 void UringPoller::updateChannel(Channel* channel) {

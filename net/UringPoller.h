@@ -7,9 +7,9 @@
 //    and sockets of loops not using completions): a one-shot POLL_ADD per
 //    channel, re-armed after it fires. Re-arming polls the file again, so a
 //    channel sees level-triggered events exactly as on epoll.
-//  * Completions, for TcpConnection: Operation objects (a multishot recv
-//    into the provided-buffer ring, a send from the connection's pinned
-//    output buffer, a cancel). The poller owns each Operation from
+//  * Completions, for TcpConnection: Operation objects (a receive into, or
+//    a send from, a pinned buffer of the connection). The poller owns each
+//    Operation from
 //    prepare() until its last completion (no IORING_CQE_F_MORE), then
 //    deletes it; an Operation that must keep its owner alive holds a
 //    shared_ptr to it. See docs/net.md, "The io_uring engine".
@@ -45,11 +45,6 @@ class UringPoller : public Poller {
     virtual void complete(int res, uint32_t flags) = 0;
   };
 
-  // Provided buffers for multishot receive: one group per ring.
-  static constexpr uint16_t kBufferGroup = 0;
-  static constexpr unsigned kBufferCount = 256;        // a power of two
-  static constexpr unsigned kBufferSize = 16 * 1024;
-
   // nullptr, with *reason saying why, when this kernel or process cannot
   // run the engine (setup refused, a needed opcode or feature missing).
   static std::unique_ptr<UringPoller> create(EventLoop* loop, std::string* reason);
@@ -70,10 +65,6 @@ class UringPoller : public Poller {
   // Asks the kernel to cancel `op` (in flight); its last completion still
   // arrives, with -ECANCELED or its own result.
   void cancel(Operation* op);
-  // The bytes of provided buffer `id` (from a completion's flags), and
-  // giving it back to the ring once they have been used.
-  const char* buffer(unsigned id) const { return buffers_.data() + size_t{id} * kBufferSize; }
-  void recycleBuffer(unsigned id);
   // Runs f once the completions being dispatched have all been handled
   // (in this dispatchCompletions call), so an owner that got several of
   // them acts once. Only from an Operation's complete().
@@ -111,9 +102,6 @@ class UringPoller : public Poller {
   std::vector<int> dirty_;
   uint32_t nextGeneration_;
   std::unordered_set<Operation*> operations_;  // in flight, owned
-  std::vector<char> buffers_;                  // kBufferCount x kBufferSize
-  struct io_uring_buf_ring* bufferRing_;       // mmap'd, registered as kBufferGroup
-  size_t bufferRingBytes_;
 };
 
 }  // namespace net
