@@ -1,12 +1,5 @@
 #!/usr/bin/env bash
-# muon's one entry point.
-#   ./build.sh                 build Release into build/ (executables in build/bin/)
-#   ./build.sh test [WHICH]    build and run every test through ctest;
-#                              WHICH is plain, asan or tsan (default: all three)
-#   ./build.sh bench [ARGS]    build and run the logging and pingpong benchmarks
-#                              (ARGS: --quick, --only logging|pingpong, --seconds S, --repeat R)
-#   ./build.sh fuzz [SECONDS]  build the libFuzzer targets (clang, ASan+UBSan) into build-fuzz/
-#                              and run each on its seed corpus for SECONDS (default 30)
+# muon's one entry point; its commands: help_text below (./build.sh help).
 # Missing Debian packages are installed with apt-get when run as root.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -14,6 +7,22 @@ top=$PWD
 jobs=$(nproc 2>/dev/null || echo 2)
 
 die() { echo "build.sh: $*" >&2; exit 1; }
+
+help_text() {
+  cat <<'EOF'
+./build.sh                 build Release into build/ (executables in build/bin/)
+./build.sh test [WHICH]    build and run every test through ctest;
+                           WHICH is plain, asan or tsan (default: all three)
+./build.sh bench [ARGS]    build and run the logging and pingpong benchmarks
+                           (ARGS: --quick, --only logging|matrix|pingpong, --seconds S,
+                           --repeat R)
+./build.sh profile [WHAT]  build with frame pointers into build-profile/ and record perf
+                           profiles (WHAT: logging, pingpong or all; default all);
+                           perf.data and the reports in build/profile/
+./build.sh fuzz [SECONDS]  build the libFuzzer targets (clang, ASan+UBSan) into build-fuzz/
+                           and run each on its seed corpus for SECONDS (default 30)
+EOF
+}
 
 # need PACKAGE... : install the Debian packages that are missing.
 need() {
@@ -90,6 +99,14 @@ case "$cmd" in
     configure_and_build build >&2
     exec "$top/examples/bench/run_bench.sh" "$top/build" "$@"
     ;;
+  profile)
+    need "${build_deps[@]}" linux-perf
+    # Release code with frame pointers, so that perf's call graphs are whole.
+    configure_and_build build-profile -DMUON_BUILD_TESTS=OFF \
+      "-DCMAKE_CXX_FLAGS=-fno-omit-frame-pointer -g" >&2
+    mkdir -p build/profile
+    exec "$top/examples/bench/profile.sh" "$top/build-profile" "$top/build/profile" "$@"
+    ;;
   fuzz)
     need clang libclang-rt-14-dev cmake make libgtest-dev libzstd-dev libssl-dev
     seconds=${1:-30}
@@ -115,7 +132,7 @@ case "$cmd" in
     done
     ;;
   -h|--help|help)
-    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+    help_text
     ;;
   *)
     die "unknown command '$cmd' (try ./build.sh help)"

@@ -290,6 +290,7 @@ AsyncLogging::Buffer* AsyncLogging::install() {
   assert(slot < kMaxBuffers && "AsyncLogging: buffer bound broken");
   char* memory = memoryFor(slot);
   if (!memory) return nullptr;
+  ++buffersMapped_;
   Buffer* b = new Buffer(slot);
   b->data = memory;
   return slots_[slot] = b;
@@ -309,17 +310,26 @@ void AsyncLogging::prepareSpares(std::unique_lock<std::mutex>& lock) {
       return;
     }
     b->data = memory;
+    ++buffersMapped_;
     spares_.push_back(b);
   }
 }
 
 void AsyncLogging::recycle(Buffer* b) {
-  if (spares_.size() < kMaxSpares) {
-    spares_.push_back(b);
-    return;
+  // Kept, however many: while producers outrun the backend they will need
+  // every one again, and mapping a fresh buffer costs a producer about a
+  // millisecond under the lock. trimSpares() gives them back once the burst is over.
+  spares_.push_back(b);
+}
+
+void AsyncLogging::trimSpares() {
+  while (spares_.size() > kMaxSpares) {
+    release(spares_.back());
+    spares_.pop_back();
   }
-  // Give memory back after a burst (well under a millisecond: a producer
-  // may hold the lock for it).
+}
+
+void AsyncLogging::release(Buffer* b) {
   if (spool_) {
     spool_->release(b->slot);
   } else {
@@ -371,6 +381,8 @@ AsyncLogging::Stats AsyncLogging::stats() const {
   s.producerWaits = producerWaits_;
   s.crashSafe = spool_ != nullptr;
   s.linesRecovered = linesRecovered_;
+  s.buffersMapped = buffersMapped_;
+  for (const Buffer* b : slots_) s.buffersHeld += b != nullptr;
   s.file = fileStats_;
   return s;
 }
@@ -389,6 +401,9 @@ void AsyncLogging::threadFunc() {
       backendCond_.wait_for(lock, std::chrono::seconds(flushInterval_));
     }
     bool stopNow = state_ == State::kStopping;
+    // Woken by the interval, a flush or stop with no full buffer waiting:
+    // the producers are not outrunning the backend.
+    bool idle = queued_.empty();
     uint64_t flushTarget = flushRequested_;
     // Take the partly filled current buffer too: lines must not wait longer
     // than flushInterval, and stop/flush must see everything before them.
@@ -407,6 +422,8 @@ void AsyncLogging::threadFunc() {
     lock.lock();
     fileStats_ = fileStats;
     for (Buffer* b : batch) recycle(b);
+    if (idle) trimSpares();  // the burst is over: its spares go back
+
     batch.clear();
     inFlight_ = 0;
     flushDone_ = flushTarget;

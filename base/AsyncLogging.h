@@ -115,6 +115,10 @@ class AsyncLogging {
     uint64_t producerWaits = 0;  // kBlock: times a producer waited for room
     bool crashSafe = false;      // the buffers are in a spool (asked for and set up)
     uint64_t linesRecovered = 0;  // from dead processes' spools, at construction
+    // Buffers given memory so far (each costs ~1 ms of page faults), and
+    // buffers that have memory now (at most kMaxPendingBuffers + 8).
+    uint64_t buffersMapped = 0;
+    uint64_t buffersHeld = 0;
     LogFile::Stats file;
   };
   Stats stats() const;
@@ -129,7 +133,7 @@ class AsyncLogging {
   // Every buffer that can exist at once: kMaxPendingBuffers waiting or being
   // written, the current one, and a few spares.
   static constexpr size_t kMaxBuffers = kMaxPendingBuffers + 8;
-  static constexpr size_t kMaxSpares = 4;       // kept after a burst; the rest released
+  static constexpr size_t kMaxSpares = 4;       // kept once a burst is over; the rest released
   static constexpr size_t kPreparedSpares = 2;  // mapped ahead by the backend
 
   // The lifecycle: kIdle (constructed, or stopped) -> start() -> kStarting
@@ -161,9 +165,12 @@ class AsyncLogging {
   char* memoryFor(size_t slot) const;
   // Maps spares ahead of need, outside the lock. Backend thread; mutex_ held on entry and exit.
   void prepareSpares(std::unique_lock<std::mutex>& lock);
-  // A written or dropped buffer becomes a spare, or gives its memory back
-  // if there are enough. mutex_ held.
+  // A written or dropped buffer becomes a spare. mutex_ held.
   void recycle(Buffer* b);
+  // Gives back the memory of the spares beyond kMaxSpares. mutex_ held.
+  void trimSpares();
+  // Gives back one buffer's memory and its slot. mutex_ held.
+  void release(Buffer* b);
   // Retires the current buffer if it holds anything, moves the queue into
   // `batch` and takes the drop counts not yet reported. mutex_ held.
   Dropped takeBatch(std::vector<Buffer*>& batch);
@@ -200,6 +207,7 @@ class AsyncLogging {
   Dropped dropped_;      // reported in the file so far
   Dropped unreported_;   // not yet written to the file
   uint64_t producerWaits_ = 0;
+  uint64_t buffersMapped_ = 0;
   uint64_t linesRecovered_ = 0;  // set in the constructor
   // Set by requestReopen(), taken by the backend. No lock.
   std::atomic<bool> reopenRequested_{false};

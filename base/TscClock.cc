@@ -16,7 +16,7 @@ namespace {
 
 constexpr uint64_t kNanosPerSecond = 1000 * 1000 * 1000;
 // The first scale is measured over this much time, using clock_gettime meanwhile.
-constexpr uint64_t kWarmupNanos = 20 * 1000 * 1000;
+constexpr uint64_t kWarmupNanos = static_cast<uint64_t>(TscClock::kWarmupMs) * 1000 * 1000;
 // A calibration this far off the prediction is a step of the wall clock, not
 // drift: the scale is then kept and only the base moved.
 constexpr int64_t kStepNanos = 1000 * 1000;
@@ -30,6 +30,13 @@ uint64_t realtimeNanos() {
 #if defined(__x86_64__)
 uint64_t readTsc() { return __rdtsc(); }
 
+uint64_t readTscFenced() {
+  _mm_lfence();
+  uint64_t t = __rdtsc();
+  _mm_lfence();
+  return t;
+}
+
 bool kernelUsesTsc() {
   std::ifstream in("/sys/devices/system/clocksource/clocksource0/current_clocksource");
   std::string source;
@@ -37,6 +44,7 @@ bool kernelUsesTsc() {
 }
 #else
 uint64_t readTsc() { return 0; }
+uint64_t readTscFenced() { return 0; }
 bool kernelUsesTsc() { return false; }
 #endif
 
@@ -185,5 +193,18 @@ Timestamp TscClock::now() {
 }
 
 bool TscClock::usingTsc() { return g_state.mode.load(std::memory_order_acquire) == Mode::kTsc; }
+
+uint64_t TscClock::counts() {
+  if (usingTsc()) return readTscFenced();
+  struct timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * kNanosPerSecond + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+double TscClock::nanosPerCount() {
+  if (!usingTsc()) return 1.0;
+  uint64_t scale = g_state.cal.scale.load(std::memory_order_acquire);
+  return static_cast<double>(scale) / 4294967296.0;  // 32.32 fixed point
+}
 
 }  // namespace muon

@@ -14,6 +14,8 @@
 // on x86-64; otherwise now() is Timestamp::now(). Any thread may call now().
 #pragma once
 
+#include <cstdint>
+
 #include "muon/base/Timestamp.h"
 
 namespace muon {
@@ -26,6 +28,17 @@ class TscClock {
   // Whether now() reads the counter (false during the first few
   // milliseconds of a process, while the first scale is measured).
   static bool usingTsc();
+
+  // For timing short intervals (logbench's latency samples): counts() is the
+  // counter, read with a fence on both sides so that neither earlier nor later
+  // work moves across the read, while usingTsc(); otherwise CLOCK_MONOTONIC in
+  // nanoseconds. nanosPerCount() is the latest calibrated scale (1 for the
+  // fallback). Two readings compare only if usingTsc() did not change between
+  // them; it turns true once, at the first now() kWarmupMs or more after the
+  // process started (where the kernel uses the counter).
+  static constexpr int kWarmupMs = 20;
+  static uint64_t counts();
+  static double nanosPerCount();
 };
 
 }  // namespace muon

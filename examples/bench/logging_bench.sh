@@ -1,45 +1,52 @@
 #!/usr/bin/env bash
 # The logging matrix: muon's AsyncLogging against spdlog and glog.
-#
-#   logging_bench.sh BUILD_DIR [--quick] [--repeat R] [--messages N] [--timeout S]
-#
-# Runs BUILD_DIR/bin/logbench once per point, one process at a time, each
-# under timeout(1) (S seconds, default 300) so a stuck point is reported as
-# failed instead of hanging the matrix. Points: {muon (policy block),
-# muon-crash (crash-safe mode, policy block), spdlog-async, spdlog-sync,
-# glog} x {short, long} x {1, 2, 4 threads}, plus muon with policy drop for
-# long messages, plus muon's file stages (muon-zstd: --compress zstd;
-# muon-zstd-aes: and --key-file, a fresh random key), short, 1 thread;
-# each point is R runs in one
-# process (default 5) and reports their median. Then two latency points:
-# muon and muon-crash, short, 1 thread, --latency.
-#
-# Messages per run: N for short lines (default 1,000,000), N/5 for long ones
-# (~3 KB each, so a long run writes ~5x the bytes of a short one; at N the
-# matrix would take well over 10 minutes). --quick: R=1, 1 and 2 threads,
-# N=300,000: well under a minute.
-#
-# Progress goes to stderr; the markdown table to stdout. Files, in BUILD_DIR/bench/:
-#   logbench.csv       one row per point: the medians, peak RSS, latency
-#   logbench.png       msg/s against threads, one line per logger, short and
-#                      long side by side (when gnuplot is installed)
-#   logbench_runs.txt  logbench's own output for every point, every run
-# Log files are written under BUILD_DIR/bench and removed after each run.
-# On a shared machine run the whole script under one lock, e.g.
-#   flock /tmp/muon-bench.lock examples/bench/logging_bench.sh build
-# (it takes no lock itself: a nested flock on the same file would deadlock).
+# What it runs and writes: help_text below (logging_bench.sh --help).
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bench_name=logging_bench
 
-usage() {
-  sed -n '4p' "$0" | sed 's/^# \{0,1\}//' >&2
-  exit 2
+synopsis() {
+  cat <<'EOF'
+logging_bench.sh BUILD_DIR [--quick] [--repeat R] [--messages N] [--timeout S]
+EOF
 }
-die() { echo "logging_bench: $*" >&2; exit 1; }
 
-[ $# -ge 1 ] || usage
-build=$1; shift
-case "$build" in -*) usage ;; esac
-[ -d "$build" ] || die "no build directory '$build'"
+help_text() {
+  synopsis
+  cat <<'EOF'
+
+Runs BUILD_DIR/bin/logbench once per point, one process at a time, each
+under timeout(1) (S seconds, default 300) so a stuck point is reported as
+failed instead of hanging the matrix. Points: {muon (policy block),
+muon-crash (crash-safe mode, policy block), spdlog-async, spdlog-sync,
+glog} x {short, long} x {1, 2, 4 threads}, plus muon with policy drop for
+long messages, plus muon's file stages (muon-zstd: --compress zstd;
+muon-zstd-aes: and --key-file, a fresh random key), short, 1 thread;
+each point is R runs in one process (default 5) and reports their median.
+Then two latency points: muon and muon-crash, short, 1 thread, --latency.
+
+Messages per run: N for short lines (default 1,000,000), N/5 for long ones
+(~3 KB each, so a long run writes ~5x the bytes of a short one; at N the
+matrix would take well over 10 minutes). --quick: R=1, 1 and 2 threads,
+N=300,000: well under a minute.
+
+Progress goes to stderr; the markdown table to stdout. Files, in BUILD_DIR/bench/:
+  logbench.csv       one row per point: the medians, peak RSS, latency
+  logbench.png       msg/s against threads, one line per logger, short and
+                     long side by side (when gnuplot is installed)
+  logbench_runs.txt  logbench's own output for every point, every run
+Log files are written under BUILD_DIR/bench and removed after each run.
+On a shared machine run the whole script under one lock, e.g.
+  flock /tmp/muon-bench.lock examples/bench/logging_bench.sh build
+(it takes no lock itself: a nested flock on the same file would deadlock).
+EOF
+}
+
+# shellcheck source=examples/bench/bench_lib.sh
+. "$here/bench_lib.sh"
+
+take_build_dir "${1:-}"
+shift
 bin=$build/bin/logbench
 out=$build/bench
 
@@ -48,11 +55,11 @@ quick=0 repeat_set=0 messages_set=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
-    --repeat) [ $# -ge 2 ] || usage; repeat=$2; repeat_set=1; shift ;;
-    --messages) [ $# -ge 2 ] || usage; messages=$2; messages_set=1; shift ;;
-    --timeout) [ $# -ge 2 ] || usage; timeout_s=$2; shift ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "logging_bench: unknown option '$1'" >&2; usage ;;
+    --repeat) need_value $#; repeat=$2; repeat_set=1; shift ;;
+    --messages) need_value $#; messages=$2; messages_set=1; shift ;;
+    --timeout) need_value $#; timeout_s=$2; shift ;;
+    -h|--help) help_text; exit 0 ;;
+    *) echo "$bench_name: unknown option '$1'" >&2; usage ;;
   esac
   shift
 done
@@ -62,11 +69,9 @@ if [ $quick -eq 1 ]; then
   [ $messages_set -eq 1 ] || messages=300000
   threads_list=(1 2)
 fi
-if ! [[ $repeat =~ ^[1-9][0-9]*$ ]] || [ "$repeat" -gt 100 ]; then
-  die "--repeat wants 1..100, not '$repeat'"
-fi
-[[ $messages =~ ^[1-9][0-9]*$ ]] || die "--messages wants a positive integer, not '$messages'"
-[[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die "--timeout wants whole seconds, not '$timeout_s'"
+want_count --repeat "$repeat" 100
+want_count --messages "$messages"
+want_count --timeout "$timeout_s"
 [ -x "$bin" ] || die "$bin is not built (cmake --build $build --target logbench; it needs libspdlog-dev and libgoogle-glog-dev)"
 short_n=$messages
 long_n=$((messages / 5))
@@ -108,10 +113,18 @@ total=$((${#points[@]} + 2))
 
 csv=$out/logbench.csv
 runs_txt=$out/logbench_runs.txt
-echo "logger,policy,size,threads,messages,repeats,mode,status,seconds,bytes,msg_per_s,mib_per_s,written,dropped,lines,lost_lines,peak_rss_kib,latency_clock,timer_overhead_ns,p50_ns,p99_ns,p999_ns,p9999_ns,max_ns,system_cpu_s_per_gib,spool_disk_bytes" >"$csv"
+# The CSV's columns: logger, policy, size, threads, messages, repeats, mode
+# (throughput or latency), status (ok or why not), seconds, bytes, msg/s,
+# MiB/s, written, dropped, lines, lost lines, peak RSS KiB, the latency clock,
+# its overhead in ns, p50 p99 p99.9 p99.99 max in ns, system CPU seconds per
+# GiB logged, spool bytes on disk (muon-crash).
+columns=(logger policy size threads messages repeats mode status seconds bytes msg_per_s mib_per_s
+         written dropped lines lost_lines peak_rss_kib latency_clock timer_overhead_ns
+         p50_ns p99_ns p999_ns p9999_ns max_ns system_cpu_s_per_gib spool_disk_bytes)
+columns_csv=$(join_csv "${columns[@]}")
+echo "$columns_csv" >"$csv"
 : >"$runs_txt"
 
-hms() { awk -v s="$1" 'BEGIN { s = int(s + 0.5); if (s >= 60) printf "%dm%02ds", s / 60, s % 60; else printf "%ds", s }'; }
 started=$SECONDS
 failures=0
 
@@ -160,27 +173,38 @@ run_point() {
     failures=$((failures + 1))
     echo "FAILED ($status)" >&2
     tail -n 5 "$tmp/point.err" | sed 's/^/    /' >&2
-    printf '%s,%s,%s,%s,%s,%s,%s,%s%s\n' "$logger" "$policy" "$size" "$threads" "$n" "$repeat" \
-      "$mode" "$status" ",,,,,,,,,,,,,,,,,," >>"$csv"
+    awk -v columns="$columns_csv" -v logger="$logger" -v policy="$policy" -v size="$size" \
+        -v threads="$threads" -v n="$n" -v repeat="$repeat" -v mode="$mode" -v status="$status" \
+        "$csv_emit"'
+      BEGIN {
+        v["logger"] = logger; v["policy"] = policy; v["size"] = size; v["threads"] = threads
+        v["messages"] = n; v["repeats"] = repeat; v["mode"] = mode; v["status"] = status
+        emit(v)
+      }' >>"$csv"
     return 0
   fi
   # The last summary line is the median (or the only run); likewise for
   # the written/latency lines that follow it.
-  awk -v logger="$logger" -v policy="$policy" -v size="$size" -v threads="$threads" \
-      -v n="$n" -v repeat="$repeat" -v mode="$mode" '
-    / seconds, .* bytes, .* msg\/s, .* MiB\/s$/ { sec = $2; bytes = $4; mps = $6; mibps = $8 }
-    $1 == "written" { w = $2; d = $4; l = $6 }
-    $1 == "latency_ns" { p50 = $3; p99 = $5; p999 = $7; p9999 = $9; pmax = $11 }
-    $1 == "#" && $2 == "latency" && $3 == "clock" { clock = $4; sub(/,$/, "", clock); overhead = $5 }
-    $1 == "peak_rss_kib" { rss = $2 }
-    $1 == "system_cpu_seconds" { sysgib = $4 }
-    $1 == "spool_disk_bytes" { spool = $2 }
+  awk -v columns="$columns_csv" -v logger="$logger" -v policy="$policy" -v size="$size" \
+      -v threads="$threads" -v n="$n" -v repeat="$repeat" -v mode="$mode" "$csv_emit"'
+    / seconds, .* bytes, .* msg\/s, .* MiB\/s$/ {
+      v["seconds"] = $2; v["bytes"] = $4; v["msg_per_s"] = $6; v["mib_per_s"] = $8
+    }
+    $1 == "written" { v["written"] = $2; v["dropped"] = $4; v["lines"] = $6 }
+    $1 == "latency_ns" { v["p50_ns"] = $3; v["p99_ns"] = $5; v["p999_ns"] = $7; v["p9999_ns"] = $9; v["max_ns"] = $11 }
+    $1 == "#" && $2 == "latency" && $3 == "clock" {
+      clock = $4; sub(/,$/, "", clock); v["latency_clock"] = clock; v["timer_overhead_ns"] = $5
+    }
+    $1 == "peak_rss_kib" { v["peak_rss_kib"] = $2 }
+    $1 == "system_cpu_seconds" { v["system_cpu_s_per_gib"] = $4 }
+    $1 == "spool_disk_bytes" { v["spool_disk_bytes"] = $2 }
     END {
-      printf "%s,%s,%s,%s,%s,%s,%s,ok,%s,%s,%s,%s,%s,%s,%s,%.0f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
-        logger, policy, size, threads, n, repeat, mode, sec, bytes, mps, mibps, w, d, l, n - l, rss,
-        clock, overhead, p50, p99, p999, p9999, pmax, sysgib, spool
+      v["logger"] = logger; v["policy"] = policy; v["size"] = size; v["threads"] = threads
+      v["messages"] = n; v["repeats"] = repeat; v["mode"] = mode; v["status"] = "ok"
+      v["lost_lines"] = sprintf("%.0f", n - v["lines"])
+      emit(v)
     }' "$tmp/point.out" >>"$csv"
-  echo "$(tail -n 1 "$csv" | cut -d, -f11 | awk '{printf "%.0f msg/s", $1}'), $(hms $((SECONDS - t0)))" >&2
+  echo "$(awk -F, "$csv_header"'{ mps = $col["msg_per_s"] } END { printf "%.0f msg/s", mps }' "$csv"), $(hms $((SECONDS - t0)))" >&2
 }
 
 i=0
@@ -195,11 +219,7 @@ run_point $total muon-crash block short 1 "$short_n" --latency
 echo "logging_bench: $total points in $(hms $((SECONDS - started))), $failures failed" >&2
 
 # ---- The table ------------------------------------------------------------
-# CSV fields: 1 logger, 2 policy, 3 size, 4 threads, 5 messages, 6 repeats,
-# 7 mode, 8 status, 9 seconds, 10 bytes, 11 msg/s, 12 MiB/s, 13 written,
-# 14 dropped, 15 lines, 16 lost lines, 17 peak RSS KiB, 18 clock,
-# 19 timer overhead ns, 20-24 p50 p99 p99.9 p99.99 max ns, 25 system CPU
-# seconds per GiB logged, 26 spool bytes on disk (muon-crash).
+# Every awk program below reads logbench.csv by column name (csv_header).
 echo "logbench, median of $repeat run(s) per point. msg/s: messages given / seconds from the first"
 echo "call until the logger has written and flushed every line (to the page cache; no fsync)."
 echo "Lost lines: messages - lines found in the files; only muon (drop) may lose lines, and"
@@ -207,47 +227,59 @@ echo "those it must report as dropped."
 echo
 echo "| logger | size | threads | messages | msg/s | MiB/s | lost lines | vs spdlog-async |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|"
-awk -F, '
-  NR == 1 || $7 != "throughput" { next }
+awk -F, "$csv_header"'
+  $col["mode"] != "throughput" { next }
   {
     row[++rows] = $0
-    if ($1 == "spdlog-async" && $8 == "ok") base[$3 "," $4] = $11
+    if ($col["logger"] == "spdlog-async" && $col["status"] == "ok")
+      base[$col["size"] "," $col["threads"]] = $col["msg_per_s"]
   }
   END {
     for (r = 1; r <= rows; r++) {
-      split(row[r], f, ",")
-      label = f[1]
-      if (f[2] != "-") label = label " (" f[2] ")"
-      if (f[8] != "ok") {
-        printf "| %s | %s | %s | %s | failed: %s | | | |\n", label, f[3], f[4], f[5], f[8]
+      $0 = row[r]
+      label = $col["logger"]
+      if ($col["policy"] != "-") label = label " (" $col["policy"] ")"
+      if ($col["status"] != "ok") {
+        printf "| %s | %s | %s | %s | failed: %s | | | |\n", label, $col["size"], $col["threads"],
+          $col["messages"], $col["status"]
         continue
       }
-      key = f[3] "," f[4]
-      ratio = (key in base && base[key] > 0) ? sprintf("%.2fx", f[11] / base[key]) : "n/a"
-      lost = f[16]
-      if (f[16] + 0 != f[14] + 0) lost = lost " (reported dropped: " f[14] ")"
-      printf "| %s | %s | %s | %s | %.0f | %.1f | %s | %s |\n", \
-        label, f[3], f[4], f[5], f[11], f[12], lost, ratio
+      key = $col["size"] "," $col["threads"]
+      ratio = (key in base && base[key] > 0) ? sprintf("%.2fx", $col["msg_per_s"] / base[key]) : "n/a"
+      lost = $col["lost_lines"]
+      if (lost + 0 != $col["dropped"] + 0) lost = lost " (reported dropped: " $col["dropped"] ")"
+      printf "| %s | %s | %s | %s | %.0f | %.1f | %s | %s |\n", label, $col["size"], $col["threads"],
+        $col["messages"], $col["msg_per_s"], $col["mib_per_s"], lost, ratio
     }
   }' "$csv"
 echo
-awk -F, '
-  NR > 1 && $7 == "latency" {
-    if ($8 != "ok") { printf "Latency point (%s, short, 1 thread): failed: %s.\n", $1, $8; next }
+awk -F, "$csv_header"'
+  $col["mode"] == "latency" {
+    if ($col["status"] != "ok") {
+      printf "Latency point (%s, short, 1 thread): failed: %s.\n", $col["logger"], $col["status"]
+      next
+    }
     printf "Latency of one LOG_INFO call, %s (%s), short, %s thread, %s messages, median of %s run(s): ", \
-      $1, $2, $4, $5, $6
-    printf "p50 %s ns, p99 %s ns, p99.9 %s ns, p99.99 %s ns, max %s ns ", $20, $21, $22, $23, $24
-    printf "(clock %s; every sample includes ~%s ns of clock reads).\n", $18, $19
+      $col["logger"], $col["policy"], $col["threads"], $col["messages"], $col["repeats"]
+    printf "p50 %s ns, p99 %s ns, p99.9 %s ns, p99.99 %s ns, max %s ns ", $col["p50_ns"], $col["p99_ns"],
+      $col["p999_ns"], $col["p9999_ns"], $col["max_ns"]
+    printf "(clock %s; every sample includes ~%s ns of clock reads).\n", $col["latency_clock"],
+      $col["timer_overhead_ns"]
   }
-  NR > 1 && $7 == "throughput" && $8 == "ok" && $1 == "muon" && $2 == "block" && $3 == "short" && $4 == 1 {
-    printf "Peak RSS of muon (block), short, 1 thread, %s messages: %.1f MiB.\n", $5, $17 / 1024
+  $col["mode"] == "throughput" && $col["status"] == "ok" && $col["logger"] == "muon" &&
+  $col["policy"] == "block" && $col["size"] == "short" && $col["threads"] == 1 {
+    printf "Peak RSS of muon (block), short, 1 thread, %s messages: %.1f MiB.\n", $col["messages"],
+      $col["peak_rss_kib"] / 1024
   }' "$csv"
 
 # Crash-safe against the default mode, point by point (both policy block).
-awk -F, '
-  NR > 1 && $7 == "throughput" && $8 == "ok" && $2 == "block" && ($1 == "muon" || $1 == "muon-crash") {
-    key = $3 "," $4
-    mps[$1, key] = $11; rss[$1, key] = $17; sys[$1, key] = $25; spool[key] = $26
+awk -F, "$csv_header"'
+  $col["mode"] == "throughput" && $col["status"] == "ok" && $col["policy"] == "block" &&
+  ($col["logger"] == "muon" || $col["logger"] == "muon-crash") {
+    key = $col["size"] "," $col["threads"]
+    l = $col["logger"]
+    mps[l, key] = $col["msg_per_s"]; rss[l, key] = $col["peak_rss_kib"]
+    sys[l, key] = $col["system_cpu_s_per_gib"]; spool[key] = $col["spool_disk_bytes"]
     if (!(key in seen)) { seen[key] = 1; order[++n] = key }
   }
   END {
@@ -268,9 +300,12 @@ awk -F, '
   }' "$csv"
 
 # The file stages against plain files (muon, block, short, 1 thread).
-awk -F, '
-  NR > 1 && $7 == "throughput" && $8 == "ok" && $3 == "short" && $4 == 1 && $2 == "block" &&
-  ($1 == "muon" || $1 == "muon-zstd" || $1 == "muon-zstd-aes") { mps[$1] = $11; bytes[$1] = $10 }
+awk -F, "$csv_header"'
+  $col["mode"] == "throughput" && $col["status"] == "ok" && $col["size"] == "short" &&
+  $col["threads"] == 1 && $col["policy"] == "block" &&
+  ($col["logger"] == "muon" || $col["logger"] == "muon-zstd" || $col["logger"] == "muon-zstd-aes") {
+    mps[$col["logger"]] = $col["msg_per_s"]; bytes[$col["logger"]] = $col["bytes"]
+  }
   END {
     if (!("muon" in mps) || !("muon-zstd" in mps)) exit
     print ""
@@ -292,11 +327,11 @@ if command -v gnuplot >/dev/null 2>&1; then
   terminal=png
   if echo 'set terminal pngcairo' | gnuplot >/dev/null 2>&1; then terminal=pngcairo; fi
   # One data file per size and logger: gnuplot draws one line per file.
-  awk -F, -v dir="$tmp" '
-    NR > 1 && $7 == "throughput" && $8 == "ok" {
-      name = $1
-      if ($2 != "-") name = name "-" $2
-      print $4, $11 > (dir "/plot." $3 "." name ".dat")
+  awk -F, -v dir="$tmp" "$csv_header"'
+    $col["mode"] == "throughput" && $col["status"] == "ok" {
+      name = $col["logger"]
+      if ($col["policy"] != "-") name = name "-" $col["policy"]
+      print $col["threads"], $col["msg_per_s"] > (dir "/plot." $col["size"] "." name ".dat")
     }' "$csv"
   # plot_command SIZE MESSAGES: the title and plot line of one panel. Each
   # logger keeps its colour in both panels.

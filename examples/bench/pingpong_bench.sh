@@ -1,47 +1,56 @@
 #!/usr/bin/env bash
 # The pingpong matrix: muon's server against Boost.Asio's, same client.
-#
-#   pingpong_bench.sh BUILD_DIR [--quick] [--seconds S] [--repeat R]
-#                     [--sessions LIST] [--blocks LIST] [--threads LIST]
-#
-# For every point (threads x block size x sessions) and every repeat it runs,
-# one at a time and interleaved so that a change in machine load hits all
-# three alike:
-#   muon         pingpong_server      driven by pingpong_client
-#   asio         asio_pingpong_server driven by pingpong_client (the same client)
-#   muon+asio-c  pingpong_server      driven by asio_pingpong_client
-# The server binds port 0 and prints the port it got; every child runs under
-# timeout(1) and is reaped, so a failed run is reported and never hangs.
-# Client and server share the machine's CPUs, as in the muduo book. Because
-# the machine may be shared, each run waits for the CPUs to be idle first,
-# measures the CPU others took meanwhile, and is run again (once) when that
-# was 20% or more; the share is in the CSV and in the table's note. Waits and
-# reruns get 3 minutes in all, so a busy machine slows the matrix only so much.
-#
-# Progress goes to stderr; the markdown table (median MiB/s of the repeats and
-# muon/asio) to stdout. Files, in BUILD_DIR/bench/:
-#   pingpong.csv       one row per point and pair: median, repeats, failures
-#   pingpong_runs.csv  one row per run
-#   pingpong_threads1.png, ... throughput against sessions, one line per
-#                      server and block size (when gnuplot is installed)
-#
-# Defaults: sessions 1,10,100,1000; blocks 4096,16384; threads 1,2;
-# 3 s per run, 3 repeats: 144 runs, about 9 minutes on an idle machine. --quick: sessions
-# 1,100,1000, 1 s, 1 repeat: 36 runs, about one minute.
-# LISTs are comma separated, e.g. --sessions 10000 --blocks 4096 --threads 1
-# is the 10,000-connection check (needs 2 x 10,000 descriptors; the programs
-# raise their soft limit to the hard one).
+# What it runs and writes: help_text below (pingpong_bench.sh --help).
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bench_name=pingpong_bench
 
-usage() {
-  sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//' >&2
-  exit 2
+synopsis() {
+  cat <<'EOF'
+pingpong_bench.sh BUILD_DIR [--quick] [--seconds S] [--repeat R]
+                  [--sessions LIST] [--blocks LIST] [--threads LIST]
+EOF
 }
-die() { echo "pingpong_bench: $*" >&2; exit 1; }
 
-[ $# -ge 1 ] || usage
-build=$1; shift
-case "$build" in -*) usage ;; esac
+help_text() {
+  synopsis
+  cat <<'EOF'
+
+For every point (threads x block size x sessions) and every repeat it runs,
+one at a time and interleaved so that a change in machine load hits all
+three alike:
+  muon         pingpong_server      driven by pingpong_client
+  asio         asio_pingpong_server driven by pingpong_client (the same client)
+  muon+asio-c  pingpong_server      driven by asio_pingpong_client
+The server binds port 0 and prints the port it got; every child runs under
+timeout(1) and is reaped, so a failed run is reported and never hangs.
+Client and server share the machine's CPUs, as in the muduo book. Because
+the machine may be shared, each run waits for the CPUs to be idle first,
+measures the CPU others took meanwhile, and is run again (once) when that
+was 20% or more; the share is in the CSV and in the table's note. Waits and
+reruns get 3 minutes in all, so a busy machine slows the matrix only so much.
+
+Progress goes to stderr; the markdown table (median MiB/s of the repeats and
+muon/asio) to stdout. Files, in BUILD_DIR/bench/:
+  pingpong.csv       one row per point and pair: median, repeats, failures
+  pingpong_runs.csv  one row per run
+  pingpong_threads1.png, ... throughput against sessions, one line per
+                     server and block size (when gnuplot is installed)
+
+Defaults: sessions 1,10,100,1000; blocks 4096,16384; threads 1,2;
+3 s per run, 3 repeats: 144 runs, about 9 minutes on an idle machine. --quick: sessions
+1,100,1000, 1 s, 1 repeat: 36 runs, about one minute.
+LISTs are comma separated, e.g. --sessions 10000 --blocks 4096 --threads 1
+is the 10,000-connection check (needs 2 x 10,000 descriptors; the programs
+raise their soft limit to the hard one).
+EOF
+}
+
+# shellcheck source=examples/bench/bench_lib.sh
+. "$here/bench_lib.sh"
+
+take_build_dir "${1:-}"
+shift
 bin=$build/bin
 out=$build/bench
 
@@ -51,13 +60,13 @@ quick=0 seconds_set=0 repeat_set=0 sessions_set=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
-    --seconds) [ $# -ge 2 ] || usage; seconds=$2; seconds_set=1; shift ;;
-    --repeat) [ $# -ge 2 ] || usage; repeat=$2; repeat_set=1; shift ;;
-    --sessions) [ $# -ge 2 ] || usage; sessions_list=$2; sessions_set=1; shift ;;
-    --blocks) [ $# -ge 2 ] || usage; blocks_list=$2; shift ;;
-    --threads) [ $# -ge 2 ] || usage; threads_list=$2; shift ;;
-    -h|--help) usage ;;
-    *) echo "pingpong_bench: unknown option '$1'" >&2; usage ;;
+    --seconds) need_value $#; seconds=$2; seconds_set=1; shift ;;
+    --repeat) need_value $#; repeat=$2; repeat_set=1; shift ;;
+    --sessions) need_value $#; sessions_list=$2; sessions_set=1; shift ;;
+    --blocks) need_value $#; blocks_list=$2; shift ;;
+    --threads) need_value $#; threads_list=$2; shift ;;
+    -h|--help) help_text; exit 0 ;;
+    *) echo "$bench_name: unknown option '$1'" >&2; usage ;;
   esac
   shift
 done
@@ -68,7 +77,7 @@ if [ $quick -eq 1 ]; then
 fi
 [[ $seconds =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$seconds" 'BEGIN{exit !(s > 0)}' \
   || die "--seconds wants a positive number, not '$seconds'"
-[[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat wants a positive integer, not '$repeat'"
+want_count --repeat "$repeat"
 for list in "$sessions_list" "$blocks_list" "$threads_list"; do
   [[ $list =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "bad list '$list' (want e.g. 1,10,100)"
 done
@@ -108,7 +117,6 @@ trap 'exit 130' INT TERM
 
 now() { echo "$EPOCHREALTIME"; }
 fsub() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", a - b}'; }
-hms() { awk -v s="$1" 'BEGIN{s = int(s + 0.5); if (s >= 60) printf "%dm%02ds", s / 60, s % 60; else printf "%ds", s}'; }
 
 # The machine may be shared: measure how much CPU others took during a run.
 # busy_ticks: CPU time spent by everyone, in clock ticks (user nice system irq
@@ -228,11 +236,6 @@ stop_server() {
 # median of the numbers on stdin, with 1 (median) or 3 (median3) decimals
 median() { median_fmt %.1f; }
 median3() { median_fmt %.3f; }
-median_fmt() {
-  sort -g | awk -v fmt="$1" '{v[NR] = $1} END {
-    if (NR == 0) exit
-    if (NR % 2) printf fmt, v[(NR + 1) / 2]; else printf fmt, (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 points=$(( ${#threads_arr[@]} * ${#blocks_arr[@]} * ${#sessions_arr[@]} ))
 total_runs=$(( points * repeat * ${#pairs[@]} ))
@@ -242,7 +245,9 @@ echo "pingpong: $points points x ${#pairs[@]} pairs x $repeat repeats = $total_r
 
 runs_csv=$out/pingpong_runs.csv
 echo "threads,block,sessions,pair,server,client,repeat,mibs,status,others_cpu_pct,server_cpu_s_per_gib" >"$runs_csv"
-: >"$tmp/results"   # threads block sessions pair median ok failed max_others
+csv=$out/pingpong.csv
+join_csv threads block sessions pair server client median_mibs ok_runs failed_runs \
+  max_others_cpu_pct median_server_cpu_s_per_gib >"$csv"
 : >"$tmp/others"
 done_runs=0 point=0
 t_start=$(now)
@@ -287,11 +292,12 @@ for threads in "${threads_arr[@]}"; do
         done
       done
       for p in "${pairs[@]}"; do
-        label=${p%% *}
+        read -r label server client <<<"$p"
         ok=$(wc -l <"$tmp/vals.$label")
         med=$(median <"$tmp/vals.$label")
         cpu=$(median3 <"$tmp/cpu.$label")
-        echo "$threads $block $sessions $label ${med:-NA} $ok $((repeat - ok)) $(cat "$tmp/maxo.$label") ${cpu:-NA}" >>"$tmp/results"
+        join_csv "$threads" "$block" "$sessions" "$label" "$server" "$client" "${med:-NA}" "$ok" \
+          $((repeat - ok)) "$(cat "$tmp/maxo.$label")" "${cpu:-NA}" >>"$csv"
       done
     done
   done
@@ -304,22 +310,13 @@ others_note=$(sort -n "$tmp/others" | awk '{v[NR] = $1} END {
   if (max >= 10) printf "Other processes used %d%% of the CPUs in the median run and up to %d%% in one: these numbers are less reliable than on an idle machine.", med, max
   else printf "Other processes used at most %d%% of the CPUs during the runs.", max }')
 
-csv=$out/pingpong.csv
-{
-  echo "threads,block,sessions,pair,server,client,median_mibs,ok_runs,failed_runs,max_others_cpu_pct,median_server_cpu_s_per_gib"
-  while read -r threads block sessions label med ok failed maxo cpu; do
-    for p in "${pairs[@]}"; do
-      read -r l server client <<<"$p"
-      [ "$l" = "$label" ] && echo "$threads,$block,$sessions,$label,$server,$client,$med,$ok,$failed,$maxo,$cpu"
-    done
-  done <"$tmp/results"
-} >"$csv"
-
-# The markdown table: one row per point.
-awk -v repeat="$repeat" -v seconds="$seconds" -v note="$others_note" '
-  { key = $1 " " $2 " " $3
+# The markdown table: one row per point, read from pingpong.csv by column name.
+awk -F, -v repeat="$repeat" -v seconds="$seconds" -v note="$others_note" "$csv_header"'
+  { key = $col["threads"] " " $col["block"] " " $col["sessions"]
     if (!(key in seen)) { seen[key] = 1; order[++n] = key }
-    med[key, $4] = $5; failed[key, $4] = $7; cpu[key, $4] = $9 }
+    pair = $col["pair"]
+    med[key, pair] = $col["median_mibs"]; failed[key, pair] = $col["failed_runs"]
+    cpu[key, pair] = $col["median_server_cpu_s_per_gib"] }
   function cell(k, l) {
     if (med[k, l] == "NA") return "FAILED"
     return med[k, l] (failed[k, l] > 0 ? " (" failed[k, l] " failed)" : "")
@@ -337,7 +334,7 @@ awk -v repeat="$repeat" -v seconds="$seconds" -v note="$others_note" '
              cpu[k, "muon"] == "NA" ? "-" : sprintf("%.2f", cpu[k, "muon"]),
              cpu[k, "asio"] == "NA" ? "-" : sprintf("%.2f", cpu[k, "asio"])
     }
-  }' "$tmp/results"
+  }' "$csv"
 
 # Plots: one PNG per thread count, x = sessions (log), a line per server and block.
 if ! command -v gnuplot >/dev/null; then
@@ -353,8 +350,10 @@ for threads in "${threads_arr[@]}"; do
     for block in "${blocks_arr[@]}"; do
       color=${colors[ci % ${#colors[@]}]}; ci=$((ci + 1))
       dat=$tmp/plot.$threads.$label.$block
-      awk -v t="$threads" -v l="$label" -v b="$block" \
-        '$1 == t && $2 == b && $4 == l && $5 != "NA" {print $3, $5}' "$tmp/results" | sort -n >"$dat"
+      awk -F, -v t="$threads" -v l="$label" -v b="$block" "$csv_header"'
+        $col["threads"] == t && $col["block"] == b && $col["pair"] == l && $col["median_mibs"] != "NA" {
+          print $col["sessions"], $col["median_mibs"]
+        }' "$csv" | sort -n >"$dat"
       [ -s "$dat" ] || continue
       # Same colour for one block size; muon solid with dots, Asio dashed with squares.
       if [ $label = muon ]; then style="lw 2 pt 7" name=muon; else style="lw 2 pt 5 dt 2" name=Boost.Asio; fi

@@ -1,27 +1,35 @@
 #!/usr/bin/env bash
-# What `./build.sh bench` runs once the build is done:
-#
-#   run_bench.sh BUILD_DIR [--quick] [--only logging|pingpong] [--seconds S]
-#                [--repeat R] [--sessions LIST] [--blocks LIST] [--threads LIST]
-#
-# 1. the logging table   (examples/bench/logging_bench.sh BUILD_DIR [--quick] [--repeat R])
-# 2. the pingpong matrix (examples/bench/pingpong_bench.sh, see its header)
-# one after the other, never together: they would share the CPUs.
-# --seconds and the three lists are for pingpong only. Markdown tables go to
-# stdout, progress to stderr; CSV files and PNG plots to BUILD_DIR/bench/.
+# What `./build.sh bench` runs once the build is done: the logging table, then
+# the pingpong matrix. Usage: help_text below (run_bench.sh --help).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+bench_name=run_bench
 
-usage() {
-  sed -n '4,5p' "$0" | sed 's/^# \{0,1\}//' >&2
-  exit 2
+synopsis() {
+  cat <<'EOF'
+run_bench.sh BUILD_DIR [--quick] [--only logging|matrix|pingpong] [--seconds S]
+             [--repeat R] [--sessions LIST] [--blocks LIST] [--threads LIST]
+EOF
 }
 
-[ $# -ge 1 ] || usage
-build=$1; shift
-case "$build" in -*) usage ;; esac
-[ -d "$build" ] || { echo "run_bench: no build directory '$build'" >&2; exit 1; }
-build=$(cd "$build" && pwd)
+help_text() {
+  synopsis
+  cat <<'EOF'
+
+1. the logging table   (examples/bench/logging_bench.sh BUILD_DIR [--quick] [--repeat R])
+2. zlog's logging matrix (examples/bench/matrix_bench.sh BUILD_DIR [--quick])
+3. the pingpong matrix (examples/bench/pingpong_bench.sh, see its --help)
+one after the other, never together: they would share the CPUs.
+--seconds and the three lists are for pingpong only. Markdown tables go to
+stdout, progress to stderr; CSV and JSON files and PNG plots to BUILD_DIR/bench/.
+EOF
+}
+
+# shellcheck source=examples/bench/bench_lib.sh
+. "$here/bench_lib.sh"
+
+take_build_dir "${1:-}"
+shift
 args="$*"
 
 only=all
@@ -31,14 +39,17 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --quick) common+=(--quick) ;;
     --only)
-      [ $# -ge 2 ] || usage
-      case "$2" in logging|pingpong) only=$2 ;; *) echo "run_bench: --only logging|pingpong" >&2; usage ;; esac
+      need_value $#
+      case "$2" in
+        logging|matrix|pingpong) only=$2 ;;
+        *) echo "$bench_name: --only logging|matrix|pingpong" >&2; usage ;;
+      esac
       shift ;;
-    --repeat) [ $# -ge 2 ] || usage; common+=(--repeat "$2"); shift ;;
+    --repeat) need_value $#; common+=(--repeat "$2"); shift ;;
     --seconds|--sessions|--blocks|--threads)
-      [ $# -ge 2 ] || usage; pingpong+=("$1" "$2"); shift ;;
-    -h|--help) usage ;;
-    *) echo "run_bench: unknown option '$1'" >&2; usage ;;
+      need_value $#; pingpong+=("$1" "$2"); shift ;;
+    -h|--help) help_text; exit 0 ;;
+    *) echo "$bench_name: unknown option '$1'" >&2; usage ;;
   esac
   shift
 done
@@ -59,18 +70,24 @@ echo
 machine
 echo "Command: ./build.sh bench${args:+ $args}"
 
-if [ $only != pingpong ]; then
+if [ $only = all ] || [ $only = logging ]; then
   section "Logging"
   echo "== logging benchmark" >&2
   "$here/logging_bench.sh" "$build" "${common[@]}" || { echo "run_bench: logging benchmark failed" >&2; status=1; }
 fi
 
-if [ $only != logging ]; then
+if [ $only = all ] || [ $only = matrix ]; then
+  section "Logging matrix (zlog's table)"
+  echo "== logging matrix" >&2
+  "$here/matrix_bench.sh" "$build" "${common[@]}" || { echo "run_bench: logging matrix failed" >&2; status=1; }
+fi
+
+if [ $only = all ] || [ $only = pingpong ]; then
   section "Pingpong"
   echo "== pingpong benchmark" >&2
   "$here/pingpong_bench.sh" "$build" "${common[@]}" "${pingpong[@]}" || { echo "run_bench: pingpong benchmark failed" >&2; status=1; }
 fi
 
 echo
-echo "Files: $(cd "$build/bench" 2>/dev/null && ls -- *.csv *.png 2>/dev/null | sed "s|^|$build/bench/|" | tr '\n' ' ')"
+echo "Files: $(cd "$build/bench" 2>/dev/null && ls -- *.csv *.json *.png 2>/dev/null | sed "s|^|$build/bench/|" | tr '\n' ' ')"
 exit $status

@@ -13,7 +13,7 @@
 
 #include <sys/types.h>
 
-#include "TickClock.h"
+#include "muon/base/TscClock.h"
 
 namespace logbench {
 
@@ -33,9 +33,13 @@ class Backend {
   virtual void open(const std::string& dir) = 0;
   // Logs messages [begin, end): "Hello 0123456789 abcdefghijklmnopqrstuvwxyz "
   // + extra + counter. Safe to call from several threads at once. With
-  // samples non-null, stores the ticks each call took in samples[i - begin].
+  // samples non-null, stores the TscClock counts each call took in
+  // samples[i - begin].
   virtual void produce(uint64_t begin, uint64_t end, std::string_view extra,
                        uint64_t* samples) = 0;
+  // Logs one message that is exactly `payload` (log_matrix's workload).
+  // Safe to call from several threads at once.
+  virtual void logPayload(std::string_view payload) = 0;
   // Returns once every line logged so far is written to the file(s) and the
   // logger has let go of them (backend joined, file flushed).
   virtual void finish() = 0;
@@ -55,11 +59,10 @@ inline void produceLoop(LogOne&& logOne, uint64_t begin, uint64_t end, uint64_t*
     for (uint64_t i = begin; i < end; ++i) logOne(i);
     return;
   }
-  const TickClock& clock = TickClock::instance();
   for (uint64_t i = begin; i < end; ++i) {
-    uint64_t t0 = clock.now();
+    uint64_t t0 = muon::TscClock::counts();
     logOne(i);
-    samples[i - begin] = clock.now() - t0;
+    samples[i - begin] = muon::TscClock::counts() - t0;
   }
 }
 
@@ -76,6 +79,8 @@ struct MuonOptions {
 };
 
 std::unique_ptr<Backend> makeMuonBackend(const MuonOptions& options);
+// muon's SyncLogging: the calling thread writes into the file (muon-sync).
+std::unique_ptr<Backend> makeMuonSyncBackend(off_t rollSize);
 std::unique_ptr<Backend> makeSpdlogAsyncBackend();
 std::unique_ptr<Backend> makeSpdlogSyncBackend();
 std::unique_ptr<Backend> makeGlogBackend(const char* argv0);

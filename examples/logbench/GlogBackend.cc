@@ -46,6 +46,8 @@ class GlogBackend : public Backend {
         begin, end, samples);
   }
 
+  void logPayload(std::string_view payload) override { LOG(INFO) << payload; }
+
   void finish() override {
     google::FlushLogFiles(google::GLOG_INFO);
     // An empty basename makes glog close the file it has open.

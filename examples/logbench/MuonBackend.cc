@@ -8,6 +8,7 @@
 #include "Backend.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/Logging.h"
+#include "muon/base/SyncLogging.h"
 #include "muon/base/filestages/AesGcmStage.h"
 #include "muon/base/filestages/ZstdStage.h"
 
@@ -60,6 +61,8 @@ class MuonBackend : public Backend {
         begin, end, samples);
   }
 
+  void logPayload(std::string_view payload) override { LOG_INFO << payload; }
+
   void finish() override {
     log_->stop();
     dropped_ = log_->stats().messagesDropped;
@@ -87,7 +90,45 @@ class MuonBackend : public Backend {
   uint64_t spoolDiskBytes_ = 0;
 };
 
+// SyncLogging: every line written by its caller into the file buffer.
+class MuonSyncBackend : public Backend {
+ public:
+  explicit MuonSyncBackend(off_t rollSize) : rollSize_(rollSize) {}
+
+  const char* name() const override { return "muon-sync"; }
+
+  void open(const std::string& dir) override {
+    log_ = std::make_unique<muon::SyncLogging>(dir + "/logbench", rollSize_);
+    muon::Logger::setLogLevel(muon::Logger::INFO);
+    attached_ = muon::Logger::attach(*log_);
+  }
+
+  void produce(uint64_t begin, uint64_t end, std::string_view extra, uint64_t* samples) override {
+    produceLoop(
+        [extra](uint64_t i) {
+          LOG_INFO << "Hello 0123456789" << " abcdefghijklmnopqrstuvwxyz " << extra << i;
+        },
+        begin, end, samples);
+  }
+
+  void logPayload(std::string_view payload) override { LOG_INFO << payload; }
+
+  void finish() override {
+    attached_.detach();
+    log_.reset();  // flushes and closes the file
+  }
+
+ private:
+  const off_t rollSize_;
+  std::unique_ptr<muon::SyncLogging> log_;
+  muon::LogAttachment attached_;
+};
+
 }  // namespace
+
+std::unique_ptr<Backend> makeMuonSyncBackend(off_t rollSize) {
+  return std::make_unique<MuonSyncBackend>(rollSize);
+}
 
 std::unique_ptr<Backend> makeMuonBackend(const MuonOptions& options) {
   return std::make_unique<MuonBackend>(options);

@@ -53,6 +53,10 @@ class SpdlogBackend : public Backend {
         begin, end, samples);
   }
 
+  void logPayload(std::string_view payload) override {
+    SPDLOG_LOGGER_INFO(logger_.get(), "{}", payload);
+  }
+
   void finish() override {
     // Async: flush() only queues a flush. The pool's destructor drains the
     // queue and joins the worker; queued messages hold the logger, so it and

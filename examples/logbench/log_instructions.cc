@@ -7,6 +7,12 @@
 //   callgrind_annotate --inclusive=yes cg.out | grep '=> .*row'
 #include <cstdint>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "muon/base/AsyncLogging.h"
 #include "muon/base/Logging.h"
 #include "muon/base/SyslogSink.h"
 
@@ -41,6 +47,7 @@ MUON_ROW(rowLogDebugIntoBacktrace, LOG_DEBUG << MESSAGE)
 MUON_ROW(rowLogInfoWithBacktrace, LOG_INFO << MESSAGE)
 MUON_ROW(rowLogInfoFlushed, LOG_INFO << MESSAGE)
 MUON_ROW(rowLogInfoToSyslogSink, LOG_INFO << MESSAGE)
+MUON_ROW(rowLogInfoToAsyncLogging, LOG_INFO << MESSAGE)
 
 }  // namespace
 
@@ -88,6 +95,25 @@ int main() {
     muon::SyslogSink sink(options);
     auto attached = Logger::attach(sink);
     run_rowLogInfoToSyslogSink();
+  }
+
+  {
+    // The calling thread's side of AsyncLogging, buffer switches included;
+    // the backend's writer discards (its file is created, in a directory
+    // of our own).
+    char dir[] = "/tmp/log_instructions.XXXXXX";
+    if (::mkdtemp(dir) == nullptr) return 1;
+    {
+      muon::AsyncLogging::Options options;
+      options.policy = muon::AsyncLogging::kBlock;
+      muon::AsyncLogging log(std::string(dir) + "/row", 1L << 40, options);
+      log.setWriteFunction([](int, const char*, size_t len) { return static_cast<ssize_t>(len); });
+      log.start();
+      auto attached = Logger::attach(log);
+      run_rowLogInfoToAsyncLogging();
+    }
+    std::string command = std::string("rm -rf ") + dir;
+    if (std::system(command.c_str()) != 0) return 1;
   }
 
   Logger::setOutput(nullptr);

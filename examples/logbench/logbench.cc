@@ -1,6 +1,6 @@
 // logbench: one workload, several loggers, muduo's summary line.
 //
-//   logbench --logger muon|spdlog-async|spdlog-sync|glog [--size short|long]
+//   logbench --logger muon|muon-sync|spdlog-async|spdlog-sync|glog [--size short|long]
 //            [--threads T] [--messages N] [--policy drop|block] [--latency]
 //            [--crash-safe] [--compress zstd] [--key-file FILE] [--roll-size BYTES]
 //            [--max-files N] [--dir DIR] [--repeat R] [--keep]
@@ -10,6 +10,7 @@
 // from the moment the threads are released until the logger reports every
 // line in its file(s); then the files are read back and the lines counted.
 // docs/logging-bench.md explains each output line.
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <fcntl.h>
@@ -34,7 +35,7 @@
 #include <vector>
 
 #include "Backend.h"
-#include "TickClock.h"
+#include "RunFiles.h"
 #include "muon/base/filestages/AesGcmStage.h"
 #include "muon/base/filestages/LogReader.h"
 
@@ -44,6 +45,7 @@ namespace logbench {
 namespace {
 
 constexpr int kUsageExit = 2;
+constexpr const char* kProducerThreadName = "logbench-prod";
 constexpr size_t kLongExtra = 3000;  // 'X's in a long message: ~3 KB lines
 
 struct Options {
@@ -63,8 +65,9 @@ struct Options {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: logbench [--logger muon|spdlog-async|spdlog-sync|glog] [--size short|long]\n"
-               "                [--threads T] [--messages N] [--policy drop|block] [--latency]\n"
+               "usage: logbench [--logger muon|muon-sync|spdlog-async|spdlog-sync|glog]\n"
+               "                [--size short|long] [--threads T] [--messages N]\n"
+               "                [--policy drop|block] [--latency]\n"
                "                [--crash-safe] [--compress zstd] [--key-file FILE] [--roll-size BYTES]\n"
                "                [--max-files N] [--dir DIR] [--repeat R] [--keep]\n"
                "  --logger    logger to measure (default muon)\n"
@@ -145,7 +148,8 @@ Options parseOptions(int argc, char** argv) {
       value = argv[++i];
     }
     if (arg == "--logger") {
-      if (value != "muon" && value != "spdlog-async" && value != "spdlog-sync" && value != "glog") {
+      if (value != "muon" && value != "muon-sync" && value != "spdlog-async" &&
+          value != "spdlog-sync" && value != "glog") {
         badUsage("unknown logger '" + value + "'");
       }
       opts.logger = value;
@@ -219,141 +223,37 @@ double systemCpuSeconds() {
   return static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) / 1e6;
 }
 
-// Counts the complete lines holding kHello in text fed piece by piece; a
-// kHello or a line split between two pieces is still found. A last line
-// without '\n' was cut short and is not counted.
-class LineCounter {
- public:
-  void feed(std::string_view piece) {
-    size_t start = 0;
-    while (start < piece.size()) {
-      size_t nl = piece.find('\n', start);
-      std::string_view part = piece.substr(start, nl == std::string_view::npos ? nl : nl - start);
-      if (!lineHasHello_) {
-        // Only the tail that could start a kHello is carried between pieces.
-        carry_.append(part.data(), part.size());
-        lineHasHello_ = carry_.find(kHello) != std::string::npos;
-        if (carry_.size() > kHello.size()) carry_.erase(0, carry_.size() - (kHello.size() - 1));
-      }
-      if (nl == std::string_view::npos) return;
-      if (lineHasHello_) ++lines_;
-      lineHasHello_ = false;
-      carry_.clear();
-      start = nl + 1;
-    }
-  }
-  uint64_t lines() const { return lines_; }
-
- private:
-  std::string carry_;
-  bool lineHasHello_ = false;
-  uint64_t lines_ = 0;
-};
-
-// Counts the message lines in one file. Plain files are read in chunks and
-// never mapped, so reading a 3 GB log back does not show up in the peak RSS
-// the run reports; compressed or encrypted ones (.zst, .enc) are decoded by
-// readLogFile, which gives pages back as it goes. *bytes gets the file's
-// size on disk. False, with a message, if the file cannot be read.
-bool countMessageLines(const std::string& path, const muon::AesKey* key, uint64_t* bytes,
-                       uint64_t* lines) {
-  LineCounter counter;
-  auto endsWith = [&path](const char* tail) {
-    size_t n = std::strlen(tail);
-    return path.size() >= n && path.compare(path.size() - n, n, tail) == 0;
-  };
-  if (endsWith(".zst") || endsWith(".enc")) {
-    struct stat st;
-    if (::stat(path.c_str(), &st) == 0) *bytes += static_cast<uint64_t>(st.st_size);
-    muon::LogReadResult r =
-        muon::readLogFile(path, key, [&counter](std::string_view t) { counter.feed(t); });
-    *lines += counter.lines();
-    if (!r.ok) {
-      std::fprintf(stderr, "logbench: %s: %s at offset %llu\n", path.c_str(), r.error.c_str(),
-                   static_cast<unsigned long long>(r.offset));
-    }
-    return r.ok;
-  }
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    std::fprintf(stderr, "logbench: cannot open %s: %s\n", path.c_str(), std::strerror(errno));
-    return false;
-  }
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  std::vector<char> buf(1 << 20);
-  bool ok = true;
-  for (;;) {
-    ssize_t n = ::read(fd, buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      std::fprintf(stderr, "logbench: cannot read %s: %s\n", path.c_str(), std::strerror(errno));
-      ok = false;
-      break;
-    }
-    if (n == 0) break;
-    *bytes += static_cast<uint64_t>(n);
-    counter.feed(std::string_view(buf.data(), static_cast<size_t>(n)));
-  }
-  ::close(fd);
-  *lines += counter.lines();
-  return ok;
-}
-
-// Bytes and message lines of every regular file in dir (glog's symlinks and
-// the like are skipped). False, with a message, if a file cannot be read.
-bool scanLogFiles(const std::string& dir, const muon::AesKey* key, uint64_t* bytes,
-                  uint64_t* lines) {
-  *bytes = 0;
-  *lines = 0;
-  std::error_code ec;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.is_symlink(ec) || !entry.is_regular_file(ec)) continue;
-    if (!countMessageLines(entry.path().string(), key, bytes, lines)) return false;
-  }
-  if (ec) {
-    std::fprintf(stderr, "logbench: cannot list %s: %s\n", dir.c_str(), ec.message().c_str());
-    return false;
-  }
-  return true;
-}
-
-std::string makeTempDir(const std::string& templ) {
-  std::vector<char> buf(templ.begin(), templ.end());
-  buf.push_back('\0');
-  if (::mkdtemp(buf.data()) == nullptr) {
-    std::fprintf(stderr, "logbench: cannot create %s: %s\n", templ.c_str(), std::strerror(errno));
-    std::exit(1);
-  }
-  return std::string(buf.data());
-}
-
-// Nearest-rank percentile of sorted ticks, in nanoseconds.
+// Nearest-rank percentile of sorted TscClock counts, in nanoseconds.
 long long percentileNs(const std::vector<uint64_t>& sorted, double p) {
   size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
   size_t index = rank == 0 ? 0 : std::min(rank, sorted.size()) - 1;
-  return std::llround(static_cast<double>(sorted[index]) * TickClock::instance().nsPerTick());
+  return std::llround(static_cast<double>(sorted[index]) * muon::TscClock::nanosPerCount());
+}
+
+// Latency samples are TscClock::counts() differences, which compare only
+// once TscClock has chosen its source: run it past its warm-up first.
+void settleLatencyClock() {
+  auto end = std::chrono::steady_clock::now() +
+             std::chrono::milliseconds(2 * muon::TscClock::kWarmupMs);
+  while (std::chrono::steady_clock::now() < end) muon::TscClock::now();
+}
+
+// Median of back-to-back counts() pairs, in nanoseconds: what every latency
+// sample carries on top of the log call itself.
+double latencyClockOverheadNs() {
+  constexpr size_t kPairs = 100000;
+  std::vector<uint64_t> gaps(kPairs);
+  for (uint64_t& gap : gaps) {
+    uint64_t t0 = muon::TscClock::counts();
+    gap = muon::TscClock::counts() - t0;
+  }
+  std::nth_element(gaps.begin(), gaps.begin() + kPairs / 2, gaps.end());
+  return static_cast<double>(gaps[kPairs / 2]) * muon::TscClock::nanosPerCount();
 }
 
 // About the bytes one run writes.
 uint64_t warmUpBytes(const Options& opts) {
   return opts.messages * (opts.longMessages ? kLongExtra + 110 : 110);
-}
-
-// Writes and deletes a file of `bytes` in `dir`, untimed, so that every run
-// meets the same machine: a VM that hands idle memory back to its host
-// writes the first few hundred MB after a pause ~10x slower (docs/logging-bench.md).
-void warmUp(const std::string& dir, uint64_t bytes) {
-  std::string path = dir + "/warm-up";
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return;
-  std::vector<char> chunk(1 << 20, 'w');
-  for (uint64_t done = 0; done < bytes;) {
-    ssize_t n = ::write(fd, chunk.data(), std::min<uint64_t>(chunk.size(), bytes - done));
-    if (n <= 0) break;
-    done += static_cast<uint64_t>(n);
-  }
-  ::close(fd);
-  ::unlink(path.c_str());
 }
 
 RunResult runOnce(Backend& backend, const Options& opts, const std::string& runDir) {
@@ -380,6 +280,9 @@ RunResult runOnce(Backend& backend, const Options& opts, const std::string& runD
     uint64_t end = begin + count;
     uint64_t* slot = opts.latency ? samples.data() + begin : nullptr;
     producers.emplace_back([&, begin, end, slot] {
+      // Named, so that a profile can tell the producers from the main
+      // thread's warm-up and read-back (./build.sh profile).
+      ::prctl(PR_SET_NAME, kProducerThreadName);
       {
         std::unique_lock<std::mutex> lock(mutex);
         ++ready;
@@ -412,7 +315,7 @@ RunResult runOnce(Backend& backend, const Options& opts, const std::string& runD
   r.written = n >= r.dropped ? n - r.dropped : 0;
   backend.close();
 
-  if (!scanLogFiles(runDir, opts.muon.keyFile.empty() ? nullptr : &opts.key, &r.bytes, &r.lines)) {
+  if (!scanLogFiles(runDir, kHello, opts.muon.keyFile.empty() ? nullptr : &opts.key, &r.bytes, &r.lines)) {
     std::exit(1);
   }
   r.msgPerSecond = static_cast<double>(n) / r.seconds;
@@ -472,6 +375,7 @@ RunResult medianRun(const std::vector<RunResult>& runs) {
 std::unique_ptr<Backend> makeBackend(const Options& opts, const char* argv0) {
   if (opts.logger == "muon") return makeMuonBackend(opts.muon);
   if (opts.logger == "spdlog-async") return makeSpdlogAsyncBackend();
+  if (opts.logger == "muon-sync") return makeMuonSyncBackend(opts.muon.rollSize);
   if (opts.logger == "spdlog-sync") return makeSpdlogSyncBackend();
   return makeGlogBackend(argv0);
 }
@@ -508,9 +412,10 @@ int run(int argc, char** argv) {
   std::printf("# warm-up: %llu MB written and deleted before each run\n",
               static_cast<unsigned long long>(warmUpBytes(opts) / 1000000));
   if (opts.latency) {
-    const TickClock& clock = TickClock::instance();
+    settleLatencyClock();
     std::printf("# latency clock %s, %.1f ns per reading pair (included in every sample)\n",
-                clock.source(), clock.overheadNs());
+                muon::TscClock::usingTsc() ? "rdtsc" : "clock_gettime(CLOCK_MONOTONIC)",
+                latencyClockOverheadNs());
   }
   std::fflush(stdout);
 

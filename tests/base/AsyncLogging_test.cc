@@ -196,6 +196,35 @@ TEST_F(AsyncLoggingTest, BlockPolicyWaitsForASlowWriterAndLosesNothing) {
   EXPECT_EQ(allLines().size(), 2u * kPerThread);
 }
 
+TEST_F(AsyncLoggingTest, SparesOutliveABurstAndAreGivenBackOnceItIsOver) {
+  const std::string line = std::string(3999, 's') + "\n";
+  const int linesPerBuffer = static_cast<int>(AsyncLogging::kBufferSize / line.size());
+  constexpr int kBuffers = 20;
+  std::atomic<bool> diskReady{false};
+  AsyncLogging log(dir_.file("spares"), 1L << 40, 3, AsyncLogging::kBlock);
+  log.setWriteFunction([&diskReady](int fd, const char* data, size_t len) -> ssize_t {
+    while (!diskReady) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return ::write(fd, data, len);
+  });
+  log.start();
+  // A burst the disk cannot follow: 20 buffers queue up, each freshly mapped.
+  for (int i = 0; i < kBuffers * linesPerBuffer; ++i) log.append(line.data(), line.size());
+  diskReady = true;
+  log.flush();
+  const uint64_t mapped = log.stats().buffersMapped;
+  EXPECT_GE(mapped, static_cast<uint64_t>(kBuffers));
+  // The next burst runs on the buffers the first one left: none is mapped.
+  for (int i = 0; i < kBuffers * linesPerBuffer; ++i) log.append(line.data(), line.size());
+  EXPECT_EQ(log.stats().buffersMapped, mapped);
+  // Once no full buffer waits, the spares beyond kMaxSpares go back: a
+  // flush takes what the burst queued, the next finds nothing queued.
+  log.flush();
+  log.flush();
+  EXPECT_LE(log.stats().buffersHeld, 4u + 1u) << "kMaxSpares spares and the current buffer";
+  log.stop();
+  EXPECT_EQ(log.stats().messagesDropped, 0u);
+}
+
 TEST_F(AsyncLoggingTest, StartLogStopLosesNothingForOneToAThousandLines) {
   for (int n = 1; n <= 1000; ++n) {
     TempDir dir;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <fstream>
 #include <string>
+#include <thread>
 
 using muon::Timestamp;
 using muon::TscClock;
@@ -47,6 +48,27 @@ TEST(TscClockTest, ReadsTheCounterWhenTheKernelDoes) {
 #else
   EXPECT_FALSE(TscClock::usingTsc());
 #endif
+}
+
+// counts() differences times nanosPerCount() measure an interval in
+// nanoseconds (what logbench's latency samples rely on): a wrong scale, an
+// unfenced or mixed source shows as a sleep of 50 ms measured off by more
+// than 2%.
+TEST(TscClockTest, CountsMeasureIntervalsInNanoseconds) {
+  auto warm = std::chrono::steady_clock::now() + std::chrono::milliseconds(2 * TscClock::kWarmupMs);
+  while (std::chrono::steady_clock::now() < warm) TscClock::now();
+  auto wall0 = std::chrono::steady_clock::now();
+  uint64_t count0 = TscClock::counts();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  uint64_t count1 = TscClock::counts();
+  auto wall1 = std::chrono::steady_clock::now();
+  double wallNs = static_cast<double>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(wall1 - wall0).count());
+  double countedNs = static_cast<double>(count1 - count0) * TscClock::nanosPerCount();
+  EXPECT_NEAR(countedNs, wallNs, wallNs * 0.02);
+  if (!TscClock::usingTsc()) {
+    EXPECT_EQ(TscClock::nanosPerCount(), 1.0);
+  }
 }
 
 }  // namespace

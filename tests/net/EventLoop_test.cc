@@ -22,12 +22,10 @@
 #include "muon/base/Logging.h"
 #include "muon/net/Channel.h"
 #include "muon/net/EventLoopThread.h"
-#include "muon/net/EventLoopThreadPool.h"
 
 using muon::net::Channel;
 using muon::net::EventLoop;
 using muon::net::EventLoopThread;
-using muon::net::EventLoopThreadPool;
 using muon::net::test::Clock;
 using muon::net::test::runSync;
 using muon::net::test::waitFor;
@@ -250,168 +248,6 @@ TEST(EventLoop, IdleLoopDoesNotSpin) {
   EXPECT_LE(loop.iteration(), 3);
 }
 
-TEST(EventLoopThreadPool, RoundRobinAndHash) {
-  EventLoop base;
-  EventLoopThreadPool pool(&base, "pool");
-  pool.setThreadNum(3);
-  std::atomic<int> inits{0};
-  pool.start([&](EventLoop* loop) {
-    EXPECT_TRUE(loop->isInLoopThread());
-    inits.fetch_add(1);
-  });
-  EXPECT_EQ(inits.load(), 3);
-  std::vector<EventLoop*> loops = pool.getAllLoops();
-  ASSERT_EQ(loops.size(), 3u);
-  EXPECT_NE(loops[0], loops[1]);
-  EXPECT_NE(loops[1], loops[2]);
-  for (int round = 0; round < 2; ++round) {
-    for (EventLoop* expected : loops) EXPECT_EQ(pool.getNextLoop(), expected);
-  }
-  EXPECT_EQ(pool.getLoopForHash(7), pool.getLoopForHash(7));
-  EXPECT_EQ(pool.getLoopForHash(7), loops[1]);
-  EXPECT_NE(pool.getLoopForHash(7), pool.getLoopForHash(8));
-}
-
-TEST(EventLoopThreadPool, ZeroThreadsUsesBaseLoop) {
-  EventLoop base;
-  EventLoopThreadPool pool(&base, "none");
-  EventLoop* initLoop = nullptr;
-  pool.start([&](EventLoop* loop) { initLoop = loop; });
-  EXPECT_EQ(initLoop, &base);
-  EXPECT_EQ(pool.getNextLoop(), &base);
-  EXPECT_EQ(pool.getLoopForHash(99), &base);
-}
-
-TEST(EventLoop, PollPollerChosenByEnvironmentWorks) {
-  ::setenv("MUON_USE_POLL", "1", 1);
-  {
-    EventLoop loop;
-    int fds[2];
-    ASSERT_EQ(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), 0);
-    Channel channel(&loop, fds[0]);
-    int reads = 0;
-    channel.setReadCallback([&](muon::Timestamp) {
-      char c;
-      ASSERT_EQ(::read(fds[0], &c, 1), 1);
-      if (++reads == 3) loop.quit();
-    });
-    channel.enableReading();
-    loop.runEvery(0.001, [&] { ASSERT_EQ(::write(fds[1], "x", 1), 1); });
-    loop.loop();
-    EXPECT_EQ(reads, 3);
-    channel.disableAll();
-    channel.remove();
-    ::close(fds[0]);
-    ::close(fds[1]);
-  }
-  ::unsetenv("MUON_USE_POLL");
-}
-
-// Channel::tie: a callback that drops the owner's last outside reference
-// must not destroy the owner (and its channel, and the running callback)
-// before handleEvent returns.
-TEST(Channel, TieKeepsTheOwnerAliveDuringItsOwnEvent) {
-  struct Owner {
-    Owner(EventLoop* loop, int fd, bool* flag) : channel(loop, fd), destroyed(flag) {}
-    ~Owner() {
-      channel.disableAll();
-      channel.remove();
-      *destroyed = true;
-    }
-    Channel channel;
-    bool* destroyed;
-  };
-  EventLoop loop;
-  int fds[2];
-  ASSERT_EQ(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), 0);
-  bool destroyed = false;
-  bool destroyedInCallback = true;
-  auto owner = std::make_shared<Owner>(&loop, fds[0], &destroyed);
-  owner->channel.tie(owner);
-  owner->channel.setReadCallback([&](muon::Timestamp) {
-    owner.reset();  // the last reference outside the channel
-    destroyedInCallback = destroyed;
-    loop.quit();
-  });
-  owner->channel.enableReading();
-  ASSERT_EQ(::write(fds[1], "x", 1), 1);
-  loop.loop();
-  EXPECT_FALSE(destroyedInCallback) << "the owner died inside its own event";
-  EXPECT_TRUE(destroyed) << "the tie kept the owner alive after the event";
-  ::close(fds[0]);
-  ::close(fds[1]);
-}
-
-// An owner that is already gone gets no callbacks.
-TEST(Channel, TiedToADeadOwnerCallsNothing) {
-  EventLoop loop;
-  int tied[2], other[2];
-  ASSERT_EQ(::pipe2(tied, O_CLOEXEC | O_NONBLOCK), 0);
-  ASSERT_EQ(::pipe2(other, O_CLOEXEC | O_NONBLOCK), 0);
-  Channel channel(&loop, tied[0]);
-  int calls = 0;
-  {
-    auto owner = std::make_shared<int>(0);
-    channel.tie(owner);
-  }
-  channel.setReadCallback([&](muon::Timestamp) { ++calls; });
-  channel.enableReading();
-  // Both readable before the poll, so both events come in one iteration.
-  Channel quitter(&loop, other[0]);
-  quitter.setReadCallback([&](muon::Timestamp) { loop.quit(); });
-  quitter.enableReading();
-  ASSERT_EQ(::write(tied[1], "x", 1), 1);
-  ASSERT_EQ(::write(other[1], "x", 1), 1);
-  loop.loop();
-  EXPECT_EQ(loop.iteration(), 1);
-  EXPECT_EQ(calls, 0);
-  for (Channel* c : {&channel, &quitter}) {
-    c->disableAll();
-    c->remove();
-  }
-  for (int fd : {tied[0], tied[1], other[0], other[1]}) ::close(fd);
-}
-
-namespace {
-// How many epoll instances this process has open.
-int countEpollFds() {
-  int n = 0;
-  for (int fd = 0; fd < 4096; ++fd) {
-    char target[64] = "";
-    std::string link = "/proc/self/fd/" + std::to_string(fd);
-    ssize_t len = ::readlink(link.c_str(), target, sizeof target - 1);
-    if (len > 0 && std::string(target, static_cast<size_t>(len)) == "anon_inode:[eventpoll]") ++n;
-  }
-  return n;
-}
-}  // namespace
-
-// MUON_USE_POLL really swaps the poller: a loop made with it set opens no
-// epoll instance, one made without it opens one.
-TEST(EventLoop, MuonUsePollSelectsThePollPoller) {
-  const char* saved = std::getenv("MUON_USE_POLL");
-  const std::string savedValue = saved != nullptr ? saved : "";
-  ::unsetenv("MUON_USE_POLL");
-  // The uring.* run of this test sets MUON_USE_URING; the first loop here
-  // must be the default one.
-  ScopedEnv noUring("MUON_USE_URING", nullptr);
-  const int before = countEpollFds();
-  {
-    EventLoop loop;
-    EXPECT_EQ(countEpollFds(), before + 1);
-  }
-  ::setenv("MUON_USE_POLL", "1", 1);
-  {
-    EventLoop loop;
-    EXPECT_EQ(countEpollFds(), before);
-  }
-  if (saved != nullptr) {
-    ::setenv("MUON_USE_POLL", savedValue.c_str(), 1);
-  } else {
-    ::unsetenv("MUON_USE_POLL");
-  }
-}
-
 // Busy polling, on each engine (the Options name it, whatever the
 // environment says).
 class BusyPoll : public ::testing::TestWithParam<EventLoop::Engine> {
@@ -520,21 +356,5 @@ TEST(BusyPoll, EnvironmentSetsTheDefault) {
     ScopedEnv env("MUON_BUSY_POLL_US", nullptr);
     EventLoop loop;
     EXPECT_EQ(loop.options().busyPollMicros, 0);
-  }
-}
-
-// A server's I/O loops run on its base loop's engine and busy-poll setting,
-// whatever the environment says.
-TEST(EventLoopThreadPool, IoLoopsTakeTheBaseLoopsOptions) {
-  EventLoop::Options options;
-  options.engine = EventLoop::Engine::kPoll;
-  options.busyPollMicros = 7;
-  EventLoop base(options);
-  EventLoopThreadPool pool(&base, "options");
-  pool.setThreadNum(2);
-  pool.start(EventLoopThreadPool::ThreadInitCallback());
-  for (EventLoop* loop : pool.getAllLoops()) {
-    EXPECT_EQ(loop->engine(), EventLoop::Engine::kPoll);
-    EXPECT_EQ(loop->options().busyPollMicros, 7);
   }
 }

@@ -28,8 +28,6 @@
 #include "muon/net/Buffer.h"
 #include "muon/net/EventLoop.h"
 #include "muon/net/EventLoopThread.h"
-#include "muon/net/Socket.h"
-#include "muon/net/SocketsOps.h"
 #include "muon/net/TcpConnection.h"
 
 using namespace muon::net;
@@ -464,26 +462,6 @@ TEST(TcpServerDeathTest, BindingAPortThatAServerListensOnAborts) {
         TcpServer second(&loop, first.listenAddress(), "second");
       },
       "Socket::bindAddress 127\\.0\\.0\\.1:[0-9]+.*Address already in use");
-}
-
-TEST(Socket, OptionsAreSetAndCleared) {
-  Socket sock(sockets::createNonblockingOrDie(AF_INET));
-  auto get = [&sock](int level, int name) {
-    int value = -1;
-    socklen_t len = static_cast<socklen_t>(sizeof value);
-    EXPECT_EQ(::getsockopt(sock.fd(), level, name, &value, &len), 0);
-    return value != 0;
-  };
-  for (bool on : {true, false}) {
-    EXPECT_TRUE(sock.setReuseAddr(on));
-    EXPECT_EQ(get(SOL_SOCKET, SO_REUSEADDR), on);
-    EXPECT_TRUE(sock.setReusePort(on));
-    EXPECT_EQ(get(SOL_SOCKET, SO_REUSEPORT), on);
-    EXPECT_TRUE(sock.setKeepAlive(on));
-    EXPECT_EQ(get(SOL_SOCKET, SO_KEEPALIVE), on);
-    EXPECT_TRUE(sock.setTcpNoDelay(on));
-    EXPECT_EQ(get(IPPROTO_TCP, TCP_NODELAY), on);
-  }
 }
 
 // Resident set size in bytes (/proc/self/statm: size, then resident, in pages).

@@ -1,0 +1,70 @@
+# shellcheck shell=bash disable=SC2034,SC2154  # sourced: the scripts set bench_name and use what this sets
+# Helpers shared by the benchmark scripts in examples/bench/. Sourced, not run:
+#   bench_name=logging_bench   # the name in messages
+#   synopsis() { cat <<'EOF' ... EOF; }   # the command line, one or two lines
+#   help_text() { ... }                   # the full help (synopsis first)
+#   . "$here/bench_lib.sh"
+# The usage text lives in those heredocs, never in the file's comments, so
+# editing a comment cannot change what --help prints.
+
+die() { echo "$bench_name: $*" >&2; exit 1; }
+
+# usage: a wrong command line; the synopsis to stderr, exit 2.
+usage() { synopsis >&2; exit 2; }
+
+# need_value ARGC: call with $# before reading an option's value ($2).
+need_value() { [ "$1" -ge 2 ] || usage; }
+
+# take_build_dir ARG: the first argument is BUILD_DIR (or -h/--help, which
+# prints the help and exits 0). Sets $build to its absolute path.
+take_build_dir() {
+  case "${1:-}" in
+    -h|--help) help_text; exit 0 ;;
+    ''|-*) usage ;;
+  esac
+  [ -d "$1" ] || die "no build directory '$1'"
+  build=$(cd "$1" && pwd)
+}
+
+# want_count OPTION VALUE [MAX]: VALUE must be a whole number from 1 (to MAX).
+want_count() {
+  local option=$1 value=$2 max=${3:-}
+  if [[ $value =~ ^[1-9][0-9]*$ ]] && { [ -z "$max" ] || [ "$value" -le "$max" ]; }; then
+    return 0
+  fi
+  die "$option wants a whole number from 1${max:+ to $max}, not '$value'"
+}
+
+# hms SECONDS: "42s" or "3m07s".
+hms() {
+  awk -v s="$1" 'BEGIN { s = int(s + 0.5); if (s >= 60) printf "%dm%02ds", s / 60, s % 60; else printf "%ds", s }'
+}
+
+# median_fmt FORMAT: the median of the numbers on stdin, printed with FORMAT
+# (nothing when there are none).
+median_fmt() {
+  sort -g | awk -v fmt="$1" '{ v[NR] = $1 } END {
+    if (NR == 0) exit
+    if (NR % 2) printf fmt, v[(NR + 1) / 2]; else printf fmt, (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# CSV files here have a header line naming the columns; programs address a
+# column by its name, never by its number.
+#
+# join_csv WORD...: the words joined by commas (a header line from a list).
+join_csv() { local IFS=,; echo "$*"; }
+#
+# csv_header: awk text to put first in a program reading such a file (-F,):
+# it maps each name to its column in col[] and skips the header line, so the
+# program reads a field as $col["msg_per_s"].
+csv_header='NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }'
+#
+# csv_emit: an awk function emit(v) that prints the row whose fields are
+# v["name"], in the order of the comma-separated names in the awk variable
+# `columns` (pass -v columns="$(join_csv "${names[@]}")"); missing ones are
+# empty.
+csv_emit='function emit(v,   n, names, i, line) {
+  n = split(columns, names, ",")
+  for (i = 1; i <= n; i++) line = line (i > 1 ? "," : "") v[names[i]]
+  print line
+}'
