@@ -1,12 +1,13 @@
 // The floor for the pingpong pairs: a bare epoll echo, no framework. Built
 // twice: epoll_pingpong_server (EPOLL_PINGPONG_SERVER defined) and
 // epoll_pingpong_client, with the command lines of pingpong_server and
-// pingpong_client (THREADS must be 1):
-//   epoll_pingpong_server ADDRESS PORT 1
-//   epoll_pingpong_client ADDRESS PORT 1 BLOCKSIZE SESSIONS SECONDS
-// One thread, level-triggered, one read then one write per readable event;
-// bytes a write did not take wait for EPOLLOUT. IPv4 only. The client prints
-// the totals as pingpong_client does.
+// pingpong_client:
+//   epoll_pingpong_server ADDRESS PORT THREADS
+//   epoll_pingpong_client ADDRESS PORT THREADS BLOCKSIZE SESSIONS SECONDS
+// Each thread has its own epoll set (the server's threads each their own
+// SO_REUSEPORT listener on one port), level-triggered, one read then one
+// write per readable event; bytes a write did not take wait for EPOLLOUT.
+// IPv4 only. The client prints the totals as pingpong_client does.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -19,6 +20,8 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
+#include <atomic>
+#include <thread>
 
 namespace {
 
@@ -26,9 +29,11 @@ struct Conn {
   std::string pending;  // bytes the socket did not take yet
 };
 
-std::vector<Conn> conns;  // by fd
-int ep = -1;
-long long bytesRead = 0, messagesRead = 0;
+// Each thread's own.
+thread_local std::vector<Conn> conns;  // by fd
+thread_local int ep = -1;
+thread_local long long bytesRead = 0, messagesRead = 0;
+std::atomic<long long> totalBytes{0}, totalMessages{0};
 
 void watch(int fd, uint32_t events, int op) {
   struct epoll_event ev {};
@@ -81,33 +86,23 @@ void onEvent(int fd, uint32_t events, bool counting) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char* argv[]) {
 #ifdef EPOLL_PINGPONG_SERVER
-  if (argc != 4) return std::fprintf(stderr, "usage: %s ADDRESS PORT 1\n", argv[0]), 2;
-#else
-  if (argc != 7) return std::fprintf(stderr, "usage: %s ADDRESS PORT 1 BLOCKSIZE SESSIONS SECONDS\n", argv[0]), 2;
-#endif
-  struct sockaddr_in addr {};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(std::atoi(argv[2])));
-  if (::inet_pton(AF_INET, argv[1], &addr.sin_addr) != 1 || std::atoi(argv[3]) != 1) {
-    return std::fprintf(stderr, "%s: want an IPv4 address and THREADS 1\n", argv[0]), 2;
-  }
-  ep = ::epoll_create1(EPOLL_CLOEXEC);
-  std::vector<struct epoll_event> events(1024);
-#ifdef EPOLL_PINGPONG_SERVER
+int listenOn(struct sockaddr_in* addr) {
   int lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   int one = 1;
   ::setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  socklen_t len = sizeof addr;
-  if (::bind(lfd, reinterpret_cast<sockaddr*>(&addr), len) != 0 || ::listen(lfd, 4096) != 0 ||
-      ::getsockname(lfd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    return std::perror("bind/listen"), 1;
+  ::setsockopt(lfd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+  socklen_t len = sizeof *addr;
+  if (::bind(lfd, reinterpret_cast<sockaddr*>(addr), len) != 0 || ::listen(lfd, 4096) != 0 ||
+      ::getsockname(lfd, reinterpret_cast<sockaddr*>(addr), &len) != 0) {
+    std::perror("bind/listen"), std::exit(1);
   }
-  std::printf("listening on %s:%d\n", argv[1], ntohs(addr.sin_port));
-  std::fflush(stdout);
+  return lfd;
+}
+
+void serve(int lfd) {
+  ep = ::epoll_create1(EPOLL_CLOEXEC);
+  std::vector<struct epoll_event> events(1024);
   watch(lfd, EPOLLIN, EPOLL_CTL_ADD);
   for (;;) {
     int n = ::epoll_wait(ep, events.data(), static_cast<int>(events.size()), -1);
@@ -122,33 +117,70 @@ int main(int argc, char* argv[]) {
       }
     }
   }
+}
 #else
-  const size_t block = static_cast<size_t>(std::atol(argv[4]));
-  const int sessions = std::atoi(argv[5]);
-  const double seconds = std::atof(argv[6]);
-  const std::string message(block, 'x');
+void drive(const struct sockaddr_in& addr, const std::string& message, int sessions, double seconds) {
+  ep = ::epoll_create1(EPOLL_CLOEXEC);
+  std::vector<struct epoll_event> events(1024);
   for (int i = 0; i < sessions; ++i) {
     int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-      return std::perror("connect"), 1;
+    if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+      std::perror("connect"), std::exit(1);
     }
     setUp(fd, EPOLL_CTL_ADD);
     sendOrQueue(fd, message.data(), message.size());
   }
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  const auto end = start + std::chrono::duration<double>(seconds);
-  while (Clock::now() < end) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
     int n = ::epoll_wait(ep, events.data(), static_cast<int>(events.size()), 100);
     for (int i = 0; i < n; ++i) {
       onEvent(events[static_cast<size_t>(i)].data.fd, events[static_cast<size_t>(i)].events, true);
     }
   }
-  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  std::printf("%lld total bytes read\n%lld total messages read\n", bytesRead, messagesRead);
-  std::printf("%.2f average message size\n",
-              messagesRead > 0 ? static_cast<double>(bytesRead) / static_cast<double>(messagesRead) : 0.0);
-  std::printf("%.2f MiB/s throughput\n", static_cast<double>(bytesRead) / elapsed / (1024 * 1024));
-  return 0;
+  totalBytes += bytesRead;
+  totalMessages += messagesRead;
+}
 #endif
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+#ifdef EPOLL_PINGPONG_SERVER
+  if (argc != 4) return std::fprintf(stderr, "usage: %s ADDRESS PORT THREADS\n", argv[0]), 2;
+#else
+  if (argc != 7) return std::fprintf(stderr, "usage: %s ADDRESS PORT THREADS BLOCKSIZE SESSIONS SECONDS\n", argv[0]), 2;
+#endif
+  struct sockaddr_in addr {};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(std::atoi(argv[2])));
+  const int threads = std::atoi(argv[3]);
+  if (::inet_pton(AF_INET, argv[1], &addr.sin_addr) != 1 || threads < 1) {
+    return std::fprintf(stderr, "%s: want an IPv4 address and THREADS >= 1\n", argv[0]), 2;
+  }
+  std::vector<std::thread> workers;
+#ifdef EPOLL_PINGPONG_SERVER
+  std::vector<int> listeners{listenOn(&addr)};  // port 0 becomes the real port here
+  for (int i = 1; i < threads; ++i) listeners.push_back(listenOn(&addr));
+  std::printf("listening on %s:%d\n", argv[1], ntohs(addr.sin_port));
+  std::fflush(stdout);
+  for (int lfd : listeners) workers.emplace_back(serve, lfd);
+  for (auto& w : workers) w.join();
+#else
+  const std::string message(static_cast<size_t>(std::atol(argv[4])), 'x');
+  const int sessions = std::atoi(argv[5]);
+  const double seconds = std::atof(argv[6]);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < threads; ++i) {
+    workers.emplace_back(drive, std::cref(addr), std::cref(message),
+                         sessions / threads + (i < sessions % threads ? 1 : 0), seconds);
+  }
+  for (auto& w : workers) w.join();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const long long bytes = totalBytes, messages = totalMessages;
+  std::printf("%lld total bytes read\n%lld total messages read\n", bytes, messages);
+  std::printf("%.2f average message size\n",
+              messages > 0 ? static_cast<double>(bytes) / static_cast<double>(messages) : 0.0);
+  std::printf("%.2f MiB/s throughput\n", static_cast<double>(bytes) / elapsed / (1024 * 1024));
+#endif
+  return 0;
 }
