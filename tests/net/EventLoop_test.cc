@@ -266,42 +266,62 @@ class BusyPoll : public ::testing::TestWithParam<EventLoop::Engine> {
   }
 };
 
-// A loop inside its busy-poll window spins (thousands of polls in a few
-// milliseconds, no sleeping), and quit() from another thread still stops it
-// at once, long before the window ends.
+namespace {
+// A loop running in its own thread. It is destroyed only when this object
+// is, so the test thread's calls (quit() included) never reach a dead loop.
+class LoopThread {
+ public:
+  explicit LoopThread(const EventLoop::Options& options)
+      : thread_([this, options] {
+          EventLoop loop(options);
+          made_.set_value(&loop);
+          loop.loop();
+          returned_ = true;
+          mayDestroy_.get_future().wait();
+        }),
+        loop_(made_.get_future().get()) {}
+  ~LoopThread() {
+    loop_->quit();
+    mayDestroy_.set_value();
+    thread_.join();
+  }
+  EventLoop* loop() const { return loop_; }
+  bool returned() const { return returned_.load(); }
+
+ private:
+  std::promise<EventLoop*> made_;
+  std::promise<void> mayDestroy_;
+  std::atomic<bool> returned_{false};
+  std::thread thread_;
+  EventLoop* const loop_;
+};
+}  // namespace
+
+// A loop inside its busy-poll window spins (polls without sleeping), and
+// quit() from another thread still stops it at once, long before the
+// window ends.
 TEST_P(BusyPoll, QuitFromAnotherThreadStopsASpinningLoop) {
-  std::promise<EventLoop*> made;
-  std::thread thread([&] {
-    EventLoop loop(options(60 * 1000 * 1000));  // a minute of spinning
-    EXPECT_EQ(loop.engine(), GetParam());
-    EXPECT_EQ(loop.options().busyPollMicros, 60 * 1000 * 1000);
-    made.set_value(&loop);
-    loop.loop();
-  });
-  EventLoop* loop = made.get_future().get();
+  LoopThread thread(options(60 * 1000 * 1000));  // a minute of spinning
+  EventLoop* loop = thread.loop();
+  EXPECT_EQ(loop->engine(), GetParam());
+  EXPECT_EQ(loop->options().busyPollMicros, 60 * 1000 * 1000);
   runSync(loop, [] {});  // an event: the window opens
   // Spinning: a thousand polls with no event at all (a sleeping loop would
   // make none).
   const int64_t before = loop->iteration();
   EXPECT_TRUE(waitFor([&] { return loop->iteration() - before > 1000; }, std::chrono::seconds(5)))
       << "not spinning";
-  const auto start = Clock::now();
   loop->quit();
-  thread.join();
-  EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(500));
+  EXPECT_TRUE(waitFor([&] { return thread.returned(); }, std::chrono::milliseconds(500)))
+      << "loop() did not return within 500 ms of quit()";
 }
 
 // Timers fire on time while the loop spins: a spinning turn polls the
 // timerfd like a blocking one. (A loop that did not would be late by its
 // whole window, a minute here; the bound leaves room for a loaded machine.)
 TEST_P(BusyPoll, TimersFireOnTimeWhileSpinning) {
-  std::promise<EventLoop*> made;
-  std::thread thread([&] {
-    EventLoop loop(options(60 * 1000 * 1000));
-    made.set_value(&loop);
-    loop.loop();
-  });
-  EventLoop* loop = made.get_future().get();
+  LoopThread thread(options(60 * 1000 * 1000));
+  EventLoop* loop = thread.loop();
   runSync(loop, [] {});  // an event: the window opens
   std::promise<Clock::time_point> fired;
   const auto start = Clock::now();
@@ -309,20 +329,13 @@ TEST_P(BusyPoll, TimersFireOnTimeWhileSpinning) {
   const auto late = fired.get_future().get() - start - std::chrono::milliseconds(50);
   EXPECT_GE(late.count(), 0);
   EXPECT_LT(late, std::chrono::milliseconds(500));
-  loop->quit();
-  thread.join();
 }
 
 // Once the window has passed without events the loop sleeps again: its
 // iteration count stands still.
 TEST_P(BusyPoll, TheLoopSleepsAfterTheWindow) {
-  std::promise<EventLoop*> made;
-  std::thread thread([&] {
-    EventLoop loop(options(30 * 1000));  // 30 ms
-    made.set_value(&loop);
-    loop.loop();
-  });
-  EventLoop* loop = made.get_future().get();
+  LoopThread thread(options(30 * 1000));  // 30 ms
+  EventLoop* loop = thread.loop();
   runSync(loop, [] {});  // the last event; its window ends 30 ms later
   // A spinning loop polls thousands of times in 50 ms; a sleeping one not at
   // all. (Polled rather than timed once: on a loaded machine the loop thread
@@ -335,8 +348,6 @@ TEST_P(BusyPoll, TheLoopSleepsAfterTheWindow) {
       },
       std::chrono::seconds(5));
   EXPECT_TRUE(settled) << "the loop kept polling after its window";
-  loop->quit();
-  thread.join();
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, BusyPoll,
