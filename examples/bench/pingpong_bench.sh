@@ -459,15 +459,16 @@ for threads in "${threads_arr[@]}"; do
     [ -n "$plot" ] || continue
     png=$out/pingpong_pairs_threads${threads}_block$block.png
     gnuplot 2>"$tmp/gnuplot.err" <<EOF || { echo "pingpong_bench: gnuplot failed for $png:" >&2; cat "$tmp/gnuplot.err" >&2; }
-set terminal pngcairo size 800,500 font ',10'
+set terminal pngcairo size 1000,500 font ',10'
 set output '$png'
+set termoption noenhanced
 set title 'pingpong pairs, $threads thread(s) per side, $block-byte blocks, median of $repeat x ${seconds}s'
 set xlabel 'concurrent sessions'
 set ylabel 'MiB/s'
 set logscale x 10
 set yrange [0:*]
 set grid
-set key top left
+set key outside right top
 plot $plot
 EOF
     [ -f "$png" ] && echo "pingpong: wrote $png" >&2
