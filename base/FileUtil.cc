@@ -8,12 +8,15 @@
 #include <cstdio>
 #include <cstring>
 
+#include "muon/base/Env.h"
 #include "muon/base/FileStage.h"
 
 namespace muon {
 
 namespace {
-ssize_t systemWrite(int fd, const char* data, size_t len) { return ::write(fd, data, len); }
+WriteFunction envWrite(Env* env) {
+  return [env](int fd, const char* data, size_t len) { return env->write(fd, data, len); };
+}
 }  // namespace
 
 std::string directoryOf(const std::string& path) {
@@ -28,20 +31,23 @@ std::string fileNameOf(const std::string& path) {
 }
 
 std::unique_ptr<AppendFile> AppendFile::create(const std::string& path, WriteFunction write,
-                                               int* savedErrno, bool buffered, mode_t mode) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC,
-                  mode);
+                                               int* savedErrno, bool buffered, mode_t mode,
+                                               Env* env) {
+  if (env == nullptr) env = Env::defaultEnv();
+  int fd = env->open(path.c_str(),
+                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, mode);
   if (fd < 0) {
     *savedErrno = errno;
     return nullptr;
   }
-  if (!write) write = &systemWrite;
-  return std::unique_ptr<AppendFile>(new AppendFile(path, fd, std::move(write), buffered));
+  if (!write) write = envWrite(env);
+  return std::unique_ptr<AppendFile>(new AppendFile(path, fd, env, std::move(write), buffered));
 }
 
-AppendFile::AppendFile(std::string path, int fd, WriteFunction write, bool buffered)
+AppendFile::AppendFile(std::string path, int fd, Env* env, WriteFunction write, bool buffered)
     : path_(std::move(path)),
       fd_(fd),
+      env_(env),
       write_(std::move(write)),
       buffer_(buffered ? new char[kBufferSize] : nullptr) {}
 
@@ -51,7 +57,7 @@ AppendFile::~AppendFile() {
 }
 
 void AppendFile::setWriteFunction(WriteFunction write) {
-  write_ = write ? std::move(write) : WriteFunction(&systemWrite);
+  write_ = write ? std::move(write) : envWrite(env_);
 }
 
 WriteResult AppendFile::append(const char* data, size_t len) {

@@ -9,8 +9,9 @@
 // (counted as written), so a later line is never glued to the front half of
 // a cut one. With stages (FileStage.h) each chunk is one record, and a
 // record a failed write cut short is cut back out instead. Callers append
-// whole lines. All writes go through a WriteFunction, the seam through which
-// tests inject ENOSPC, EIO, short writes and slowness without touching a disk.
+// whole lines. The file is opened through an Env (Env.h) and written through
+// a WriteFunction (by default the Env's write): the seams through which tests
+// inject EROFS, ENOSPC, EIO, short writes and slowness without a real device.
 // Not thread-safe: one owner (LogFile) calls it, under its own lock.
 #pragma once
 
@@ -24,6 +25,7 @@
 
 namespace muon {
 
+class Env;
 class FileStage;
 
 // Same contract as write(2): bytes written, or -1 with errno set.
@@ -65,10 +67,11 @@ class AppendFile {
   // nothing from a copy into 64 KiB).
   // The file gets `mode` (never more: the umask may only take bits away),
   // and a symbolic link at `path` is never followed (O_EXCL | O_NOFOLLOW:
-  // EEXIST).
+  // EEXIST). `env` opens it and, without a WriteFunction, writes it
+  // (nullptr: Env::defaultEnv()); it must outlive the AppendFile.
   static std::unique_ptr<AppendFile> create(const std::string& path, WriteFunction write,
                                             int* savedErrno, bool buffered = true,
-                                            mode_t mode = 0640);
+                                            mode_t mode = 0640, Env* env = nullptr);
   ~AppendFile();  // flushes, then closes
   AppendFile(const AppendFile&) = delete;
   AppendFile& operator=(const AppendFile&) = delete;
@@ -88,7 +91,8 @@ class AppendFile {
   // vector must outlive this AppendFile.
   void setStages(const std::vector<std::shared_ptr<FileStage>>* stages) { stages_ = stages; }
 
-  // Replaces the write seam (tests set it before writing).
+  // Replaces the write seam (tests set it before writing); an empty one
+  // restores the Env's write.
   void setWriteFunction(WriteFunction write);
 
   const std::string& path() const { return path_; }
@@ -103,7 +107,7 @@ class AppendFile {
   uint64_t writeErrors() const { return writeErrors_; }
 
  private:
-  AppendFile(std::string path, int fd, WriteFunction write, bool buffered);
+  AppendFile(std::string path, int fd, Env* env, WriteFunction write, bool buffered);
   // Writes all of [data, data+len) as one chunk, or fails; counts what happened.
   WriteResult writeFully(const char* data, size_t len);
   // Writes until done or a write fails (counted).
@@ -113,6 +117,7 @@ class AppendFile {
 
   const std::string path_;
   const int fd_;
+  Env* const env_;
   WriteFunction write_;
   std::unique_ptr<char[]> buffer_;
   size_t buffered_ = 0;

@@ -58,6 +58,7 @@ LogFile::LogFile(const std::string& basename, off_t rollSize, bool threadSafe, i
       flushInterval_(flushInterval),
       checkEveryN_(checkEveryN > 0 ? checkEveryN : 1),
       options_(options),
+      env_(options.env ? options.env : Env::defaultEnv()),
       mutex_(threadSafe ? new std::mutex : nullptr),
       clock_(options.clock ? options.clock : &Timestamp::now) {
   // Open at once, so a bad directory is reported at start, not at the first line.
@@ -155,7 +156,7 @@ void LogFile::flushUnlocked() {
   // or every later line would go to a file nobody can find.
   struct stat byFd, byName;
   if (::fstat(file_->fd(), &byFd) == 0 &&
-      (byFd.st_nlink == 0 || ::stat(file_->path().c_str(), &byName) != 0 ||
+      (byFd.st_nlink == 0 || env_->stat(file_->path().c_str(), &byName) != 0 ||
        byName.st_ino != byFd.st_ino || byName.st_dev != byFd.st_dev)) {
     rollFileUnlocked(clock_());
   }
@@ -174,7 +175,8 @@ bool LogFile::rollFileUnlocked(Timestamp now) {
   std::unique_ptr<AppendFile> file;
   for (int attempt = 0; attempt < 1000; ++attempt, ++sequence) {
     std::string path = (sequence == 0 ? name : name + "." + std::to_string(sequence)) + suffixes;
-    file = AppendFile::create(path, write_, &savedErrno, options_.buffered, options_.fileMode);
+    file = AppendFile::create(path, write_, &savedErrno, options_.buffered, options_.fileMode,
+                              env_);
     if (file || savedErrno != EEXIST) {
       if (!file) name = path;
       break;
@@ -182,7 +184,7 @@ bool LogFile::rollFileUnlocked(Timestamp now) {
     // Taken. A symbolic link where our next file goes was planted (names are
     // predictable): say so, and take the next name rather than follow it.
     struct stat st;
-    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    if (env_->lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
       reportError(&createReport_, "create (a symbolic link is in the way)", path, ELOOP);
     }
   }
@@ -212,12 +214,12 @@ void LogFile::updateCurrentLink() {
   const std::string link = basename_ + ".log";
   const std::string temp = basename_ + ".log.new." + std::to_string(::getpid());
   const std::string target = fileNameOf(file_->path());  // relative: the directory may move
-  ::unlink(temp.c_str());
-  if (::symlink(target.c_str(), temp.c_str()) != 0) {
+  env_->unlink(temp.c_str());
+  if (env_->symlink(target.c_str(), temp.c_str()) != 0) {
     reportError(&cleanupReport_, "cannot create link", temp, errno);
-  } else if (::rename(temp.c_str(), link.c_str()) != 0) {
+  } else if (env_->rename(temp.c_str(), link.c_str()) != 0) {
     reportError(&cleanupReport_, "cannot replace link", link, errno);
-    ::unlink(temp.c_str());
+    env_->unlink(temp.c_str());
   }
 }
 
@@ -240,7 +242,8 @@ void LogFile::applyRetention(Timestamp now) {
       c.path = dir + "/" + e->d_name;
       struct stat st;
       // lstat: a symbolic link is never followed out of the directory, nor deleted.
-      if (c.path == file_->path() || ::lstat(c.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      if (c.path == file_->path() || env_->lstat(c.path.c_str(), &st) != 0 ||
+          !S_ISREG(st.st_mode)) {
         continue;
       }
       c.bytes = static_cast<uint64_t>(st.st_size);
@@ -264,7 +267,7 @@ void LogFile::applyRetention(Timestamp now) {
     bool tooBig = options_.maxTotalBytes > 0 && total > options_.maxTotalBytes;
     bool tooOld = !oldestKept.empty() && c.time < oldestKept;
     if (!tooMany && !tooBig && !tooOld) break;  // the rest are newer
-    if (::unlink(c.path.c_str()) != 0) {
+    if (env_->unlink(c.path.c_str()) != 0) {
       reportError(&cleanupReport_, "cannot remove old log", c.path, errno);
       continue;
     }

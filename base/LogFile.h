@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "muon/base/Env.h"
 #include "muon/base/FileStage.h"
 #include "muon/base/FileUtil.h"
 #include "muon/base/Timestamp.h"
@@ -69,6 +70,10 @@ class LogFile {
     // Timestamp::now). Set here rather than with setClock() when the first
     // file and the first retention pass must see it.
     ClockFunc clock = nullptr;
+    // Tests: the file-system calls (Env.h) for the log files, the current-file
+    // link and retention (default Env::defaultEnv(), the system calls). Must
+    // outlive the LogFile.
+    Env* env = nullptr;
   };
 
   LogFile(const std::string& basename, off_t rollSize, bool threadSafe = true,
@@ -143,6 +148,7 @@ class LogFile {
   const int flushInterval_;
   const int checkEveryN_;
   const Options options_;
+  Env* const env_;  // options_.env, or the default
 
   std::unique_ptr<std::mutex> mutex_;  // null unless threadSafe
   WriteFunction write_;

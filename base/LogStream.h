@@ -11,9 +11,9 @@
 // std::string_view) are escaped by default: '\n' as \n, '\r' as \r, any
 // other byte below 0x20 but tab, and DEL, as \xHH. So a message cannot forge
 // a second log line (CWE-117) or send escape sequences to the terminal of
-// whoever reads the log; a line without control characters is written byte
-// for byte as before. setControlCharacters(kRaw) keeps them raw, as muduo
-// does (one setting for the process). Single chars, numbers and Fmt are
+// whoever reads the log; a string without control characters is written
+// byte for byte. setControlCharacters(kRaw) keeps them raw (muduo's
+// behaviour; one setting for the process). Single chars, numbers and Fmt are
 // never changed.
 // Not thread-safe; each log statement has its own LogStream.
 #pragma once

@@ -1,5 +1,7 @@
 #include "muon/base/SyncLogging.h"
 
+#include <time.h>
+
 namespace muon {
 
 namespace {
@@ -10,9 +12,18 @@ LogFile::Options fileOptions(const SyncLogging::Options& options) {
   return files;
 }
 
-// LogFile looks at the clock (for the day and the flush interval) every this
-// many appends; a clock read on every line would cost more than the copy.
+// LogFile looks at its clock (for the day and the flush interval) every this
+// many appends; the flush interval is also checked on every append, with the
+// coarse clock below.
 constexpr int kCheckEveryN = 64;
+
+// Seconds on CLOCK_MONOTONIC_COARSE: a few nanoseconds (no counter read),
+// to the tick, which is plenty for an interval counted in seconds.
+int64_t coarseSeconds() {
+  struct timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return ts.tv_sec;
+}
 
 }  // namespace
 
@@ -20,15 +31,23 @@ SyncLogging::SyncLogging(const std::string& basename, off_t rollSize)
     : SyncLogging(basename, rollSize, Options()) {}
 
 SyncLogging::SyncLogging(const std::string& basename, off_t rollSize, const Options& options)
-    : file_(basename, rollSize, /*threadSafe=*/true,
-            options.flushInterval > 0 ? options.flushInterval : 1, kCheckEveryN,
-            fileOptions(options)) {}
+    : flushInterval_(options.flushInterval > 0 ? options.flushInterval : 1),
+      file_(basename, rollSize, /*threadSafe=*/true, flushInterval_, kCheckEveryN,
+            fileOptions(options)),
+      lastFlush_(coarseSeconds()) {}
 
 SyncLogging::~SyncLogging() { file_.flush(); }
 
 void SyncLogging::append(const char* logline, size_t len) {
   if (__builtin_expect(reopenRequested_.load(std::memory_order_relaxed), 0)) reopenIfRequested();
   file_.append(logline, len);
+  int64_t now = coarseSeconds();
+  int64_t last = lastFlush_.load(std::memory_order_relaxed);
+  // One of the threads that find the interval over flushes.
+  if (now - last >= flushInterval_ &&
+      lastFlush_.compare_exchange_strong(last, now, std::memory_order_relaxed)) {
+    file_.flush();
+  }
 }
 
 void SyncLogging::flush() {

@@ -18,17 +18,25 @@
 //
 // A line reaches the kernel when the 64 KiB buffer fills, at flush() (and
 // so at every line at or above Logger::setFlushLevel, and before a FATAL
-// line aborts), at the first append after flushInterval seconds, at a roll,
-// or at destruction. With Options::writeThrough every line is handed to
-// write(2) before append() returns, so it survives kill -9.
+// line aborts), with the first line appended flushInterval seconds or more
+// after the last flush, at a roll, or at destruction. Nothing flushes a
+// buffer while no line comes (there is no thread): a program that logs a
+// few lines and then waits keeps them in memory until one of those, so
+// call flush() before a long wait, set a flush level, or use
+// Options::writeThrough: every line is then handed to write(2) before
+// append() returns, and survives kill -9.
 //
-// Thread safety: append(), flush(), stats() and rollFile() from any thread;
-// requestReopen() also from a signal handler.
+// Thread safety: append(), flush() and stats() from any thread;
+// requestReopen() also from a signal handler. A child forked while another
+// thread was inside append() would find the lock taken for ever: a child
+// that logs should be forked by a program whose other threads do not log
+// at that moment, or get its own SyncLogging.
 #pragma once
 
 #include <sys/types.h>
 
 #include <atomic>
+#include <cstdint>
 #include <string>
 
 #include "muon/base/LogFile.h"
@@ -38,8 +46,8 @@ namespace muon {
 class SyncLogging {
  public:
   struct Options {
-    // Seconds after which an append also flushes the file buffer. 3, as
-    // AsyncLogging. Nothing flushes between appends: there is no thread.
+    // Seconds after which the next append also flushes the file buffer. 3,
+    // as AsyncLogging. Nothing flushes between appends: there is no thread.
     int flushInterval = 3;
     // Write each line with its own write(2) before append() returns, instead
     // of through the 64 KiB buffer: the line survives the process's death,
@@ -81,7 +89,9 @@ class SyncLogging {
  private:
   void reopenIfRequested();
 
+  const int flushInterval_;
   LogFile file_;  // thread-safe: it holds the lock every call takes
+  std::atomic<int64_t> lastFlush_;  // CLOCK_MONOTONIC_COARSE seconds
   std::atomic<bool> reopenRequested_{false};
   static_assert(std::atomic<bool>::is_always_lock_free,
                 "requestReopen() must stay async-signal-safe");

@@ -1,8 +1,8 @@
 // TscClock: the wall clock, read from the CPU's time-stamp counter.
 //
-// Every log line needs the time to the microsecond. clock_gettime costs about
-// 20-25 ns even through the vDSO, a third of a LOG_INFO; reading the counter
-// and scaling it costs about half that. The scale is recalibrated against
+// Every log line needs the time to the microsecond, and clock_gettime, even
+// through the vDSO, is a large share of a LOG_INFO; reading the counter and
+// scaling it costs about half as much (docs/logging.md has the figures). The scale is recalibrated against
 // CLOCK_REALTIME every kResyncInterval (by whichever thread notices it is
 // due), so the result follows NTP adjustments, and a step of the wall clock
 // shows within that interval. Between two calibrations the error stays

@@ -44,8 +44,8 @@ void Connector::start() {
 void Connector::startInLoop() {
   loop_->assertInLoopThread();
   // A retry still scheduled from an earlier failure is superseded by this
-  // start. (muduo left it pending: it fired after the connection was made
-  // and opened a second one.)
+  // start: left pending, it would fire after the connection was made and
+  // open a second one.
   if (retryTimer_.valid()) {
     loop_->cancel(retryTimer_);
     retryTimer_ = TimerId();

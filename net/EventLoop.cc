@@ -202,7 +202,7 @@ void EventLoop::queueInLoop(Functor cb) {
   // again). In the loop thread, an event handler needs no wake-up for the
   // same reason; a functor queued while the queue is being run does (the
   // swapped-out batch does not contain it), and so does one queued outside
-  // loop() (muduo left that one waiting for the poll timeout).
+  // loop() (else it would wait for the poll timeout).
   const bool wake = isInLoopThread() ? (callingPendingFunctors_ || !eventHandling_) : wasEmpty;
   if (wake) wakeup();
 }
@@ -241,9 +241,9 @@ void EventLoop::removeChannel(Channel* channel) {
   assert(channel->ownerLoop() == this);
   assertInLoopThread();
   if (eventHandling_) {
-    // muduo asserted that a channel removed while events are handled was
-    // not still waiting in this batch. It can be (Connector::stop from
-    // another fd's callback): drop its pending entry instead.
+    // A channel removed while events are handled may still be waiting in
+    // this batch (Connector::stop from another fd's callback): drop its
+    // pending entry, so its callback is not called on a dead channel.
     for (size_t i = currentActiveIndex_ + 1; i < activeChannels_.size(); ++i) {
       if (activeChannels_[i] == channel) activeChannels_[i] = nullptr;
     }

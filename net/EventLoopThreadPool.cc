@@ -27,9 +27,8 @@ void EventLoopThreadPool::start(const ThreadInitCallback& cb) {
   }
   if (numThreads_ == 0 && cb) {
     // The base loop is the only I/O loop, so cb runs in its thread like in
-    // any other I/O loop's. start() may be called from another thread
-    // (muduo asserted the base loop's thread and ran cb inline): then cb is
-    // queued, ahead of anything queued after start() -- TcpServer enables
+    // any other I/O loop's. start() may be called from another thread:
+    // then cb is queued, ahead of anything queued after start() -- TcpServer enables
     // accepting only after it, so cb still runs before the first connection.
     baseLoop_->runInLoop([cb, loop = baseLoop_] { cb(loop); });
   }

@@ -49,7 +49,7 @@ TcpClient::~TcpClient() {
   if (conn) {
     assert(loop_ == conn->getLoop());
     // The connection may outlive the client (user code holds it): its close
-    // must no longer reach this object.
+    // must not reach this object.
     loop_->runInLoop([conn] { conn->setCloseCallback(removeOrphanConnection); });
     if (unique) conn->forceClose();
   }

@@ -3,8 +3,8 @@
 //
 // connect(), disconnect(), stop() are safe from any thread. Destroy a
 // TcpClient in its loop's thread, or from another thread once it is idle
-// (not connecting: stop() it and wait for the disconnect callback) -- the
-// same rule muduo has, written down.
+// (not connecting: stop() it and wait for the disconnect callback): its
+// connector and connection run callbacks on the loop thread.
 #pragma once
 
 #include <atomic>

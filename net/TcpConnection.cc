@@ -124,9 +124,8 @@ void TcpConnection::sendInLoop(std::string_view data, Buffer* source) {
     } else {
       const int savedErrno = errno;  // before logging can change it
       if (savedErrno == EPIPE || savedErrno == ECONNRESET) {
-        // The peer is gone. Close once, after the current callback returns
-        // (muduo only logged and waited for the read side to notice, which
-        // it never does while reading is stopped).
+        // The peer is gone. Close once, after the current callback returns:
+        // the read side would never notice while reading is stopped.
         LOG_WARN << "TcpConnection::sendInLoop[" << name_ << "] " << strerror_tl(savedErrno);
         loop_->queueInLoop([self = shared_from_this()] { self->forceCloseInLoop(); });
         return;
@@ -269,7 +268,8 @@ void TcpConnection::bytesReceived(Timestamp receiveTime) {
 }
 
 // The peer half-closed. Reading stops (EOF stays readable forever); the
-// connection closes once what is queued has been written. muduo closed at once.
+// connection closes once what is queued has been written, so the peer gets
+// every reply it asked for before closing its side.
 void TcpConnection::peerClosed() {
   if (uring_ == nullptr) channel_->disableReading();
   const bool queued = writing() || outputBuffer_.readableBytes() > 0;
@@ -287,7 +287,7 @@ void TcpConnection::peerClosed() {
 }
 
 // A read or write failed with err: the connection is dead, close it now
-// rather than on the next poll as muduo did.
+// (the next poll would only report the same error again).
 void TcpConnection::ioFailed(const char* where, int err) {
   if (err == EPIPE || err == ECONNRESET) {
     // A peer that went away is the network's business, not an error of ours.
@@ -386,7 +386,7 @@ void TcpConnection::handleClose() {
   channel_->disableAll();
   cancelCompletions();
   // The peer sees the end now, even if user code still holds the
-  // connection (muduo kept the socket open until the last reference went).
+  // connection.
   // The fd itself stays ours until the destructor, so its number cannot be
   // reused under a stale TcpConnectionPtr.
   socket_->shutdownBoth();

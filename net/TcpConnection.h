@@ -11,9 +11,9 @@
 // Loop thread only: the setters of callbacks and context, inputBuffer(),
 // outputBuffer(), connectEstablished(), connectDestroyed().
 //
-// When the peer half-closes (read returns 0), muon stops reading, writes out
-// whatever is still queued, then closes. muduo closed at once and dropped
-// the queued output. See docs/net.md.
+// When the peer half-closes (read returns 0), the connection stops reading,
+// writes out whatever is still queued, then closes, so no reply the peer
+// asked for is dropped. See docs/net.md.
 //
 // On the io_uring engine the socket is driven by completions instead of
 // readiness: receive requests into a pinned buffer of the connection (which

@@ -94,7 +94,7 @@ class TcpServer {
   int nextConnId_;  // base loop thread only
   std::unordered_map<std::string, TcpConnectionPtr> connections_;  // base loop thread only
   // Expires when the server is destroyed; a connection closing in an I/O
-  // thread checks it before touching the server (a lifetime gap in muduo).
+  // thread checks it before touching the server, which may be gone.
   std::shared_ptr<int> alive_;
 };
 

@@ -21,7 +21,7 @@ class TimerId {
 
  private:
   // Unique in the process and never reused, so a stale TimerId can never
-  // cancel a newer timer (muduo kept a Timer* beside the sequence for that).
+  // cancel a newer timer, and no Timer* is needed beside it.
   int64_t sequence_ = 0;
 };
 

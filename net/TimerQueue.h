@@ -3,8 +3,8 @@
 //
 // Deadlines are on CLOCK_MONOTONIC and the timerfd is armed with an
 // absolute monotonic time, so a wall-clock jump neither stalls nor fires a
-// timer. (muduo kept deadlines on the wall clock.) addTimer and cancel are
-// safe from any thread; the rest belongs to the loop thread.
+// timer. addTimer and cancel are safe from any thread; the rest belongs to
+// the loop thread.
 #pragma once
 
 #include <cstdint>

@@ -68,3 +68,23 @@ csv_emit='function emit(v,   n, names, i, line) {
   for (i = 1; i <= n; i++) line = line (i > 1 ? "," : "") v[names[i]]
   print line
 }'
+
+# plot_lines PREFIX NAME:COLOUR...: a gnuplot `plot` command with one line per
+# data file PREFIX.NAME.dat that exists (columns x y), each in its colour and
+# titled NAME; "plot 1/0 notitle" when there is none, so the panel is drawn empty.
+plot_lines() {
+  local prefix=$1 sep="" entry name colour f
+  shift
+  printf 'plot '
+  for entry in "$@"; do
+    name=${entry%%:*}
+    colour=${entry#*:}
+    f=$prefix.$name.dat
+    [ -e "$f" ] || continue
+    printf '%s"%s" using 1:2 with linespoints lw 2 pt 7 lc rgb "%s" title "%s"' \
+      "$sep" "$f" "$colour" "$name"
+    sep=", "
+  done
+  if [ -z "$sep" ]; then printf '1/0 notitle'; fi
+  printf '\n'
+}

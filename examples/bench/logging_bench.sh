@@ -336,20 +336,9 @@ if command -v gnuplot >/dev/null 2>&1; then
   # plot_command SIZE MESSAGES: the title and plot line of one panel. Each
   # logger keeps its colour in both panels.
   plot_command() {
-    local size=$1 n=$2 sep="" name colour f
-    printf 'set title "%s lines, %s messages per run"\nplot ' "$size" "$n"
-    for entry in muon-block:#009e73 muon-crash-block:#cc79a7 muon-drop:#56b4e9 spdlog-async:#e69f00 \
-                 spdlog-sync:#d55e00 glog:#7f7f7f; do
-      name=${entry%%:*}
-      colour=${entry#*:}
-      f=$tmp/plot.$size.$name.dat
-      [ -e "$f" ] || continue
-      printf '%s"%s" using 1:2 with linespoints lw 2 pt 7 lc rgb "%s" title "%s"' \
-        "$sep" "$f" "$colour" "$name"
-      sep=", "
-    done
-    if [ -z "$sep" ]; then printf '1/0 notitle'; fi
-    printf '\n'
+    printf 'set title "%s lines, %s messages per run"\n' "$1" "$2"
+    plot_lines "$tmp/plot.$1" muon-block:#009e73 muon-crash-block:#cc79a7 muon-drop:#56b4e9 \
+      spdlog-async:#e69f00 spdlog-sync:#d55e00 glog:#7f7f7f
   }
   xtics=$(printf '%s,' "${threads_list[@]}")
   xtics=${xtics%,}

@@ -147,20 +147,9 @@ if command -v gnuplot >/dev/null 2>&1; then
   # plot_command BYTES: the title and plot line of one panel; each logger
   # keeps its colour in every panel.
   plot_command() {
-    local bytes=$1 sep="" name colour f
-    printf 'set title "%s-byte messages"\nplot ' "$bytes"
-    for entry in muon-async:#009e73 muon-sync:#56b4e9 spdlog-async:#e69f00 spdlog-sync:#d55e00 \
-                 glog:#7f7f7f; do
-      name=${entry%%:*}
-      colour=${entry#*:}
-      f=$tmp/plot.$bytes.$name.dat
-      [ -e "$f" ] || continue
-      printf '%s"%s" using 1:2 with linespoints lw 2 pt 7 lc rgb "%s" title "%s"' \
-        "$sep" "$f" "$colour" "$name"
-      sep=", "
-    done
-    if [ -z "$sep" ]; then printf '1/0 notitle'; fi
-    printf '\n'
+    printf 'set title "%s-byte messages"\n' "$1"
+    plot_lines "$tmp/plot.$1" muon-async:#009e73 muon-sync:#56b4e9 spdlog-async:#e69f00 \
+      spdlog-sync:#d55e00 glog:#7f7f7f
   }
   if gnuplot >"$tmp/gnuplot.err" 2>&1 <<EOF
 set terminal $terminal size 1500,520

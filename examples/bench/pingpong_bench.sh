@@ -442,34 +442,26 @@ done
 # The pairs: one PNG per thread count and block size, a line per pair.
 for threads in "${threads_arr[@]}"; do
   for block in "${blocks_arr[@]}"; do
-    plot=
-    for spec in "muon:muon epoll:#1f77b4:7" "muon-uring:muon io_uring:#2ca02c:9" \
-                "muon-uring-busy:muon io_uring busy ${busy_us} us:#17becf:11" \
-                "asio-pair:asio epoll:#d62728:5" "asio-uring:asio io_uring:#ff7f0e:13" \
-                "floor:bare epoll:#7f7f7f:1"; do
-      IFS=: read -r label name color pt <<<"$spec"
-      dat=$tmp/pairs.$threads.$block.$label
-      awk -F, -v t="$threads" -v l="$label" -v b="$block" "$csv_header"'
-        $col["threads"] == t && $col["block"] == b && $col["pair"] == l && $col["median_mibs"] != "NA" {
-          print $col["sessions"], $col["median_mibs"]
-        }' "$csv" | sort -n >"$dat"
-      [ -s "$dat" ] || continue
-      plot+="${plot:+, }'$dat' using 1:2 with linespoints lw 2 pt $pt lc rgb '$color' title '$name'"
-    done
-    [ -n "$plot" ] || continue
+    prefix=$tmp/pairs.$threads.$block
+    awk -F, -v t="$threads" -v b="$block" -v prefix="$prefix" "$csv_header"'
+      $col["threads"] == t && $col["block"] == b && $col["median_mibs"] != "NA" {
+        print $col["sessions"], $col["median_mibs"] > (prefix "." $col["pair"] ".dat")
+      }' "$csv"
+    for f in "$prefix".*.dat; do [ -e "$f" ] && sort -n -o "$f" "$f"; done
     png=$out/pingpong_pairs_threads${threads}_block$block.png
     gnuplot 2>"$tmp/gnuplot.err" <<EOF || { echo "pingpong_bench: gnuplot failed for $png:" >&2; cat "$tmp/gnuplot.err" >&2; }
 set terminal pngcairo size 1000,500 font ',10'
 set output '$png'
 set termoption noenhanced
-set title 'pingpong pairs, $threads thread(s) per side, $block-byte blocks, median of $repeat x ${seconds}s'
+set title 'pingpong pairs, $threads thread(s) per side, $block-byte blocks, median of $repeat x ${seconds}s (busy: ${busy_us} us)'
 set xlabel 'concurrent sessions'
 set ylabel 'MiB/s'
 set logscale x 10
 set yrange [0:*]
 set grid
 set key outside right top
-plot $plot
+$(plot_lines "$prefix" muon:#1f77b4 muon-uring:#2ca02c muon-uring-busy:#17becf asio-pair:#d62728 \
+    asio-uring:#ff7f0e floor:#7f7f7f)
 EOF
     [ -f "$png" ] && echo "pingpong: wrote $png" >&2
   done

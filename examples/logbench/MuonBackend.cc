@@ -16,6 +16,15 @@ namespace logbench {
 
 namespace {
 
+// The workload through LOG_INFO, whichever muon sink is attached.
+void produceLogInfo(uint64_t begin, uint64_t end, std::string_view extra, uint64_t* samples) {
+  produceLoop(
+      [extra](uint64_t i) {
+        LOG_INFO << "Hello 0123456789" << " abcdefghijklmnopqrstuvwxyz " << extra << i;
+      },
+      begin, end, samples);
+}
+
 // 3 s is AsyncLogging's usual flush interval.
 constexpr int kFlushInterval = 3;
 
@@ -54,11 +63,7 @@ class MuonBackend : public Backend {
   }
 
   void produce(uint64_t begin, uint64_t end, std::string_view extra, uint64_t* samples) override {
-    produceLoop(
-        [extra](uint64_t i) {
-          LOG_INFO << "Hello 0123456789" << " abcdefghijklmnopqrstuvwxyz " << extra << i;
-        },
-        begin, end, samples);
+    produceLogInfo(begin, end, extra, samples);
   }
 
   void logPayload(std::string_view payload) override { LOG_INFO << payload; }
@@ -104,11 +109,7 @@ class MuonSyncBackend : public Backend {
   }
 
   void produce(uint64_t begin, uint64_t end, std::string_view extra, uint64_t* samples) override {
-    produceLoop(
-        [extra](uint64_t i) {
-          LOG_INFO << "Hello 0123456789" << " abcdefghijklmnopqrstuvwxyz " << extra << i;
-        },
-        begin, end, samples);
+    produceLogInfo(begin, end, extra, samples);
   }
 
   void logPayload(std::string_view payload) override { LOG_INFO << payload; }

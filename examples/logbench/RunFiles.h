@@ -16,7 +16,7 @@ std::string makeTempDir(const std::string& templ);
 
 // Writes and deletes a file of `bytes` in `dir`, untimed, so that every run
 // meets the same machine: a VM that hands idle memory back to its host
-// writes the first few hundred MB after a pause ~10x slower
+// writes the first few hundred MB after a pause much slower
 // (docs/logging-bench.md).
 void warmUp(const std::string& dir, uint64_t bytes);
 

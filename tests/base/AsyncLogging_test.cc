@@ -1,6 +1,7 @@
 #include "muon/base/AsyncLogging.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,9 +13,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "NumberedLine.h"
 #include "PosixRegex.h"
 #include "TempDir.h"
 #include "muon/base/Logging.h"
@@ -620,6 +623,124 @@ TEST_F(AsyncLoggingDeathTest, LibraryAssertsAreOnInReleaseBuilds) {
         log.setWriteFunction(nullptr);
       },
       "setWriteFunction must come before start");
+}
+
+// SIGHUP asks the AsyncLogging it names for a new file, as a logrotate
+// postrotate script would; the handler does only what is signal-safe.
+std::atomic<AsyncLogging*> g_reopenTarget{nullptr};
+std::atomic<int> g_hangups{0};
+void onHangup(int) {
+  if (AsyncLogging* log = g_reopenTarget.load()) log->requestReopen();
+  g_hangups.fetch_add(1);
+}
+
+class AsyncLoggingReopen : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    struct sigaction sa {};
+    sa.sa_handler = &onHangup;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    ASSERT_EQ(::sigaction(SIGHUP, &sa, &oldAction_), 0);
+    g_hangups = 0;
+  }
+  void TearDown() override {
+    ::sigaction(SIGHUP, &oldAction_, nullptr);
+    g_reopenTarget = nullptr;
+  }
+
+  // Sends SIGHUP to this thread and waits until the handler has run (TSan
+  // defers signals to its next interception point).
+  void hangUp() {
+    int before = g_hangups.load();
+    ASSERT_EQ(::raise(SIGHUP), 0);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (g_hangups.load() == before) {
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "SIGHUP handler never ran";
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+
+  static void logLines(AsyncLogging& log, const std::string& tag, int n) {
+    for (int i = 0; i < n; ++i) {
+      std::string line = muon::test::numberedLine(tag, i);
+      log.append(line.data(), line.size());
+    }
+  }
+
+  // The lines of `file`, each checked whole.
+  static std::vector<std::string> wholeLines(const std::string& file) {
+    bool unterminated = false;
+    std::vector<std::string> lines = readLines(file, &unterminated);
+    EXPECT_FALSE(unterminated) << file << " ends inside a line";
+    for (std::string& line : lines) line += '\n';
+    return lines;
+  }
+
+  static std::vector<std::string> numbered(const std::string& tag, int n) {
+    std::vector<std::string> lines;
+    for (int i = 0; i < n; ++i) lines.push_back(muon::test::numberedLine(tag, i));
+    return lines;
+  }
+
+  struct sigaction oldAction_ {};
+  TempDir dir_;
+};
+
+// A flushInterval far longer than the test: the backend wakes only when asked.
+constexpr int kNoTick = 60;
+constexpr int kLines = 1000;
+
+TEST_F(AsyncLoggingReopen, SighupAfterRenameSendsLaterLinesToANewFileAndLosesNone) {
+  AsyncLogging log(dir_.file("hup"), 1 << 30, kNoTick, AsyncLogging::kBlock);
+  g_reopenTarget = &log;
+  log.start();
+  logLines(log, "before", kLines);
+  log.flush();
+  ASSERT_EQ(dir_.files().size(), 1u);
+  std::string rotated = dir_.file("hup.rotated");
+  ASSERT_EQ(::rename(dir_.files()[0].c_str(), rotated.c_str()), 0);  // logrotate's "create" mode
+  logLines(log, "middle", kLines);  // the old file or the new: either, whole
+  hangUp();
+  log.flush();
+  logLines(log, "after", kLines);
+  log.stop();
+
+  // The renamed file and one new file: the roll LogFile makes when it sees
+  // the rename serves the request, so there is no third, empty one.
+  std::vector<std::string> files = dir_.files();
+  ASSERT_EQ(files.size(), 2u);
+  std::string fresh = files[0] == rotated ? files[1] : files[0];
+  std::vector<std::string> old = wholeLines(rotated);
+  std::vector<std::string> now = wholeLines(fresh);
+  std::vector<std::string> before = numbered("before", kLines);
+  std::vector<std::string> after = numbered("after", kLines);
+  // old = before + a prefix of middle; now = the rest of middle + after.
+  ASSERT_GE(old.size(), before.size());
+  EXPECT_TRUE(std::equal(before.begin(), before.end(), old.begin()));
+  ASSERT_GE(now.size(), after.size());
+  EXPECT_TRUE(std::equal(after.begin(), after.end(), now.end() - kLines));
+  std::vector<std::string> middle(old.begin() + kLines, old.end());
+  middle.insert(middle.end(), now.begin(), now.end() - kLines);
+  EXPECT_TRUE(middle == numbered("middle", kLines)) << middle.size() << " middle lines";
+}
+
+TEST_F(AsyncLoggingReopen, SighupStartsANewFileAfterWritingWhatCameBefore) {
+  AsyncLogging log(dir_.file("hup"), 1 << 30, kNoTick, AsyncLogging::kBlock);
+  g_reopenTarget = &log;
+  log.start();
+  logLines(log, "before", kLines);
+  hangUp();
+  log.flush();
+  logLines(log, "after", kLines);
+  log.stop();
+  EXPECT_EQ(log.stats().file.filesCreated, 2u);
+
+  // Names carry the time, and a second roll in one second gets ".1".
+  std::vector<std::string> files = dir_.files();
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_TRUE(wholeLines(files[0]) == numbered("before", kLines)) << files[0];
+  EXPECT_TRUE(wholeLines(files[1]) == numbered("after", kLines)) << files[1];
 }
 
 }  // namespace

@@ -22,14 +22,17 @@
 #include <thread>
 #include <vector>
 
+#include "ChildProcess.h"
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/Logging.h"
 
 using muon::AsyncLogging;
 using muon::Logger;
+using muon::test::ChildResult;
 using muon::test::readFile;
 using muon::test::readLines;
+using muon::test::runInChild;
 using muon::test::TempDir;
 
 namespace {
@@ -42,52 +45,6 @@ constexpr bool kUnderTsan = true;
 #else
 constexpr bool kUnderTsan = false;
 #endif
-
-struct ChildResult {
-  bool exited = false;  // false: killed by us at the deadline
-  int status = 0;
-  std::string stderrText;
-};
-
-// Runs `body` in a forked child with stderr sent to a file, and waits at most
-// `deadline` for it; a child still alive then is killed and reported as such.
-ChildResult runInChild(const TempDir& dir, const std::function<void()>& body,
-                       std::chrono::seconds deadline = std::chrono::seconds(20)) {
-  ChildResult r;
-  std::string errPath = dir.file("stderr.txt");
-  std::fflush(stdout);
-  std::fflush(stderr);
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    // No core files from the crashes we provoke: they are slow and big.
-    struct rlimit noCore = {0, 0};
-    ::setrlimit(RLIMIT_CORE, &noCore);
-    FILE* err = std::freopen(errPath.c_str(), "w", stderr);
-    if (err == nullptr) ::_exit(100);
-    body();
-    ::_exit(0);  // the crash did not happen: the parent sees status 0
-  }
-  if (pid < 0) {
-    ADD_FAILURE() << "fork failed";
-    return r;
-  }
-  auto until = std::chrono::steady_clock::now() + deadline;
-  for (;;) {
-    pid_t w = ::waitpid(pid, &r.status, WNOHANG);
-    if (w == pid) {
-      r.exited = true;
-      break;
-    }
-    if (std::chrono::steady_clock::now() > until) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &r.status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  r.stderrText = readFile(errPath);
-  return r;
-}
 
 size_t count(const std::string& text, const std::string& what) {
   size_t n = 0;

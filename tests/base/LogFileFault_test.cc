@@ -1,8 +1,9 @@
 // Log files on real devices that fail: a tmpfs that fills up (blocks, then
 // inodes), one that is or becomes read-only, a directory the process may not
-// write to; and the reopen a log rotation asks for with SIGHUP. The write
-// seam tests in LogFile_test.cc cover the same paths by injection; these
-// check that the kernel's real errors take them too.
+// write to. The write seam tests in LogFile_test.cc cover the same paths by
+// injection; these check that the kernel's real errors take them too. Each
+// row that needs root (a mount, another user) also runs through the Env seam
+// (LogFileFaultEnv, at the end), so it is tested everywhere.
 //
 // The tmpfs is mounted by a helper child in a mount namespace of its own, so
 // nothing is ever mounted on the host, even if the test dies; the test
@@ -12,6 +13,7 @@
 #include <grp.h>
 #include <gtest/gtest.h>
 #include <fstream>
+#include <functional>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -30,6 +32,10 @@
 #include <thread>
 #include <vector>
 
+#include "ChildProcess.h"
+#include "FakeClock.h"
+#include "FaultEnv.h"
+#include "NumberedLine.h"
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/LogFile.h"
@@ -38,8 +44,14 @@
 using muon::AsyncLogging;
 using muon::LogFile;
 using muon::Timestamp;
+using muon::test::ChildResult;
+using muon::test::fakeClock;
+using muon::test::FaultEnv;
+using muon::test::numberedLine;
 using muon::test::readFile;
 using muon::test::readLines;
+using muon::test::runInChild;
+using muon::test::setFakeTime;
 using muon::test::TempDir;
 
 namespace {
@@ -185,14 +197,6 @@ size_t countOf(const std::string& text, const std::string& what) {
   return n;
 }
 
-// A line of the given tag and number, the same length for every number.
-std::string numberedLine(const std::string& tag, int i) {
-  char buf[96];
-  int n =
-      std::snprintf(buf, sizeof buf, "%s %07d padding padding padding padding\n", tag.c_str(), i);
-  return std::string(buf, static_cast<size_t>(n));
-}
-
 // What a file written through a full disk must look like: the `tag` lines
 // 0..k-1 whole and in order (k may be 0), then at most one line cut short
 // (the write the disk stopped), then `after` lines "after 0..afterCount-1"
@@ -216,6 +220,97 @@ void expectPrefixThenCutThenAfter(const std::vector<std::string>& lines, const s
   for (int k = 0; k < afterCount; ++k, ++i) {
     EXPECT_EQ(lines[i] + "\n", numberedLine("after", k)) << "line " << i;
   }
+}
+
+// ---- Rows run twice: on the real device (root) and through the Env seam -------
+
+// Out of inodes at a roll: `exhaust` makes creating a file fail with ENOSPC,
+// `release` frees one inode again.
+void rollOutOfInodesRow(const std::string& basename, const LogFile::Options& options,
+                        const std::function<void()>& exhaust,
+                        const std::function<void()>& release) {
+  LogFile file(basename, 1 << 30, false, 3, 1024, options);
+  std::string current = file.currentFileName();
+  ASSERT_NE(current, "");
+  file.append("first\n", 6);
+  exhaust();
+  if (::testing::Test::HasFatalFailure()) return;
+
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(file.rollFile());
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("cannot create '" + basename + "."), std::string::npos) << err;
+  EXPECT_NE(err.find("No space left on device"), std::string::npos) << err;
+  // The old file is kept, and still takes lines: nothing is lost.
+  EXPECT_EQ(file.currentFileName(), current);
+  file.append("second\n", 7);
+  file.flush();
+  EXPECT_EQ(readFile(current), "first\nsecond\n");
+  EXPECT_EQ(file.stats().lostBytes, 0u);
+  EXPECT_EQ(file.stats().writeErrors, 1u);
+
+  release();
+  if (::testing::Test::HasFatalFailure()) return;
+  EXPECT_TRUE(file.rollFile());
+  EXPECT_NE(file.currentFileName(), current);
+  file.append("third\n", 6);
+  file.flush();
+  EXPECT_EQ(readFile(file.currentFileName()), "third\n");
+}
+
+// A read-only file system at start and at a roll: `readOnly`/`writable` make
+// the directory so before any file is open, `coverReadOnly`/`uncover` while
+// one is.
+void readOnlyRow(const std::string& basename, const LogFile::Options& options,
+                 const std::function<void()>& readOnly, const std::function<void()>& writable,
+                 const std::function<void()>& coverReadOnly,
+                 const std::function<void()>& uncover) {
+  readOnly();
+  if (::testing::Test::HasFatalFailure()) return;
+  testing::internal::CaptureStderr();
+  LogFile file(basename, 1 << 30, false, 3, 1024, options);
+  file.append("lost while read-only\n", 21);
+  file.flush();
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(file.currentFileName(), "");
+  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;  // rate-limited
+  EXPECT_NE(err.find("cannot create '" + basename + "."), std::string::npos) << err;
+  EXPECT_NE(err.find("Read-only file system"), std::string::npos) << err;
+  EXPECT_EQ(file.stats().lostBytes, 21u);
+  EXPECT_EQ(file.stats().filesCreated, 0u);
+  EXPECT_GE(file.stats().writeErrors, 1u);
+
+  // Writable again: the next flush opens the file.
+  writable();
+  if (::testing::Test::HasFatalFailure()) return;
+  file.flush();
+  std::string first = file.currentFileName();
+  ASSERT_NE(first, "");
+  file.append("kept\n", 5);
+  file.flush();
+
+  // Read-only again while the file is open: the roll cannot create its file.
+  // LogFile's clock moves past the report rate limit, so this failure is
+  // reported too.
+  setFakeTime(Timestamp::now().secondsSinceEpoch() + LogFile::kReportInterval + 1);
+  file.setClock(&fakeClock);
+  coverReadOnly();
+  if (::testing::Test::HasFatalFailure()) return;
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(file.rollFile());
+  file.append("still kept\n", 11);
+  file.flush();  // where the name now leads nowhere, it tries to roll again
+  err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;
+  EXPECT_NE(err.find("cannot create '" + basename + "."), std::string::npos) << err;
+  EXPECT_NE(err.find("Read-only file system"), std::string::npos) << err;
+  EXPECT_NE(err.find("(21 bytes lost so far)"), std::string::npos) << err;
+  // The open file still took the line.
+  EXPECT_EQ(file.currentFileName(), first);
+  EXPECT_EQ(file.stats().lostBytes, 21u);
+  uncover();
+  if (::testing::Test::HasFatalFailure()) return;
+  EXPECT_EQ(readFile(first), "kept\nstill kept\n");
 }
 
 TEST_F(LogOnTmpfs, FullDiskIsReportedOnceCountedAndWritingResumes) {
@@ -364,140 +459,75 @@ TEST_F(LogOnTmpfs, AsyncLoggingOnAFullDiskNeverBlocksProducersAndResumes) {
 }
 
 TEST_F(LogOnTmpfs, RollOutOfInodesIsReportedAndTheCurrentFileKept) {
-  LogFile file(tmpfs_->file("inodes"), 1 << 30, false);
-  std::string current = file.currentFileName();
-  ASSERT_NE(current, "");
-  file.append("first\n", 6);
-  // Use up the inodes; the blocks stay free.
   std::vector<std::string> fillers;
-  for (int i = 0; i < kTmpfsInodes; ++i) {
-    std::string name = tmpfs_->file("inode" + std::to_string(i));
-    int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-      ASSERT_EQ(errno, ENOSPC) << std::strerror(errno);
-      break;
-    }
-    ::close(fd);
-    fillers.push_back(name);
-  }
-  ASSERT_LT(fillers.size(), static_cast<size_t>(kTmpfsInodes));
-
-  testing::internal::CaptureStderr();
-  EXPECT_FALSE(file.rollFile());
-  std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("cannot create '" + tmpfs_->file("inodes.")), std::string::npos) << err;
-  EXPECT_NE(err.find("No space left on device"), std::string::npos) << err;
-  // The old file is kept, and still takes lines: nothing is lost.
-  EXPECT_EQ(file.currentFileName(), current);
-  file.append("second\n", 7);
-  file.flush();
-  EXPECT_EQ(readFile(current), "first\nsecond\n");
-  EXPECT_EQ(file.stats().lostBytes, 0u);
-  EXPECT_EQ(file.stats().writeErrors, 1u);
-
-  ASSERT_EQ(::unlink(fillers.back().c_str()), 0);
-  EXPECT_TRUE(file.rollFile());
-  EXPECT_NE(file.currentFileName(), current);
-  file.append("third\n", 6);
-  file.flush();
-  EXPECT_EQ(readFile(file.currentFileName()), "third\n");
+  rollOutOfInodesRow(
+      tmpfs_->file("inodes"), LogFile::Options(),
+      [&] {
+        // Use up the inodes; the blocks stay free.
+        for (int i = 0; i < kTmpfsInodes; ++i) {
+          std::string name = tmpfs_->file("inode" + std::to_string(i));
+          int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+          if (fd < 0) {
+            ASSERT_EQ(errno, ENOSPC) << std::strerror(errno);
+            break;
+          }
+          ::close(fd);
+          fillers.push_back(name);
+        }
+        ASSERT_LT(fillers.size(), static_cast<size_t>(kTmpfsInodes));
+      },
+      [&] { ASSERT_EQ(::unlink(fillers.back().c_str()), 0); });
 }
 
-// LogFile's clock, moved by hand to step past the report rate limit.
-std::atomic<int64_t> g_fakeSeconds{0};
-Timestamp fakeClock() { return Timestamp::fromUnixTime(g_fakeSeconds.load()); }
-
 TEST_F(LogOnTmpfs, ReadOnlyFileSystemIsReportedAtStartAndAtRoll) {
-  ASSERT_EQ(tmpfs_->remountReadOnly(), 0);
-  testing::internal::CaptureStderr();
-  LogFile file(tmpfs_->file("ro"), 1 << 30, false);
-  file.append("lost while read-only\n", 21);
-  file.flush();
-  std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(file.currentFileName(), "");
-  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;  // rate-limited
-  EXPECT_NE(err.find("cannot create '" + tmpfs_->file("ro.")), std::string::npos) << err;
-  EXPECT_NE(err.find("Read-only file system"), std::string::npos) << err;
-  EXPECT_EQ(file.stats().lostBytes, 21u);
-  EXPECT_EQ(file.stats().filesCreated, 0u);
-  EXPECT_GE(file.stats().writeErrors, 1u);
-
-  // Writable again: the next flush opens the file.
-  ASSERT_EQ(tmpfs_->remountReadWrite(), 0);
-  file.flush();
-  std::string first = file.currentFileName();
-  ASSERT_NE(first, "");
-  file.append("kept\n", 5);
-  file.flush();
-
-  // Read-only again while the file is open: the roll cannot create its file.
-  // The clock moves past the rate limit, so this failure is reported too.
-  g_fakeSeconds = Timestamp::now().secondsSinceEpoch() + LogFile::kReportInterval + 1;
-  file.setClock(&fakeClock);
-  ASSERT_EQ(tmpfs_->coverReadOnly(), 0);
-  testing::internal::CaptureStderr();
-  EXPECT_FALSE(file.rollFile());
-  file.append("still kept\n", 11);
-  file.flush();  // the name now leads nowhere: it tries to roll again
-  err = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;
-  EXPECT_NE(err.find("cannot create '" + tmpfs_->file("ro.")), std::string::npos) << err;
-  EXPECT_NE(err.find("Read-only file system"), std::string::npos) << err;
-  EXPECT_NE(err.find("(21 bytes lost so far)"), std::string::npos) << err;
-  // The open file still took the line.
-  EXPECT_EQ(file.currentFileName(), first);
-  EXPECT_EQ(file.stats().lostBytes, 21u);
-  ASSERT_EQ(tmpfs_->uncover(), 0);
-  EXPECT_EQ(readFile(first), "kept\nstill kept\n");
+  // At a roll, a read-only tmpfs is mounted over the directory: a remount is
+  // refused while a file is open for writing.
+  readOnlyRow(
+      tmpfs_->file("ro"), LogFile::Options(),
+      [&] { ASSERT_EQ(tmpfs_->remountReadOnly(), 0); },
+      [&] { ASSERT_EQ(tmpfs_->remountReadWrite(), 0); },
+      [&] { ASSERT_EQ(tmpfs_->coverReadOnly(), 0); },
+      [&] { ASSERT_EQ(tmpfs_->uncover(), 0); });
 }
 
 // root may write anywhere, so the process drops to nobody in a child first.
 TEST(LogFileUnwritable, DirectoryWithoutWritePermissionIsReportedNotFatal) {
   TempDir dir;
+  // Made before the directory is closed: the child's stderr goes to it.
   std::string errPath = dir.file("stderr.txt");
-  int errFd = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  ASSERT_GE(errFd, 0);
+  { std::ofstream touch(errPath); }
   int result[2];
   ASSERT_EQ(::pipe2(result, O_CLOEXEC), 0);
   ASSERT_EQ(::chmod(dir.path().c_str(), 0555), 0);
   std::string base = dir.file("app");
 
-  std::fflush(stderr);
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(errFd, STDERR_FILENO);
+  ChildResult r = runInChild(dir, [&] {
     if (::geteuid() == 0 &&
         (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) {
       ::_exit(2);
     }
     if (::access(dir.path().c_str(), W_OK) == 0) ::_exit(3);  // would write anyway
-    {
-      LogFile file(base, 1 << 20, false);
-      file.append("nowhere\n", 8);
-      file.flush();
-      LogFile::Stats s = file.stats();
-      char line[128];
-      int n = std::snprintf(
-          line, sizeof line, "%llu %llu %llu %d", static_cast<unsigned long long>(s.lostBytes),
-          static_cast<unsigned long long>(s.writeErrors),
-          static_cast<unsigned long long>(s.filesCreated), file.currentFileName().empty() ? 1 : 0);
-      if (::write(result[1], line, static_cast<size_t>(n)) != n) ::_exit(4);
-    }
-    ::_exit(0);
-  }
-  ::close(errFd);
+    LogFile file(base, 1 << 20, false);
+    file.append("nowhere\n", 8);
+    file.flush();
+    LogFile::Stats s = file.stats();
+    char line[128];
+    int n = std::snprintf(
+        line, sizeof line, "%llu %llu %llu %d", static_cast<unsigned long long>(s.lostBytes),
+        static_cast<unsigned long long>(s.writeErrors),
+        static_cast<unsigned long long>(s.filesCreated), file.currentFileName().empty() ? 1 : 0);
+    if (::write(result[1], line, static_cast<size_t>(n)) != n) ::_exit(4);
+  });
   ::close(result[1]);
-  ASSERT_GT(pid, 0);
   char buf[128] = {};
   ssize_t n = ::read(result[0], buf, sizeof buf - 1);
   ::close(result[0]);
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ::chmod(dir.path().c_str(), 0700);
-  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
-  if (WEXITSTATUS(status) == 2) GTEST_SKIP() << "cannot become nobody here (no CAP_SETUID?)";
-  if (WEXITSTATUS(status) == 3) GTEST_SKIP() << "this user may write into a 0555 directory";
-  ASSERT_EQ(WEXITSTATUS(status), 0);
+  ASSERT_TRUE(r.exited) << "the child hung";
+  ASSERT_TRUE(WIFEXITED(r.status)) << "the child died of signal " << WTERMSIG(r.status);
+  if (r.exitCode() == 2) GTEST_SKIP() << "cannot become nobody here (no CAP_SETUID?)";
+  if (r.exitCode() == 3) GTEST_SKIP() << "this user may write into a 0555 directory";
+  ASSERT_EQ(r.exitCode(), 0);
   ASSERT_GT(n, 0);
 
   unsigned long long lost = 0, errors = 0, created = 0;
@@ -507,169 +537,118 @@ TEST(LogFileUnwritable, DirectoryWithoutWritePermissionIsReportedNotFatal) {
   EXPECT_GE(errors, 1u);
   EXPECT_EQ(created, 0u);
   EXPECT_EQ(noFile, 1);
-  std::string err = readFile(errPath);
+  const std::string& err = r.stderrText;
   EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;
   EXPECT_NE(err.find("cannot create '" + base + "."), std::string::npos) << err;
   EXPECT_NE(err.find("Permission denied"), std::string::npos) << err;
   EXPECT_EQ(dir.files(), std::vector<std::string>{errPath});
 }
 
-// SIGHUP asks the AsyncLogging it names for a new file, as a logrotate
-// postrotate script would; the handler does only what is signal-safe.
-std::atomic<AsyncLogging*> g_reopenTarget{nullptr};
-std::atomic<int> g_hangups{0};
-void onHangup(int) {
-  if (AsyncLogging* log = g_reopenTarget.load()) log->requestReopen();
-  g_hangups.fetch_add(1);
-}
-
-class AsyncLoggingReopen : public ::testing::Test {
- protected:
-  void SetUp() override {
-    struct sigaction sa {};
-    sa.sa_handler = &onHangup;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    ASSERT_EQ(::sigaction(SIGHUP, &sa, &oldAction_), 0);
-    g_hangups = 0;
-  }
-  void TearDown() override {
-    ::sigaction(SIGHUP, &oldAction_, nullptr);
-    g_reopenTarget = nullptr;
-  }
-
-  // Sends SIGHUP to this thread and waits until the handler has run (TSan
-  // defers signals to its next interception point).
-  void hangUp() {
-    int before = g_hangups.load();
-    ASSERT_EQ(::raise(SIGHUP), 0);
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (g_hangups.load() == before) {
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "SIGHUP handler never ran";
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
-
-  static void logLines(AsyncLogging& log, const std::string& tag, int n) {
-    for (int i = 0; i < n; ++i) {
-      std::string line = numberedLine(tag, i);
-      log.append(line.data(), line.size());
-    }
-  }
-
-  // The lines of `file`, each checked whole.
-  static std::vector<std::string> wholeLines(const std::string& file) {
-    bool unterminated = false;
-    std::vector<std::string> lines = readLines(file, &unterminated);
-    EXPECT_FALSE(unterminated) << file << " ends inside a line";
-    for (std::string& line : lines) line += '\n';
-    return lines;
-  }
-
-  static std::vector<std::string> numbered(const std::string& tag, int n) {
-    std::vector<std::string> lines;
-    for (int i = 0; i < n; ++i) lines.push_back(numberedLine(tag, i));
-    return lines;
-  }
-
-  struct sigaction oldAction_ {};
-  TempDir dir_;
-};
-
-// A flushInterval far longer than the test: the backend wakes only when asked.
-constexpr int kNoTick = 60;
-constexpr int kLines = 1000;
-
-TEST_F(AsyncLoggingReopen, SighupAfterRenameSendsLaterLinesToANewFileAndLosesNone) {
-  AsyncLogging log(dir_.file("hup"), 1 << 30, kNoTick, AsyncLogging::kBlock);
-  g_reopenTarget = &log;
-  log.start();
-  logLines(log, "before", kLines);
-  log.flush();
-  ASSERT_EQ(dir_.files().size(), 1u);
-  std::string rotated = dir_.file("hup.rotated");
-  ASSERT_EQ(::rename(dir_.files()[0].c_str(), rotated.c_str()), 0);  // logrotate's "create" mode
-  logLines(log, "middle", kLines);  // the old file or the new: either, whole
-  hangUp();
-  log.flush();
-  logLines(log, "after", kLines);
-  log.stop();
-
-  // The renamed file and one new file: the roll LogFile makes when it sees
-  // the rename serves the request, so there is no third, empty one.
-  std::vector<std::string> files = dir_.files();
-  ASSERT_EQ(files.size(), 2u);
-  std::string fresh = files[0] == rotated ? files[1] : files[0];
-  std::vector<std::string> old = wholeLines(rotated);
-  std::vector<std::string> now = wholeLines(fresh);
-  std::vector<std::string> before = numbered("before", kLines);
-  std::vector<std::string> after = numbered("after", kLines);
-  // old = before + a prefix of middle; now = the rest of middle + after.
-  ASSERT_GE(old.size(), before.size());
-  EXPECT_TRUE(std::equal(before.begin(), before.end(), old.begin()));
-  ASSERT_GE(now.size(), after.size());
-  EXPECT_TRUE(std::equal(after.begin(), after.end(), now.end() - kLines));
-  std::vector<std::string> middle(old.begin() + kLines, old.end());
-  middle.insert(middle.end(), now.begin(), now.end() - kLines);
-  EXPECT_TRUE(middle == numbered("middle", kLines)) << middle.size() << " middle lines";
-}
-
-TEST_F(AsyncLoggingReopen, SighupStartsANewFileAfterWritingWhatCameBefore) {
-  AsyncLogging log(dir_.file("hup"), 1 << 30, kNoTick, AsyncLogging::kBlock);
-  g_reopenTarget = &log;
-  log.start();
-  logLines(log, "before", kLines);
-  hangUp();
-  log.flush();
-  logLines(log, "after", kLines);
-  log.stop();
-  EXPECT_EQ(log.stats().file.filesCreated, 2u);
-
-  // Names carry the time, and a second roll in one second gets ".1".
-  std::vector<std::string> files = dir_.files();
-  ASSERT_EQ(files.size(), 2u);
-  EXPECT_TRUE(wholeLines(files[0]) == numbered("before", kLines)) << files[0];
-  EXPECT_TRUE(wholeLines(files[1]) == numbered("after", kLines)) << files[1];
-}
-
 // Retention meets a file it may not delete: in a sticky directory (as /tmp)
 // nobody cannot remove root's files. The failure is reported and logging goes on.
 TEST(LogFileUnwritable, AnOldLogThatCannotBeRemovedIsReportedAndLoggingGoesOn) {
+  // Only root can own a file that the user it drops to cannot remove; the
+  // Env-seam twin (LogFileFaultEnv) runs this row for everyone else.
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root";
   TempDir dir;
   ASSERT_EQ(::chmod(dir.path().c_str(), 01777), 0);
-  std::string old = LogFile::logFileName(dir.file("app"), muon::Timestamp::fromUnixTime(1700000000));
+  std::string old = LogFile::logFileName(dir.file("app"), Timestamp::fromUnixTime(1700000000));
   { std::ofstream(old) << "old\n"; }
-  std::string errPath = dir.file("stderr.txt");
-  std::fflush(stderr);
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    int errFd = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (errFd < 0) ::_exit(5);
-    ::dup2(errFd, STDERR_FILENO);
+  ChildResult r = runInChild(dir, [&] {
     if (::geteuid() == 0 &&
         (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) {
       ::_exit(2);
     }
     if (::geteuid() == 0) ::_exit(3);
-    {
-      LogFile::Options o;
-      o.maxFiles = 1;
-      LogFile file(dir.file("app"), 1 << 20, false, 3, 1024, o);
-      file.append("goes on\n", 8);
-      file.flush();
-      if (file.currentFileName().empty()) ::_exit(4);
-    }
-    ::_exit(0);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    LogFile::Options o;
+    o.maxFiles = 1;
+    LogFile file(dir.file("app"), 1 << 20, false, 3, 1024, o);
+    file.append("goes on\n", 8);
+    file.flush();
+    if (file.currentFileName().empty()) ::_exit(4);
+  });
   ::chmod(dir.path().c_str(), 0700);
-  ASSERT_TRUE(WIFEXITED(status)) << status;
-  if (WEXITSTATUS(status) == 2 || WEXITSTATUS(status) == 3) {
+  ASSERT_TRUE(r.exited) << "the child hung";
+  ASSERT_TRUE(WIFEXITED(r.status)) << r.status;
+  if (r.exitCode() == 2 || r.exitCode() == 3) {
     GTEST_SKIP() << "cannot become nobody here (no CAP_SETUID?)";
   }
-  ASSERT_EQ(WEXITSTATUS(status), 0);
-  std::string err = readFile(errPath);
+  ASSERT_EQ(r.exitCode(), 0);
+  const std::string& err = r.stderrText;
+  EXPECT_NE(err.find("cannot remove old log '" + old + "' failed: "), std::string::npos) << err;
+  EXPECT_TRUE(readFile(old) == "old\n") << "kept";
+  std::string all;
+  for (const std::string& f : dir.files()) all += readFile(f);
+  EXPECT_NE(all.find("goes on\n"), std::string::npos);
+}
+
+// ---- The same rows without root, through the Env seam -------------------------
+// Each test above that needs a mount or another user has a twin here: a
+// FaultEnv gives LogFile the errno the device or directory would, so the
+// read-only, out-of-inodes and unwritable-directory paths run everywhere.
+
+TEST(LogFileFaultEnv, ReadOnlyFileSystemIsReportedAtStartAndAtRoll) {
+  TempDir dir;
+  FaultEnv env;
+  LogFile::Options o;
+  o.env = &env;
+  auto readOnly = [&] { env.openErrno = EROFS; };
+  auto writable = [&] { env.openErrno = 0; };
+  readOnlyRow(dir.file("ro"), o, readOnly, writable, readOnly, writable);
+}
+
+TEST(LogFileFaultEnv, RollOutOfInodesIsReportedAndTheCurrentFileKept) {
+  TempDir dir;
+  FaultEnv env;
+  LogFile::Options o;
+  o.env = &env;
+  // ENOSPC is what open(2) says when no inode is left.
+  rollOutOfInodesRow(dir.file("inodes"), o, [&] { env.openErrno = ENOSPC; },
+                     [&] { env.openErrno = 0; });
+}
+
+TEST(LogFileFaultEnv, DirectoryWithoutWritePermissionIsReportedNotFatal) {
+  TempDir dir;
+  FaultEnv env;
+  LogFile::Options o;
+  o.env = &env;
+  env.openErrno = EACCES;
+  std::string base = dir.file("app");
+  testing::internal::CaptureStderr();
+  {
+    LogFile file(base, 1 << 20, false, 3, 1024, o);
+    file.append("nowhere\n", 8);
+    file.flush();
+    LogFile::Stats s = file.stats();
+    EXPECT_EQ(s.lostBytes, 8u);
+    EXPECT_GE(s.writeErrors, 1u);
+    EXPECT_EQ(s.filesCreated, 0u);
+    EXPECT_EQ(file.currentFileName(), "");
+  }
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;
+  EXPECT_NE(err.find("cannot create '" + base + "."), std::string::npos) << err;
+  EXPECT_NE(err.find("Permission denied"), std::string::npos) << err;
+  EXPECT_TRUE(dir.files().empty());
+}
+
+TEST(LogFileFaultEnv, AnOldLogThatCannotBeRemovedIsReportedAndLoggingGoesOn) {
+  TempDir dir;
+  std::string old = LogFile::logFileName(dir.file("app"), Timestamp::fromUnixTime(1700000000));
+  { std::ofstream(old) << "old\n"; }
+  FaultEnv env;
+  env.unlinkErrno = EPERM;  // a sticky directory and another user's file
+  LogFile::Options o;
+  o.env = &env;
+  o.maxFiles = 1;
+  testing::internal::CaptureStderr();
+  {
+    LogFile file(dir.file("app"), 1 << 20, false, 3, 1024, o);
+    file.append("goes on\n", 8);
+    file.flush();
+    EXPECT_NE(file.currentFileName(), "");
+  }
+  std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("cannot remove old log '" + old + "' failed: "), std::string::npos) << err;
   EXPECT_TRUE(readFile(old) == "old\n") << "kept";
   std::string all;

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "FakeClock.h"
 #include "PosixRegex.h"
 #include "TempDir.h"
 #include "muon/base/Logging.h"
@@ -20,16 +21,13 @@
 
 using muon::LogFile;
 using muon::Timestamp;
+using muon::test::fakeClock;
 using muon::test::readFile;
 using muon::test::readLines;
+using muon::test::setFakeTime;
 using muon::test::TempDir;
 
 namespace {
-
-// The injected clock: tests move it by hand.
-std::atomic<int64_t> g_fakeMicros{0};
-Timestamp fakeClock() { return Timestamp(g_fakeMicros.load()); }
-void setFakeTime(int64_t seconds) { g_fakeMicros = seconds * Timestamp::kMicroSecondsPerSecond; }
 
 // 2026-11-21 23:59:59 UTC
 constexpr int64_t kLateEvening = 1795305599;

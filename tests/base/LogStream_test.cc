@@ -308,7 +308,7 @@ TEST(LogStreamTest, LongDoublePrintsAsTheNearestDouble) {
   EXPECT_EQ(str(-2.5L), "-2.5");
 }
 
-TEST(LogStreamTest, CStrings) {
+TEST(LogStreamTest, CStringsAreCopiedAndANullOneWritesNullInParentheses) {
   EXPECT_EQ(str("hello"), "hello");
   EXPECT_EQ(str(""), "");
   char mutableText[] = "mutable";
@@ -330,7 +330,7 @@ TEST(LogStreamTest, StdStringAndStringViewKeepTheirLength) {
   EXPECT_EQ(str(std::string(3000, 'q')), std::string(3000, 'q'));
 }
 
-TEST(LogStreamTest, MixedChain) {
+TEST(LogStreamTest, ChainedOperandsAppendInOrderAndResetBufferEmptiesIt) {
   LogStream s;
   s << "fd=" << 7 << ' ' << std::string("peer") << '=' << std::string_view("1.2.3.4") << " load "
     << 0.5 << " ok " << true;

@@ -91,6 +91,24 @@ TEST(SyncLogging, BufferedLinesReachTheFileAtFlush) {
   EXPECT_EQ(readFile(log.currentFileName()), s);
 }
 
+TEST(SyncLogging, TheFirstLineAfterTheFlushIntervalFlushesTheBuffer) {
+  TempDir dir;
+  SyncLogging::Options options;
+  options.flushInterval = 1;
+  SyncLogging log(dir.file("app"), 1 << 30, options);
+  std::string first = line(0, 0), tick = line(0, 1);
+  log.append(first.data(), first.size());
+  EXPECT_EQ(readFile(log.currentFileName()), "");
+  // A line every 100 ms: under the 64 appends after which LogFile looks at
+  // the time itself, so only the interval check can flush.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  while (readFile(log.currentFileName()).empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    log.append(tick.data(), tick.size());
+  }
+  EXPECT_EQ(readFile(log.currentFileName()).substr(0, first.size()), first);
+}
+
 TEST(SyncLogging, WriteThroughLineIsInTheFileWhenAppendReturns) {
   TempDir dir;
   SyncLogging::Options options;

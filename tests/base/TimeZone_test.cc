@@ -621,7 +621,7 @@ TEST(TimeZoneTest, VersionOneFileUsesThe32BitData) {
 }
 
 // RFC 8536 3.2: before the first transition, time type 0 applies, even when
-// it is a DST type (the old code took the first standard-time type).
+// it is a DST type (not the first standard-time type).
 TEST(TimeZoneTest, BeforeTheFirstTransitionTypeZeroApplies) {
   TzifBuilder b;
   b.types = {{3600, true}, {0, false}};

@@ -22,6 +22,7 @@
 
 using namespace muon::net;
 using namespace muon::net::test;
+using muon::test::LogCapture;
 
 namespace {
 
@@ -37,7 +38,7 @@ int emfileChild(int commands, int replies) {
   LogCapture logs;
   EventLoop loop;
   TcpServer server(&loop, loopback(0), "emfile");
-  server.setMessageCallback([](const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) { conn->send(buf); });
+  server.setMessageCallback(&echo);
   server.start();
 
   // The first log line loads the time zone (and sanitizers need a spare fd
@@ -71,7 +72,7 @@ int emfileChild(int commands, int replies) {
       int64_t start = loop.iteration();
       loop.runAfter(0.05, [&, start] {
         sendValue(replies, loop.iteration() - start);
-        sendValue(replies, muon::net::test::LogCapture::count("out of file descriptors"));
+        sendValue(replies, muon::test::LogCapture::count("out of file descriptors"));
       });
     } else if (cmd == kFreeFds) {
       for (int fd : hogs) ::close(fd);

@@ -12,7 +12,7 @@
 
 using muon::net::Buffer;
 
-TEST(Buffer, AppendRetrieve) {
+TEST(Buffer, RetrieveMovesTheReaderAndRetrievingAllResetsBothIndices) {
   Buffer buf;
   EXPECT_EQ(buf.readableBytes(), 0u);
   EXPECT_EQ(buf.writableBytes(), Buffer::kInitialSize);
@@ -66,7 +66,7 @@ TEST(Buffer, ShrinkKeepsReadable) {
   EXPECT_EQ(buf.retrieveAllAsString(), std::string(500, 'y'));
 }
 
-TEST(Buffer, Prepend) {
+TEST(Buffer, PrependInt32TakesFourBytesOfTheCheapPrependInNetworkOrder) {
   Buffer buf;
   buf.append(std::string(200, 'y'));
   int32_t len = 200;

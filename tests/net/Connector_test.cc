@@ -14,6 +14,7 @@
 
 using namespace muon::net;
 using namespace muon::net::test;
+using muon::test::LogCapture;
 
 // The defaults the issue asks for: the first retry after 500 ms, doubling,
 // never more than 30 s. Checked through the next delay the connector has

@@ -74,7 +74,7 @@ TEST(EventLoopDeathTest, ChannelUpdateFromWrongThreadAborts) {
       "abortNotInLoopThread");
 }
 
-TEST(EventLoop, CurrentThreadLoop) {
+TEST(EventLoop, IsTheCurrentThreadsLoopOnlyWhileItLives) {
   EXPECT_EQ(EventLoop::getEventLoopOfCurrentThread(), nullptr);
   {
     EventLoop loop;
@@ -199,7 +199,7 @@ TEST(EventLoop, FunctorsQueuedBeforeQuitStillRun) {
 }
 
 // A callback removes (and destroys) another channel that is ready in the
-// same poll: the removed channel's callback must not run (muduo asserted).
+// same poll: the removed channel's callback must not run.
 TEST(EventLoop, ChannelRemovedByEarlierCallbackOfSameIterationIsSkipped) {
   EventLoop loop;
   int a[2], b[2];

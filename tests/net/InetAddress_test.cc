@@ -4,7 +4,7 @@
 
 using muon::net::InetAddress;
 
-TEST(InetAddress, FromPort) {
+TEST(InetAddress, PortOnlyConstructorGivesAnyOrLoopbackInEitherFamily) {
   EXPECT_EQ(InetAddress(1234).toIpPort(), "0.0.0.0:1234");
   EXPECT_EQ(InetAddress(1234, true).toIpPort(), "127.0.0.1:1234");
   EXPECT_EQ(InetAddress(1234, false, true).toIpPort(), "[::]:1234");

@@ -1,5 +1,5 @@
 // Helpers shared by the net tests: blocking loopback clients, deadlines,
-// fd counting, and running code synchronously in a loop thread.
+// fd counting, running code synchronously in a loop thread, an echo callback.
 #pragma once
 
 #include <dirent.h>
@@ -17,8 +17,11 @@
 #include <string>
 #include <thread>
 
+#include "muon/base/Timestamp.h"
+#include "muon/net/Buffer.h"
 #include "muon/net/EventLoop.h"
 #include "muon/net/InetAddress.h"
+#include "muon/net/TcpConnection.h"
 
 namespace muon {
 namespace net {
@@ -54,6 +57,9 @@ inline void drainLoop(EventLoop* loop) {
   runSync(loop, [] {});
   runSync(loop, [] {});
 }
+
+// A message callback that sends back whatever arrived.
+inline void echo(const TcpConnectionPtr& conn, Buffer* buf, Timestamp) { conn->send(buf); }
 
 inline InetAddress loopback(uint16_t port, bool ipv6 = false) { return InetAddress(port, true, ipv6); }
 

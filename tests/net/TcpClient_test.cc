@@ -24,10 +24,9 @@
 
 using namespace muon::net;
 using namespace muon::net::test;
+using muon::test::LogCapture;
 
 namespace {
-
-void echo(const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) { conn->send(buf); }
 
 // Waits `seconds` on loop's clock without blocking it.
 void waitInLoop(EventLoop* loop, double seconds) {
@@ -59,7 +58,7 @@ struct ClientThread {
 
 }  // namespace
 
-TEST(TcpClient, EchoRoundTrip) {
+TEST(TcpClient, OneMiBComesBackWholeAndDisconnectClosesBothSides) {
   ServerThread server(1, [](TcpServer& s) { s.setMessageCallback(echo); });
   ClientThread c(server.address());
   const std::string data = makePattern(1 << 20);
@@ -291,8 +290,9 @@ TEST(TcpClientFault, ConnectWhileARetryIsScheduledMakesOneConnection) {
   EXPECT_EQ(c.up.load(), 1);
 }
 
-// connect() while disconnect() is still closing the connection: it used to
-// find the old connection, do nothing, and (retry off) never connect again.
+// connect() while disconnect() is still closing the connection must connect
+// once the old one is gone, not find it, do nothing and (retry off) never
+// connect again.
 TEST(TcpClient, ConnectDuringDisconnectConnectsOnceTheOldConnectionIsGone) {
   ServerThread server(0, [](TcpServer& s) { s.setMessageCallback(echo); });
   ClientThread c(server.address(), 5);

@@ -22,10 +22,9 @@
 
 using namespace muon::net;
 using namespace muon::net::test;
+using muon::test::LogCapture;
 
 namespace {
-
-void echo(const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) { conn->send(buf); }
 
 // Records the up and down calls, and the connection while it is up.
 struct ConnectionLog {
@@ -230,7 +229,7 @@ TEST(TcpConnectionFault, ForceCloseFromAnotherThreadDropsQueuedOutput) {
   ::close(fd);
 }
 
-TEST(TcpConnection, ContextAndAddresses) {
+TEST(TcpConnection, KeepsItsContextAndKnowsBothAddressesAndItsServersName) {
   std::promise<TcpConnectionPtr> connected;
   ServerThread server(0, [&](TcpServer& s) {
     s.setConnectionCallback([&](const TcpConnectionPtr& conn) {

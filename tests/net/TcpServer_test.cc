@@ -35,8 +35,6 @@ using namespace muon::net::test;
 
 namespace {
 
-void echo(const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) { conn->send(buf); }
-
 void echoServer(TcpServer& s) { s.setMessageCallback(echo); }
 
 // Writes `data` from another thread while this one reads the echo back.

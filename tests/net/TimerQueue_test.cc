@@ -105,7 +105,7 @@ TEST(Timer, CancelAnotherTimerOfSameBatchFromCallback) {
     // a, b and c all expire before the next poll, so they run in one batch.
     loop.runAfter(0.001, [&] {
       ++aFired;
-      loop.cancel(b);  // one-shot, already expired: muduo would still run it
+      loop.cancel(b);  // one-shot, already expired: must not run
       loop.cancel(c);  // repeating, already expired
     });
     b = loop.runAfter(0.001, [&] { ++bFired; });

@@ -91,7 +91,7 @@ TEST(UringPollerDeathTest, RefusedSetupFallsBackToEpollWithOneWarning) {
   EXPECT_EXIT(
       {
         if (!forbidIoUringSetup()) ::_exit(3);
-        muon::net::test::LogCapture logs;
+        muon::test::LogCapture logs;
         for (int i = 0; i < 3; ++i) {
           std::thread([] {
             EventLoop loop(uringOptions());
@@ -100,9 +100,9 @@ TEST(UringPollerDeathTest, RefusedSetupFallsBackToEpollWithOneWarning) {
             loop.loop();
           }).join();
         }
-        const int warnings = muon::net::test::LogCapture::count("io_uring unavailable");
-        const bool why = muon::net::test::LogCapture::contains("Operation not permitted");
-        ::fprintf(stderr, "%s", muon::net::test::LogCapture::text().c_str());
+        const int warnings = muon::test::LogCapture::count("io_uring unavailable");
+        const bool why = muon::test::LogCapture::contains("Operation not permitted");
+        ::fprintf(stderr, "%s", muon::test::LogCapture::text().c_str());
         ::_exit(warnings == 1 && why ? 0 : 5);
       },
       ::testing::ExitedWithCode(0), "io_uring unavailable \\(io_uring_setup: Operation not permitted\\); using epoll");

@@ -1,12 +1,22 @@
-// Test helpers for child processes. For tests only.
+// Test helpers for child processes: wait with a deadline, run a function or
+// a program in a child and collect how it ended and what it wrote to stderr.
+// For tests only.
 #pragma once
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
 #include <thread>
+#include <vector>
+
+#include "TempDir.h"
 
 namespace muon {
 namespace test {
@@ -26,6 +36,75 @@ inline bool waitWithDeadline(pid_t pid, int* status, std::chrono::milliseconds d
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+}
+
+// How a child ended.
+struct ChildResult {
+  bool exited = false;  // reaped in time; false: killed by us at the deadline (or never started)
+  int status = 0;       // as waitpid(2) gives it
+  std::string stderrText;
+
+  // The exit code, or -1 if the child did not exit normally in time.
+  int exitCode() const { return exited && WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
+};
+
+// Runs `body` in a forked child with stderr sent to a file in `dir` and no
+// core files (the crashes tests provoke are slow and big to dump), and waits
+// at most `deadline` for it. The child exits 0 if `body` returns. A child
+// still alive at the deadline is killed and reported as not exited.
+inline ChildResult runInChild(const TempDir& dir, const std::function<void()>& body,
+                              std::chrono::milliseconds deadline = std::chrono::seconds(20)) {
+  ChildResult r;
+  const std::string errPath = dir.file("stderr.txt");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    struct rlimit noCore = {0, 0};
+    ::setrlimit(RLIMIT_CORE, &noCore);
+    if (std::freopen(errPath.c_str(), "w", stderr) == nullptr) ::_exit(100);
+    // Unbuffered, as stderr was: what the child reports reaches the file even
+    // when it ends with _exit or a signal.
+    std::setvbuf(stderr, nullptr, _IONBF, 0);
+    body();
+    ::_exit(0);
+  }
+  if (pid < 0) return r;
+  r.exited = waitWithDeadline(pid, &r.status, deadline);
+  r.stderrText = readFile(errPath);
+  return r;
+}
+
+// Runs the program argv[0] with `argv` and exactly the environment `env`
+// ("NAME=value" each), stdout to /dev/null and stderr to a file in `dir`;
+// waits as runInChild does.
+inline ChildResult runProgram(const TempDir& dir, std::vector<std::string> argv,
+                              std::vector<std::string> env,
+                              std::chrono::milliseconds deadline = std::chrono::seconds(20)) {
+  ChildResult r;
+  const std::string errPath = dir.file("stderr.txt");
+  std::vector<char*> argvp, envp;
+  for (std::string& a : argv) argvp.push_back(&a[0]);
+  argvp.push_back(nullptr);
+  for (std::string& e : env) envp.push_back(&e[0]);
+  envp.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    // Only async-signal-safe calls between fork and exec.
+    int err = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int devNull = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (err < 0 || devNull < 0) ::_exit(126);
+    ::dup2(err, STDERR_FILENO);
+    ::dup2(devNull, STDOUT_FILENO);
+    ::execve(argvp[0], argvp.data(), envp.data());
+    ::_exit(127);
+  }
+  if (pid < 0) return r;
+  r.exited = waitWithDeadline(pid, &r.status, deadline);
+  r.stderrText = readFile(errPath);
+  return r;
 }
 
 }  // namespace test

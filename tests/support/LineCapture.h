@@ -31,6 +31,12 @@ class LineCapture {
     std::lock_guard<std::mutex> lock(mutex_);
     return flushes_;
   }
+  // Forgets every line and flush so far.
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    lines_.clear();
+    flushes_ = 0;
+  }
   // How many lines contain `text`.
   size_t count(const std::string& text) const {
     std::lock_guard<std::mutex> lock(mutex_);
