@@ -43,9 +43,11 @@ need() {
   fi
 }
 
+# liburing-dev: the io_uring engine (MUON_USE_URING=1). libboost1.81-dev (it
+# replaces libboost-dev, 1.74): Asio with an io_uring backend for the bench.
 # rsyslog: the syslog tests start their own rsyslogd (ctest -L syslog); the
 # package's own daemon is never started or touched by them.
-build_deps=(g++ cmake make libgtest-dev libgmock-dev libbenchmark-dev libboost-dev
+build_deps=(g++ cmake make libgtest-dev libgmock-dev libbenchmark-dev libboost1.81-dev liburing-dev
             libspdlog-dev libgoogle-glog-dev tzdata libzstd-dev libssl-dev zstd rsyslog)
 
 # configure_and_build DIR [CMAKE ARGS...]

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cerrno>
+#include <cstdlib>
+#include <string>
 
 #include "muon/base/Logging.h"
 #include "muon/net/Channel.h"
@@ -28,6 +30,34 @@ int createEventfd() {
   return fd;
 }
 
+// MUON_BUSY_POLL_US: a whole number of microseconds; anything else is 0.
+int busyPollFromEnvironment() {
+  const char* value = std::getenv("MUON_BUSY_POLL_US");
+  if (value == nullptr || *value == '\0') return 0;
+  char* end = nullptr;
+  long us = std::strtol(value, &end, 10);
+  if (*end != '\0' || us < 0 || us > 1000 * 1000 * 1000) {
+    LOG_WARN << "MUON_BUSY_POLL_US=" << value << " is not a number of microseconds; busy polling off";
+    return 0;
+  }
+  return static_cast<int>(us);
+}
+
+EventLoop::Options resolve(EventLoop::Options options) {
+  if (options.busyPollMicros < 0) options.busyPollMicros = busyPollFromEnvironment();
+  if (options.engine == EventLoop::Engine::kFromEnvironment) {
+    const char* uring = std::getenv("MUON_USE_URING");
+    if (std::getenv("MUON_USE_POLL") != nullptr) {
+      options.engine = EventLoop::Engine::kPoll;
+    } else if (uring != nullptr && *uring != '\0' && std::string(uring) != "0") {
+      options.engine = EventLoop::Engine::kUring;
+    } else {
+      options.engine = EventLoop::Engine::kEpoll;
+    }
+  }
+  return options;
+}
+
 int64_t toMicros(double seconds) {
   return seconds <= 0 ? 0 : static_cast<int64_t>(seconds * 1e6);
 }
@@ -36,14 +66,19 @@ int64_t toMicros(double seconds) {
 
 EventLoop* EventLoop::getEventLoopOfCurrentThread() { return t_loopInThisThread; }
 
-EventLoop::EventLoop()
+EventLoop::EventLoop() : EventLoop(Options()) {}
+
+EventLoop::EventLoop(const Options& options)
     : threadId_(CurrentThread::tid()),
+      options_(resolve(options)),
+      engine_(options_.engine),
+      lastActiveMicros_(0),
       looping_(false),
       quit_(false),
       eventHandling_(false),
       callingPendingFunctors_(false),
       iteration_(0),
-      poller_(Poller::newDefaultPoller(this)),
+      poller_(Poller::newPoller(this, &engine_)),
       wakeupFd_(createEventfd()),
       wakeupChannel_(std::make_unique<Channel>(this, wakeupFd_)),
       currentActiveIndex_(0) {
@@ -89,9 +124,19 @@ void EventLoop::loop() {
   looping_ = true;
   LOG_TRACE << "EventLoop " << static_cast<const void*>(this) << " start looping";
 
+  const int64_t busyPollMicros = options_.busyPollMicros;
   while (!quit_.load(std::memory_order_acquire)) {
     activeChannels_.clear();
-    pollReturnTime_ = poller_->poll(kPollTimeMs, &activeChannels_);
+    int timeoutMs = kPollTimeMs;
+    int64_t now = 0;
+    if (busyPollMicros > 0) {
+      // Spin (poll without blocking) until busyPollMicros have passed
+      // without an event; quit() and timers are seen on every turn.
+      now = TimerQueue::nowMonotonicMicros();
+      if (now - lastActiveMicros_ < busyPollMicros) timeoutMs = 0;
+    }
+    pollReturnTime_ = poller_->poll(timeoutMs, &activeChannels_);
+
     // Single writer: a plain load and store, no locked instruction.
     iteration_.store(iteration_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     eventHandling_ = true;
@@ -101,7 +146,12 @@ void EventLoop::loop() {
       Channel* channel = activeChannels_[currentActiveIndex_];
       if (channel != nullptr) channel->handleEvent(pollReturnTime_);
     }
+    const size_t completions = poller_->dispatchCompletions();
     eventHandling_ = false;
+    if (busyPollMicros > 0 && (!activeChannels_.empty() || completions > 0 || timeoutMs != 0)) {
+      // An event, or the end of a block: the spinning window starts again.
+      lastActiveMicros_ = timeoutMs == 0 ? now : TimerQueue::nowMonotonicMicros();
+    }
     doPendingFunctors();
   }
   // Functors queued before quit() was seen still run: quit() must not drop
@@ -111,6 +161,16 @@ void EventLoop::loop() {
   LOG_TRACE << "EventLoop " << static_cast<const void*>(this) << " stop looping";
   quit_ = false;  // so loop() can be called again
   looping_ = false;
+}
+
+const char* EventLoop::engineName() const {
+  switch (engine_) {
+    case Engine::kEpoll: return "epoll";
+    case Engine::kPoll: return "poll";
+    case Engine::kUring: return "io_uring";
+    case Engine::kFromEnvironment: break;
+  }
+  return "unknown";
 }
 
 void EventLoop::quit() {

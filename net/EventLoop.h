@@ -10,6 +10,10 @@
 //
 // Timers use the monotonic clock through one timerfd: changing the wall
 // clock neither stalls nor fires them.
+//
+// The engine (epoll, poll(2) or io_uring) and busy polling are chosen per
+// loop by EventLoop::Options, or by the environment (MUON_USE_URING=1,
+// MUON_USE_POLL, MUON_BUSY_POLL_US=N). See docs/net.md.
 #pragma once
 
 #include <any>
@@ -36,7 +40,33 @@ class EventLoop {
  public:
   using Functor = std::function<void()>;
 
+  // The kernel interface the loop waits on.
+  enum class Engine {
+    kFromEnvironment,  // MUON_USE_POLL (set) picks kPoll, else MUON_USE_URING=1 kUring, else kEpoll
+    kEpoll,            // epoll(7), level-triggered: the default
+    kPoll,             // poll(2): for comparison and debugging
+    // io_uring: one system call per iteration submits and waits
+    // (docs/net.md). Where the
+    // kernel refuses it (io_uring_disabled, seccomp, too old, a missing
+    // feature) or muon was built without liburing, the loop takes epoll and
+    // logs one warning line per process.
+    kUring,
+  };
+
+  struct Options {
+    Engine engine = Engine::kFromEnvironment;
+    // Busy polling: after its last event the loop polls without sleeping
+    // for this many microseconds before it blocks. It saves the wake-up of
+    // a sleeping thread (tens of microseconds) on every message of a
+    // request-response exchange, at the price of a whole core per loop
+    // while traffic flows. 0: off (the default, as sleeping is what a
+    // shared machine wants); -1: MUON_BUSY_POLL_US, or 0 if unset.
+    int busyPollMicros = -1;
+  };
+
+  // Options from the environment (kFromEnvironment, busyPollMicros -1).
   EventLoop();
+  explicit EventLoop(const Options& options);
   // Must run in the owner thread, after loop() has returned (or never ran).
   // Functors still queued are run first: dropping them would destroy, say,
   // a TcpConnection whose channel is still registered.
@@ -49,6 +79,14 @@ class EventLoop {
   // Makes loop() return after the current iteration. Safe from any thread;
   // functors already queued when loop() sees the request still run.
   void quit();
+
+  // The engine in use (never kFromEnvironment) and its name ("epoll",
+  // "poll", "io_uring"). Any thread.
+  Engine engine() const { return engine_; }
+  const char* engineName() const;
+  // The options as resolved: an explicit engine and busy-poll time. Loops
+  // of a TcpServer's or TcpClient's threads take their base loop's.
+  const Options& options() const { return options_; }
 
   // When the last poll returned (wall clock): the receive time of its data.
   Timestamp pollReturnTime() const { return pollReturnTime_; }
@@ -73,7 +111,9 @@ class EventLoop {
   // callback in the same batch. From another thread, the cancel is queued.
   void cancel(TimerId timerId);
 
-  // Internal, for Channel and friends (owner thread only).
+  // Internal, for Channel and friends (owner thread only). poller() is the
+  // engine; TcpConnection and Acceptor ask it for completion-based I/O.
+  Poller* poller() const { return poller_.get(); }
   void wakeup();
   void updateChannel(Channel* channel);
   void removeChannel(Channel* channel);
@@ -99,6 +139,9 @@ class EventLoop {
   void doPendingFunctors();
 
   const int threadId_;
+  Options options_;
+  Engine engine_;
+  int64_t lastActiveMicros_;  // monotonic; when the last busy-poll iteration had work
   std::atomic<bool> looping_;
   std::atomic<bool> quit_;
   bool eventHandling_;

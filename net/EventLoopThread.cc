@@ -7,8 +7,8 @@
 namespace muon {
 namespace net {
 
-EventLoopThread::EventLoopThread(ThreadInitCallback cb, std::string name)
-    : callback_(std::move(cb)), name_(std::move(name)), loop_(nullptr) {}
+EventLoopThread::EventLoopThread(ThreadInitCallback cb, std::string name, EventLoop::Options options)
+    : callback_(std::move(cb)), options_(options), name_(std::move(name)), loop_(nullptr) {}
 
 EventLoopThread::~EventLoopThread() {
   {
@@ -29,7 +29,7 @@ EventLoop* EventLoopThread::startLoop() {
 }
 
 void EventLoopThread::threadFunc() {
-  EventLoop loop;
+  EventLoop loop(options_);
   if (callback_) callback_(&loop);
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -11,17 +11,20 @@
 #include <string>
 #include <thread>
 
+#include "muon/net/EventLoop.h"
+
 namespace muon {
 namespace net {
 
-class EventLoop;
 
 class EventLoopThread {
  public:
   using ThreadInitCallback = std::function<void(EventLoop*)>;
 
-  // cb, if set, runs in the new thread before its loop starts.
-  explicit EventLoopThread(ThreadInitCallback cb = ThreadInitCallback(), std::string name = std::string());
+  // cb, if set, runs in the new thread before its loop starts. The loop is
+  // made with `options` (by default: from the environment).
+  explicit EventLoopThread(ThreadInitCallback cb = ThreadInitCallback(), std::string name = std::string(),
+                           EventLoop::Options options = EventLoop::Options());
   ~EventLoopThread();
   EventLoopThread(const EventLoopThread&) = delete;
   EventLoopThread& operator=(const EventLoopThread&) = delete;
@@ -33,6 +36,7 @@ class EventLoopThread {
   void threadFunc();
 
   const ThreadInitCallback callback_;
+  const EventLoop::Options options_;
   const std::string name_;
   std::thread thread_;
   std::mutex mutex_;

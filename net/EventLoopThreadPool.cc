@@ -20,7 +20,9 @@ void EventLoopThreadPool::start(const ThreadInitCallback& cb) {
   assert(!started_);
   started_ = true;
   for (int i = 0; i < numThreads_; ++i) {
-    threads_.push_back(std::make_unique<EventLoopThread>(cb, name_ + std::to_string(i)));
+    // The I/O loops run on the engine and busy-poll setting of the base loop.
+    threads_.push_back(
+        std::make_unique<EventLoopThread>(cb, name_ + std::to_string(i), baseLoop_->options()));
     loops_.push_back(threads_.back()->startLoop());
   }
   if (numThreads_ == 0 && cb) {

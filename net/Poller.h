@@ -1,7 +1,8 @@
 // Poller: the I/O multiplexing interface behind EventLoop. Internal header.
 //
-// EPollPoller is the default; setting the environment variable MUON_USE_POLL
-// (to anything) selects PollPoller, for comparison and debugging. A Poller
+// EPollPoller is the default; PollPoller (poll(2)) is for comparison and
+// debugging; UringPoller waits on io_uring and also offers completion-based
+// socket I/O (see UringPoller.h). EventLoop::Options picks one. A Poller
 // belongs to one EventLoop; every member is for its thread.
 #pragma once
 
@@ -10,12 +11,13 @@
 #include <vector>
 
 #include "muon/base/Timestamp.h"
+#include "muon/net/EventLoop.h"
 
 namespace muon {
 namespace net {
 
 class Channel;
-class EventLoop;
+class UringPoller;
 
 class Poller {
  public:
@@ -35,7 +37,17 @@ class Poller {
   virtual void removeChannel(Channel* channel) = 0;
   virtual bool hasChannel(Channel* channel) const;
 
-  static std::unique_ptr<Poller> newDefaultPoller(EventLoop* loop);
+  // The poller for *engine (never kFromEnvironment). When io_uring cannot
+  // be had, returns an EPollPoller, sets *engine to kEpoll and logs one
+  // warning line per process.
+  static std::unique_ptr<Poller> newPoller(EventLoop* loop, EventLoop::Engine* engine);
+
+  // Completion-based engines run the callbacks of what the last poll()
+  // completed and return how many; EventLoop calls it after the active
+  // channels.
+  virtual size_t dispatchCompletions() { return 0; }
+  // The io_uring poller, or nullptr for the readiness-only engines.
+  virtual UringPoller* asUring() { return nullptr; }
 
   void assertInLoopThread() const;
 

@@ -40,7 +40,9 @@ TcpClient::~TcpClient() {
   bool unique = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    unique = connection_.use_count() == 1;
+    // Requests of the io_uring engine in flight hold references too; they
+    // are not users.
+    unique = connection_ && connection_.use_count() == 1 + connection_->engineReferences();
     conn = connection_;
   }
   connector_->stop();

@@ -7,6 +7,7 @@
 #include "muon/base/Logging.h"
 #include "muon/net/Channel.h"
 #include "muon/net/EventLoop.h"
+#include "muon/net/Poller.h"
 #include "muon/net/Socket.h"
 #include "muon/net/SocketsOps.h"
 
@@ -26,8 +27,12 @@ TcpConnection::TcpConnection(EventLoop* loop, std::string name, int sockfd,
       name_(std::move(name)),
       state_(kConnecting),
       reading_(true),
-      peerClosed_(false),
-      writeShutdown_(false),
+      uring_(loop->poller()->asUring()),
+      recvOperation_(nullptr),
+      sendOperation_(nullptr),
+      receivedWhileStopped_(false),
+      deliveryQueued_(false),
+      engineReferences_(0),
       socket_(std::make_unique<Socket>(sockfd)),
       channel_(std::make_unique<Channel>(loop, sockfd)),
       localAddr_(localAddr),
@@ -35,10 +40,12 @@ TcpConnection::TcpConnection(EventLoop* loop, std::string name, int sockfd,
       connectionCallback_(defaultConnectionCallback),
       messageCallback_(defaultMessageCallback),
       highWaterMark_(64 * 1024 * 1024) {
-  channel_->setReadCallback([this](Timestamp t) { handleRead(t); });
-  channel_->setWriteCallback([this] { handleWrite(); });
-  channel_->setCloseCallback([this] { handleClose(); });
-  channel_->setErrorCallback([this] { handleError(); });
+  if (uring_ == nullptr) {
+    channel_->setReadCallback([this](Timestamp t) { handleRead(t); });
+    channel_->setWriteCallback([this] { handleWrite(); });
+    channel_->setCloseCallback([this] { handleClose(); });
+    channel_->setErrorCallback([this] { handleError(); });
+  }
   LOG_DEBUG << "TcpConnection::ctor[" << name_ << "] at " << static_cast<const void*>(this)
             << " fd=" << sockfd;
   socket_->setKeepAlive(true);
@@ -48,51 +55,51 @@ TcpConnection::~TcpConnection() {
   LOG_DEBUG << "TcpConnection::dtor[" << name_ << "] at " << static_cast<const void*>(this)
             << " fd=" << channel_->fd() << " state=" << stateToString();
   assert(state_ == kDisconnected);
+  // Each request in flight holds a reference: none can be left.
+  assert(recvOperation_ == nullptr && sendOperation_ == nullptr);
 }
 
 bool TcpConnection::getTcpInfo(struct tcp_info* info) const { return socket_->getTcpInfo(info); }
 
 std::string TcpConnection::getTcpInfoString() const { return socket_->getTcpInfoString(); }
 
-void TcpConnection::send(std::string_view message) {
-  if (state_.load(std::memory_order_acquire) != kConnected) return;
+// ---- sending ---------------------------------------------------------------
+
+template <typename MakeOwned>
+bool TcpConnection::sendFrom(std::string_view data, MakeOwned makeOwned, Buffer* source) {
+  if (state_.load(std::memory_order_acquire) != kConnected) return false;
   if (loop_->isInLoopThread()) {
-    sendInLoop(message.data(), message.size());
+    sendInLoop(data, source);
   } else {
-    loop_->runInLoop([self = shared_from_this(), copy = std::string(message)] {
-      self->sendInLoop(copy.data(), copy.size());
-    });
+    loop_->queueInLoop([self = shared_from_this(), owned = makeOwned()] { self->sendInLoop(owned); });
   }
+  return true;
+}
+
+void TcpConnection::send(std::string_view message) {
+  sendFrom(message, [message] { return std::string(message); });
 }
 
 void TcpConnection::send(std::string&& message) {
-  if (state_.load(std::memory_order_acquire) != kConnected) return;
-  if (loop_->isInLoopThread()) {
-    sendInLoop(message.data(), message.size());
-  } else {
-    loop_->runInLoop([self = shared_from_this(), moved = std::move(message)] {
-      self->sendInLoop(moved.data(), moved.size());
-    });
-  }
+  sendFrom(message, [&message] { return std::move(message); });
 }
 
 void TcpConnection::send(Buffer* buf) {
-  if (state_.load(std::memory_order_acquire) != kConnected) return;
-  if (loop_->isInLoopThread()) {
-    sendInLoop(buf->peek(), buf->readableBytes());
+  // From another thread the bytes are taken out as a string; in the loop
+  // thread they are sent from where they are, then dropped.
+  if (sendFrom(buf->toStringView(), [buf] { return buf->retrieveAllAsString(); }, buf)) {
     buf->retrieveAll();
-  } else {
-    send(buf->retrieveAllAsString());
   }
 }
 
-void TcpConnection::sendInLoop(const char* data, size_t len) {
+void TcpConnection::sendInLoop(std::string_view data, Buffer* source) {
   loop_->assertInLoopThread();
-  if (state_ == kDisconnected) {
+  const StateE s = state_.load();
+  if (s == kDisconnected) {
     LOG_WARN << "TcpConnection::sendInLoop[" << name_ << "] disconnected, give up writing";
     return;
   }
-  if (writeShutdown_) {
+  if (s == kWriteClosed) {
     // Sent from another thread before shutdown(), arriving after the FIN.
     // Writing would fail with EPIPE and force-close the connection, losing
     // what the peer may still send us.
@@ -100,13 +107,16 @@ void TcpConnection::sendInLoop(const char* data, size_t len) {
     return;
   }
   size_t written = 0;
-  bool faultError = false;
-  // Nothing queued: try the socket directly, the common case.
-  if (!channel_->isWriting() && outputBuffer_.readableBytes() == 0) {
-    ssize_t n = sockets::write(channel_->fd(), data, len);
+  if (uring_ != nullptr && !writing() && outputBuffer_.readableBytes() == 0) {
+    // Nothing queued, io_uring: the head goes out as a send request with
+    // this iteration's enter, from a pinned copy; no system call here.
+    written = sendNow(data, source);
+  } else if (!writing() && outputBuffer_.readableBytes() == 0) {
+    // Nothing queued: try the socket directly, the common case.
+    ssize_t n = sockets::write(channel_->fd(), data.data(), data.size());
     if (n >= 0) {
       written = static_cast<size_t>(n);
-      if (written == len && writeCompleteCallback_) {
+      if (written == data.size() && writeCompleteCallback_) {
         // Queued, not called: the user is inside a callback that sends, and
         // a write-complete callback that sends again must not recurse.
         loop_->queueInLoop([self = shared_from_this()] { self->writeCompleteCallback_(self); });
@@ -114,21 +124,16 @@ void TcpConnection::sendInLoop(const char* data, size_t len) {
     } else {
       const int savedErrno = errno;  // before logging can change it
       if (savedErrno == EPIPE || savedErrno == ECONNRESET) {
-        // A peer that went away is the network's business, not an error of ours.
+        // The peer is gone. Close once, after the current callback returns:
+        // the read side would never notice while reading is stopped.
         LOG_WARN << "TcpConnection::sendInLoop[" << name_ << "] " << strerror_tl(savedErrno);
-        faultError = true;
-      } else if (savedErrno != EAGAIN) {
-        LOG_SYSERR << "TcpConnection::sendInLoop[" << name_ << "]";
+        loop_->queueInLoop([self = shared_from_this()] { self->forceCloseInLoop(); });
+        return;
       }
+      if (savedErrno != EAGAIN) LOG_SYSERR << "TcpConnection::sendInLoop[" << name_ << "]";
     }
   }
-  if (faultError) {
-    // The peer is gone. Close once, after the current callback returns: the
-    // read side would never notice while reading is stopped.
-    loop_->queueInLoop([self = shared_from_this()] { self->forceCloseInLoop(); });
-    return;
-  }
-  const size_t remaining = len - written;
+  const size_t remaining = data.size() - written;
   if (remaining > 0) {
     const size_t oldLen = outputBuffer_.readableBytes();
     if (oldLen + remaining >= highWaterMark_ && oldLen < highWaterMark_ && highWaterMarkCallback_) {
@@ -136,52 +141,84 @@ void TcpConnection::sendInLoop(const char* data, size_t len) {
         self->highWaterMarkCallback_(self, size);
       });
     }
-    outputBuffer_.append(data + written, remaining);
-    channel_->enableWriting();
+    outputBuffer_.append(data.data() + written, remaining);
+    if (uring_ != nullptr) {
+      startSending();
+    } else {
+      channel_->enableWriting();
+    }
+  }
+}
+
+// n bytes at the head of the output buffer have gone to the kernel
+// (readiness engines).
+void TcpConnection::bytesWritten(size_t n) {
+  outputBuffer_.retrieve(n);
+  if (outputBuffer_.readableBytes() > 0) return;
+  channel_->disableWriting();
+  outputDrained();
+}
+
+// Everything queued has been written.
+void TcpConnection::outputDrained() {
+  if (writeCompleteCallback_) writeCompleteCallback_(shared_from_this());
+  const StateE s = state_.load();
+  if (s == kShutdownPending) {
+    shutdownInLoop();
+  } else if (s == kPeerClosed) {
+    handleClose();  // both directions are finished
   }
 }
 
 void TcpConnection::shutdown() {
   StateE expected = kConnected;
-  if (state_.compare_exchange_strong(expected, kDisconnecting)) {
+  if (state_.compare_exchange_strong(expected, kShutdownPending)) {
     loop_->runInLoop([self = shared_from_this()] { self->shutdownInLoop(); });
   }
 }
 
 void TcpConnection::shutdownInLoop() {
   loop_->assertInLoopThread();
-  // Still writing: handleWrite half-closes once the buffer is empty.
-  if (!channel_->isWriting() && !writeShutdown_) {
-    writeShutdown_ = true;
-    socket_->shutdownWrite();
-  }
+  // Still writing: outputDrained comes back here once the queue is empty.
+  if (writing() || outputBuffer_.readableBytes() > 0) return;
+  StateE expected = kShutdownPending;
+  // A forceClose() from another thread may have won; it closes instead.
+  if (state_.compare_exchange_strong(expected, kWriteClosed)) socket_->shutdownWrite();
 }
 
 void TcpConnection::forceClose() {
   StateE s = state_.load();
-  if ((s == kConnected || s == kDisconnecting) && state_.compare_exchange_strong(s, kDisconnecting)) {
-    loop_->queueInLoop([self = shared_from_this()] { self->forceCloseInLoop(); });
+  // From kClosing too: a forceCloseWithDelay() pending is cut short.
+  while (isOpen(s)) {
+    if (state_.compare_exchange_weak(s, kClosing)) {
+      loop_->queueInLoop([self = shared_from_this()] { self->forceCloseInLoop(); });
+      return;
+    }
   }
 }
 
 void TcpConnection::forceCloseWithDelay(double seconds) {
   StateE s = state_.load();
-  if ((s == kConnected || s == kDisconnecting) && state_.compare_exchange_strong(s, kDisconnecting)) {
-    // A weak_ptr: the timer must not keep the connection alive.
-    std::weak_ptr<TcpConnection> weak = shared_from_this();
-    loop_->runAfter(seconds, [weak] {
-      if (TcpConnectionPtr conn = weak.lock()) conn->forceClose();
-    });
+  while (isOpen(s) && s != kClosing) {
+    if (state_.compare_exchange_weak(s, kClosing)) {
+      // A weak_ptr: the timer must not keep the connection alive.
+      std::weak_ptr<TcpConnection> weak = shared_from_this();
+      loop_->runAfter(seconds, [weak] {
+        if (TcpConnectionPtr conn = weak.lock()) conn->forceCloseInLoop();
+      });
+      return;
+    }
   }
 }
 
 void TcpConnection::forceCloseInLoop() {
   loop_->assertInLoopThread();
-  StateE s = state_.load();
-  if (s == kConnected || s == kDisconnecting) handleClose();
+  if (isOpen(state_.load())) handleClose();
 }
 
 void TcpConnection::setTcpNoDelay(bool on) { socket_->setTcpNoDelay(on); }
+
+// ---- reading ---------------------------------------------------------------
 
 void TcpConnection::startRead() {
   loop_->runInLoop([self = shared_from_this()] { self->startReadInLoop(); });
@@ -194,35 +231,92 @@ void TcpConnection::stopRead() {
 void TcpConnection::startReadInLoop() {
   loop_->assertInLoopThread();
   reading_ = true;
-  // After EOF there is nothing to read, and level-triggered EOF would spin.
-  if (!peerClosed_ && state_ != kDisconnected) channel_->enableReading();
+  const StateE s = state_.load();
+  // After the peer's FIN there is nothing to read (and a level-triggered
+  // EOF would spin).
+  if (s != kPeerClosed && isOpen(s)) watchReading(true);
+  if (receivedWhileStopped_ && isOpen(s)) {
+    // Bytes the kernel had already handed over when reading stopped.
+    receivedWhileStopped_ = false;
+    loop_->queueInLoop([self = shared_from_this()] {
+      if (self->reading_ && isOpen(self->state_.load())) {
+        self->messageCallback_(self, &self->inputBuffer_, self->loop_->pollReturnTime());
+      }
+    });
+  }
 }
 
 void TcpConnection::stopReadInLoop() {
   loop_->assertInLoopThread();
   reading_ = false;
-  channel_->disableReading();
+  watchReading(false);
 }
 
-void TcpConnection::connectEstablished() {
-  loop_->assertInLoopThread();
-  assert(state_ == kConnecting);
-  setState(kConnected);
-  channel_->tie(shared_from_this());
-  if (reading_) channel_->enableReading();
-  connectionCallback_(shared_from_this());
-}
-
-void TcpConnection::connectDestroyed() {
-  loop_->assertInLoopThread();
-  StateE s = state_.load();
-  if (s == kConnected || s == kDisconnecting) {
-    // The owner is going away with the connection still open.
-    setState(kDisconnected);
-    channel_->disableAll();
-    connectionCallback_(shared_from_this());
+// New bytes are at the end of the input buffer.
+void TcpConnection::bytesReceived(Timestamp receiveTime) {
+  if (!reading_) {
+    // io_uring only: data the kernel handed over before the receive was cancelled.
+    receivedWhileStopped_ = true;
+    return;
   }
-  channel_->remove();
+  messageCallback_(shared_from_this(), &inputBuffer_, receiveTime);
+  if (inputLimit_ > 0 && inputBuffer_.readableBytes() >= inputLimit_ && reading_ &&
+      isOpen(state_.load())) {
+    stopReadInLoop();
+    if (inputLimitCallback_) inputLimitCallback_(shared_from_this(), inputBuffer_.readableBytes());
+  }
+}
+
+// The peer half-closed. Reading stops (EOF stays readable forever); the
+// connection closes once what is queued has been written, so the peer gets
+// every reply it asked for before closing its side.
+void TcpConnection::peerClosed() {
+  if (uring_ == nullptr) channel_->disableReading();
+  const bool queued = writing() || outputBuffer_.readableBytes() > 0;
+  StateE s = state_.load();
+  for (;;) {
+    if (!isOpen(s)) return;
+    if (!queued || s == kWriteClosed || s == kClosing) {
+      handleClose();
+      return;
+    }
+    if (state_.compare_exchange_weak(s, kPeerClosed)) break;
+  }
+  LOG_DEBUG << "TcpConnection::peerClosed[" << name_ << "] flushing "
+            << outputBuffer_.readableBytes() << " bytes before closing";
+}
+
+// A read or write failed with err: the connection is dead, close it now
+// (the next poll would only report the same error again).
+void TcpConnection::ioFailed(const char* where, int err) {
+  if (err == EPIPE || err == ECONNRESET) {
+    // A peer that went away is the network's business, not an error of ours.
+    LOG_WARN << "TcpConnection::" << where << "[" << name_ << "] " << strerror_tl(err);
+  } else {
+    errno = err;
+    LOG_SYSERR << "TcpConnection::" << where << "[" << name_ << "]";
+  }
+  handleClose();
+}
+
+// ---- readiness engines -----------------------------------------------------
+
+void TcpConnection::watchReading(bool on) {
+  if (uring_ != nullptr) {
+    if (on) {
+      startReceiving();
+    } else {
+      stopReceiving();
+    }
+  } else if (on) {
+    channel_->enableReading();
+  } else {
+    channel_->disableReading();
+  }
+}
+
+bool TcpConnection::writing() const {
+  return uring_ != nullptr ? sendOperation_ != nullptr : channel_->isWriting();
 }
 
 void TcpConnection::handleRead(Timestamp receiveTime) {
@@ -232,32 +326,11 @@ void TcpConnection::handleRead(Timestamp receiveTime) {
   int savedErrno = 0;
   ssize_t n = inputBuffer_.readFd(channel_->fd(), &savedErrno);
   if (n > 0) {
-    messageCallback_(shared_from_this(), &inputBuffer_, receiveTime);
-    if (inputLimit_ > 0 && inputBuffer_.readableBytes() >= inputLimit_ && reading_ &&
-        state_ != kDisconnected) {
-      stopReadInLoop();
-      if (inputLimitCallback_) inputLimitCallback_(shared_from_this(), inputBuffer_.readableBytes());
-    }
+    bytesReceived(receiveTime);
   } else if (n == 0) {
-    // The peer half-closed. Stop reading (EOF stays readable forever) and
-    // close once what is queued has been written, so the peer gets every
-    // reply it asked for before closing its side.
-    peerClosed_ = true;
-    channel_->disableReading();
-    if (!channel_->isWriting()) {
-      handleClose();
-    } else {
-      StateE expected = kConnected;
-      state_.compare_exchange_strong(expected, kDisconnecting);
-      LOG_DEBUG << "TcpConnection::handleRead[" << name_ << "] peer half-closed, flushing "
-                << outputBuffer_.readableBytes() << " bytes before closing";
-    }
+    peerClosed();
   } else if (savedErrno != EAGAIN) {
-    // ECONNRESET and friends: the connection is dead, close it now (the
-    // next poll would only report the same error again).
-    errno = savedErrno;
-    LOG_WARN << "TcpConnection::handleRead[" << name_ << "] " << strerror_tl(savedErrno);
-    handleClose();
+    ioFailed("handleRead", savedErrno);
   }
 }
 
@@ -269,35 +342,49 @@ void TcpConnection::handleWrite() {
   }
   ssize_t n = sockets::write(channel_->fd(), outputBuffer_.peek(), outputBuffer_.readableBytes());
   if (n > 0) {
-    outputBuffer_.retrieve(static_cast<size_t>(n));
-    if (outputBuffer_.readableBytes() == 0) {
-      channel_->disableWriting();
-      if (writeCompleteCallback_) writeCompleteCallback_(shared_from_this());
-      if (state_ == kDisconnecting) {
-        shutdownInLoop();
-        // Both directions are finished.
-        if (peerClosed_) handleClose();
-      }
-    }
+    bytesWritten(static_cast<size_t>(n));
   } else if (n < 0 && errno != EAGAIN) {
-    const int savedErrno = errno;
-    if (savedErrno == EPIPE || savedErrno == ECONNRESET) {
-      LOG_WARN << "TcpConnection::handleWrite[" << name_ << "] " << strerror_tl(savedErrno);
-    } else {
-      LOG_SYSERR << "TcpConnection::handleWrite[" << name_ << "]";
-    }
-    handleClose();
+    ioFailed("handleWrite", errno);
   }
+}
+
+void TcpConnection::handleError() {
+  int err = sockets::getSocketError(channel_->fd());
+  LOG_DEBUG << "TcpConnection::handleError [" << name_ << "] - SO_ERROR = " << err << " "
+            << strerror_tl(err);
+}
+
+// ---- lifecycle -------------------------------------------------------------
+
+void TcpConnection::connectEstablished() {
+  loop_->assertInLoopThread();
+  assert(state_ == kConnecting);
+  setState(kConnected);
+  channel_->tie(shared_from_this());
+  if (reading_) watchReading(true);
+  connectionCallback_(shared_from_this());
+}
+
+void TcpConnection::connectDestroyed() {
+  loop_->assertInLoopThread();
+  if (isOpen(state_.load())) {
+    // The owner is going away with the connection still open.
+    setState(kDisconnected);
+    channel_->disableAll();
+    cancelCompletions();
+    connectionCallback_(shared_from_this());
+  }
+  channel_->remove();
 }
 
 void TcpConnection::handleClose() {
   loop_->assertInLoopThread();
-  StateE s = state_.load();
-  if (s == kDisconnected) return;  // closed already (say, by an earlier error this iteration)
+  // Closed already (say, by an earlier error this iteration).
+  if (state_.load() == kDisconnected) return;
   LOG_TRACE << "fd = " << channel_->fd() << " state = " << stateToString();
-  assert(s == kConnected || s == kDisconnecting);
   setState(kDisconnected);
   channel_->disableAll();
+  cancelCompletions();
   // The peer sees the end now, even if user code still holds the
   // connection.
   // The fd itself stays ours until the destructor, so its number cannot be
@@ -309,18 +396,15 @@ void TcpConnection::handleClose() {
   if (closeCallback_) closeCallback_(guardThis);
 }
 
-void TcpConnection::handleError() {
-  int err = sockets::getSocketError(channel_->fd());
-  LOG_DEBUG << "TcpConnection::handleError [" << name_ << "] - SO_ERROR = " << err << " "
-            << strerror_tl(err);
-}
-
 const char* TcpConnection::stateToString() const {
   switch (state_.load()) {
-    case kDisconnected: return "kDisconnected";
     case kConnecting: return "kConnecting";
     case kConnected: return "kConnected";
-    case kDisconnecting: return "kDisconnecting";
+    case kShutdownPending: return "kShutdownPending";
+    case kWriteClosed: return "kWriteClosed";
+    case kPeerClosed: return "kPeerClosed";
+    case kClosing: return "kClosing";
+    case kDisconnected: return "kDisconnected";
   }
   return "unknown state";
 }

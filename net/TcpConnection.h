@@ -14,11 +14,19 @@
 // When the peer half-closes (read returns 0), the connection stops reading,
 // writes out whatever is still queued, then closes, so no reply the peer
 // asked for is dropped. See docs/net.md.
+//
+// On the io_uring engine the socket is driven by completions instead of
+// readiness: receive requests into a pinned buffer of the connection (which
+// becomes inputBuffer() when that is empty), and send requests from a
+// pinned buffer (the Buffer given to send(Buffer*), or a copy). Each request in flight
+// holds a shared_ptr to the connection, so no completion can outlive it;
+// closing cancels them. See docs/net.md, "The io_uring engine".
 #pragma once
 
 #include <any>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -36,6 +44,7 @@ namespace net {
 class Channel;
 class EventLoop;
 class Socket;
+class UringPoller;
 
 class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
  public:
@@ -113,7 +122,14 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   void setCloseCallback(CloseCallback cb) { closeCallback_ = std::move(cb); }
 
   Buffer* inputBuffer() { return &inputBuffer_; }
+  // What is queued for the peer and not yet handed to the kernel (on
+  // io_uring, the bytes of a send request in flight are the kernel's).
+  // Read it freely; append only through send().
   Buffer* outputBuffer() { return &outputBuffer_; }
+
+  // Internal: how many of the connection's shared_ptr owners are requests
+  // of the io_uring engine in flight (not users). Any thread.
+  long engineReferences() const { return engineReferences_.load(std::memory_order_acquire); }
 
   // Internal, loop thread: called once when the connection is accepted /
   // connected, and once when its owner forgets it.
@@ -121,29 +137,87 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   void connectDestroyed();
 
  private:
-  enum StateE { kDisconnected, kConnecting, kConnected, kDisconnecting };
+  // The one lifecycle. Every connection goes kConnecting -> kConnected ->
+  // ... -> kDisconnected; in between it may pass through
+  //   kShutdownPending  shutdown() was asked: the queue drains, then our FIN
+  //   kWriteClosed      our FIN is out; reading goes on until the peer's FIN
+  //   kPeerClosed       the peer's FIN came: the queue drains, then we close
+  //   kClosing          forceClose() was asked: the close is queued
+  // connected() means kConnected, and only then does send() take data.
+  // Other threads move it only kConnected -> kShutdownPending (shutdown)
+  // and open -> kClosing (forceClose), by compare-and-swap; the rest is the
+  // loop thread's.
+  enum StateE {
+    kConnecting,
+    kConnected,
+    kShutdownPending,
+    kWriteClosed,
+    kPeerClosed,
+    kClosing,
+    kDisconnected,
+  };
+  class RecvOperation;
+  class SendOperation;
+  friend class RecvOperation;
+  friend class SendOperation;
 
-  void handleRead(Timestamp receiveTime);
-  void handleWrite();
-  void handleClose();
-  void handleError();
-  void sendInLoop(const char* data, size_t len);
+  // The send funnel: every send() overload comes here. makeOwned gives the
+  // bytes as a std::string when they must travel to the loop thread.
+  // `source`, if given, is the Buffer holding data, which the io_uring
+  // engine may take whole instead of copying.
+  template <typename MakeOwned>
+  bool sendFrom(std::string_view data, MakeOwned makeOwned, Buffer* source = nullptr);
+  void sendInLoop(std::string_view data, Buffer* source = nullptr);
   void shutdownInLoop();
   void forceCloseInLoop();
   void startReadInLoop();
   void stopReadInLoop();
+
+  // Readiness (epoll, poll): Channel callbacks.
+  void handleRead(Timestamp receiveTime);
+  void handleWrite();
+  void handleError();
+  // Completions (io_uring): TcpConnectionUring.cc.
+  void startReceiving();
+  void stopReceiving();
+  void received(int res, uint32_t flags, bool last);
+  void deliverReceived();
+  size_t sendNow(std::string_view data, Buffer* source);
+  void startSending();
+  void submitSend();
+  void sent(int res);
+  void cancelCompletions();
+
+  // What both engines do with what the socket said.
+  void bytesReceived(Timestamp receiveTime);
+  void peerClosed();
+  void bytesWritten(size_t n);
+  void outputDrained();
+  void ioFailed(const char* where, int err);
+  void handleClose();
+
+  // Reading on or off at the socket, as the engine does it.
+  void watchReading(bool on);
+  bool writing() const;
   void setState(StateE s) { state_.store(s, std::memory_order_release); }
+  static bool isOpen(StateE s) { return s != kConnecting && s != kDisconnected; }
   const char* stateToString() const;
 
   EventLoop* const loop_;
   const std::string name_;
   std::atomic<StateE> state_;
+  // The application's wish (startRead / stopRead), not a stage of the
+  // lifecycle: reading also stops when the peer's FIN has come.
   std::atomic<bool> reading_;
-  bool peerClosed_;  // read returned 0; loop thread only
-  // Our FIN has gone out (shutdownWrite); loop thread only. A send that
-  // passed send()'s state check before the shutdown can still reach
-  // sendInLoop after it: writing then fails with EPIPE.
-  bool writeShutdown_;
+  // Completions (io_uring engine only); loop thread.
+  UringPoller* const uring_;           // null on the readiness engines
+  RecvOperation* recvOperation_;       // the multishot receive in flight, if any
+  SendOperation* sendOperation_;       // the send in flight, if any
+  Buffer sending_;                     // pinned: the bytes sendOperation_ is sending
+  Buffer receiving_;                   // pinned: where recvOperation_ receives
+  bool receivedWhileStopped_;          // input arrived after stopRead(); shown at startRead()
+  bool deliveryQueued_;                // received bytes wait for the end of the batch
+  std::atomic<long> engineReferences_;  // RecvOperation / SendOperation alive
   std::unique_ptr<Socket> socket_;
   std::unique_ptr<Channel> channel_;
   const InetAddress localAddr_;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The pingpong matrix: muon's server against Boost.Asio's, same client.
+# The pingpong matrix: each framework's own pair (client and server), and
+# muon's server against Boost.Asio's with the same client.
 # What it runs and writes: help_text below (pingpong_bench.sh --help).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -8,7 +9,7 @@ bench_name=pingpong_bench
 synopsis() {
   cat <<'EOF'
 pingpong_bench.sh BUILD_DIR [--quick] [--seconds S] [--repeat R]
-                  [--sessions LIST] [--blocks LIST] [--threads LIST]
+                  [--sessions LIST] [--blocks LIST] [--threads LIST] [--busy-us US]
 EOF
 }
 
@@ -18,10 +19,16 @@ help_text() {
 
 For every point (threads x block size x sessions) and every repeat it runs,
 one at a time and interleaved so that a change in machine load hits all
-three alike:
-  muon         pingpong_server      driven by pingpong_client
-  asio         asio_pingpong_server driven by pingpong_client (the same client)
-  muon+asio-c  pingpong_server      driven by asio_pingpong_client
+alike, these pairs (server, client):
+  muon             pingpong_server, pingpong_client (epoll)
+  muon-uring       the same, both MUON_USE_URING=1
+  muon-uring-busy  the same, both MUON_USE_URING=1 MUON_BUSY_POLL_US=US
+  asio-pair        asio_pingpong_server, asio_pingpong_client (epoll)
+  asio-uring       asio_pingpong_server_uring, asio_pingpong_client_uring
+  floor            epoll_pingpong_server, epoll_pingpong_client (bare epoll)
+and, with muon's client against both servers:
+  asio             asio_pingpong_server, pingpong_client (the same client)
+  muon+asio-c      pingpong_server, asio_pingpong_client
 The server binds port 0 and prints the port it got; every child runs under
 timeout(1) and is reaped, so a failed run is reported and never hangs.
 Client and server share the machine's CPUs, as in the muduo book. Because
@@ -30,16 +37,20 @@ measures the CPU others took meanwhile, and is run again (once) when that
 was 20% or more; the share is in the CSV and in the table's note. Waits and
 reruns get 3 minutes in all, so a busy machine slows the matrix only so much.
 
-Progress goes to stderr; the markdown table (median MiB/s of the repeats and
-muon/asio) to stdout. Files, in BUILD_DIR/bench/:
+Progress goes to stderr; to stdout, three markdown tables of medians of the
+repeats: the pairs (MiB/s and ratios), their CPU seconds per GiB echoed
+(client : server), and the same-client runs (muon/asio). Files, in
+BUILD_DIR/bench/:
   pingpong.csv       one row per point and pair: median, repeats, failures
   pingpong_runs.csv  one row per run
-  pingpong_threads1.png, ... throughput against sessions, one line per
-                     server and block size (when gnuplot is installed)
+  pingpong_threads1.png, ... same client: throughput against sessions, one
+                     line per server and block size (when gnuplot is installed)
+  pingpong_pairs_threads1_block4096.png, ... the pairs, one line per pair
 
 Defaults: sessions 1,10,100,1000; blocks 4096,16384; threads 1,2;
-3 s per run, 3 repeats: 144 runs, about 9 minutes on an idle machine. --quick: sessions
-1,100,1000, 1 s, 1 repeat: 36 runs, about one minute.
+3 s per run, 3 repeats: 384 runs, about 23 minutes on an idle machine. --quick: sessions
+1,100,1000, 1 s, 1 repeat: 96 runs, about two minutes. --busy-us US: the busy-poll
+window of muon-uring-busy (default 200).
 LISTs are comma separated, e.g. --sessions 10000 --blocks 4096 --threads 1
 is the 10,000-connection check (needs 2 x 10,000 descriptors; the programs
 raise their soft limit to the hard one).
@@ -56,7 +67,7 @@ out=$build/bench
 
 seconds=3 repeat=3
 sessions_list=1,10,100,1000 blocks_list=4096,16384 threads_list=1,2
-quick=0 seconds_set=0 repeat_set=0 sessions_set=0
+quick=0 seconds_set=0 repeat_set=0 sessions_set=0 busy_us=200
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -65,6 +76,7 @@ while [ $# -gt 0 ]; do
     --sessions) need_value $#; sessions_list=$2; sessions_set=1; shift ;;
     --blocks) need_value $#; blocks_list=$2; shift ;;
     --threads) need_value $#; threads_list=$2; shift ;;
+    --busy-us) need_value $#; busy_us=$2; shift ;;
     -h|--help) help_text; exit 0 ;;
     *) echo "$bench_name: unknown option '$1'" >&2; usage ;;
   esac
@@ -78,6 +90,7 @@ fi
 [[ $seconds =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$seconds" 'BEGIN{exit !(s > 0)}' \
   || die "--seconds wants a positive number, not '$seconds'"
 want_count --repeat "$repeat"
+want_count --busy-us "$busy_us"
 for list in "$sessions_list" "$blocks_list" "$threads_list"; do
   [[ $list =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "bad list '$list' (want e.g. 1,10,100)"
 done
@@ -85,11 +98,17 @@ IFS=, read -r -a sessions_arr <<<"$sessions_list"
 IFS=, read -r -a blocks_arr <<<"$blocks_list"
 IFS=, read -r -a threads_arr <<<"$threads_list"
 
-# The three pairs: label, server, client.
-pairs=("muon pingpong_server pingpong_client"
-       "asio asio_pingpong_server pingpong_client"
-       "muon+asio-c pingpong_server asio_pingpong_client")
-for prog in pingpong_server pingpong_client asio_pingpong_server asio_pingpong_client; do
+# The runs: label, server, client, environment of both ("-": none).
+pairs=("muon pingpong_server pingpong_client -"
+       "muon-uring pingpong_server pingpong_client MUON_USE_URING=1"
+       "muon-uring-busy pingpong_server pingpong_client MUON_USE_URING=1,MUON_BUSY_POLL_US=$busy_us"
+       "asio-pair asio_pingpong_server asio_pingpong_client -"
+       "asio-uring asio_pingpong_server_uring asio_pingpong_client_uring -"
+       "floor epoll_pingpong_server epoll_pingpong_client -"
+       "asio asio_pingpong_server pingpong_client -"
+       "muon+asio-c pingpong_server asio_pingpong_client -")
+for prog in pingpong_server pingpong_client asio_pingpong_server asio_pingpong_client \
+            asio_pingpong_server_uring asio_pingpong_client_uring epoll_pingpong_server epoll_pingpong_client; do
   [ -x "$bin/$prog" ] || echo "pingpong_bench: $bin/$prog is not built; its runs will fail" >&2
 done
 
@@ -166,20 +185,23 @@ wait_quiet() {
   return 0
 }
 
-# run_one SERVER CLIENT THREADS BLOCK SESSIONS: sets $result to the MiB/s, or
-# returns 1 with the reason in $tmp/why; sets $others to others_pct over the
-# run. Not in a subshell, so that cleanup() always knows the server to stop.
+# run_one SERVER CLIENT THREADS BLOCK SESSIONS ENV: sets $result to the MiB/s,
+# or returns 1 with the reason in $tmp/why; sets $others to others_pct over
+# the run, and $cpu_per_gib / $client_cpu_per_gib to the server's and the
+# client's CPU seconds per GiB echoed. ENV: VAR=VALUE,... for both, or "-".
+# Not in a subshell, so that cleanup() always knows the server to stop.
 run_one() {
   local server=$1 client=$2 threads=$3 block=$4 sessions=$5
-  local port= i rc w0 b0 o0
+  local port= i rc w0 b0 o0 c0 envs=()
+  [ "$6" = - ] || IFS=, read -r -a envs <<<"$6"
   : >"$tmp/why"
-  others=0 cpu_per_gib=
+  others=0 cpu_per_gib= client_cpu_per_gib=
   our_seconds >"$tmp/ours"
   w0=$(now) b0=$(busy_ticks) o0=$(cat "$tmp/ours")
   rm -f "$tmp/server.out"  # a stale port must not be read back
   # The server lives until we stop it; timeout(1) is the net in case we can't.
   timeout -k 2 "$(awk -v s="$seconds" -v n="$sessions" 'BEGIN{print int(s + 60 + n / 200)}')" \
-    "$bin/$server" 127.0.0.1 0 "$threads" >"$tmp/server.out" 2>"$tmp/server.err" &
+    env "${envs[@]}" "$bin/$server" 127.0.0.1 0 "$threads" >"$tmp/server.out" 2>"$tmp/server.err" &
   server_pid=$!
   for ((i = 0; i < 100; i++)); do
     port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$tmp/server.out" 2>/dev/null || true)
@@ -193,9 +215,14 @@ run_one() {
     return 1
   fi
   rc=0
+  our_seconds >"$tmp/ours"
+  c0=$(cat "$tmp/ours")
   timeout -k 2 "$(awk -v s="$seconds" -v n="$sessions" 'BEGIN{print int(s + 30 + n / 200)}')" \
-    "$bin/$client" 127.0.0.1 "$port" "$threads" "$block" "$sessions" "$seconds" \
+    env "${envs[@]}" "$bin/$client" 127.0.0.1 "$port" "$threads" "$block" "$sessions" "$seconds" \
     >"$tmp/client.out" 2>"$tmp/client.err" || rc=$?
+  # The client is the only child reaped meanwhile: its CPU time.
+  our_seconds >"$tmp/ours"
+  client_cpu=$(awk -v a="$(cat "$tmp/ours")" -v b="$c0" 'BEGIN{printf "%.3f", a - b}')
   server_cpu_seconds
   stop_server
   our_seconds >"$tmp/ours"
@@ -214,6 +241,8 @@ run_one() {
   # Server CPU seconds per GiB the client read back (= what the server echoed).
   cpu_per_gib=$(awk -v cpu="$server_cpu" '$3 == "bytes" && $4 == "read" && $1 > 0 {
     if (cpu != "") printf "%.3f", cpu / ($1 / 1073741824) }' "$tmp/client.out")
+  client_cpu_per_gib=$(awk -v cpu="$client_cpu" '$3 == "bytes" && $4 == "read" && $1 > 0 {
+    printf "%.3f", cpu / ($1 / 1073741824) }' "$tmp/client.out")
 }
 
 # server_cpu_seconds: sets $server_cpu to the user + system time the server
@@ -244,10 +273,10 @@ echo "pingpong: $points points x ${#pairs[@]} pairs x $repeat repeats = $total_r
      "load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 runs_csv=$out/pingpong_runs.csv
-echo "threads,block,sessions,pair,server,client,repeat,mibs,status,others_cpu_pct,server_cpu_s_per_gib" >"$runs_csv"
+echo "threads,block,sessions,pair,server,client,env,repeat,mibs,status,others_cpu_pct,server_cpu_s_per_gib,client_cpu_s_per_gib" >"$runs_csv"
 csv=$out/pingpong.csv
-join_csv threads block sessions pair server client median_mibs ok_runs failed_runs \
-  max_others_cpu_pct median_server_cpu_s_per_gib >"$csv"
+join_csv threads block sessions pair server client env median_mibs ok_runs failed_runs \
+  max_others_cpu_pct median_server_cpu_s_per_gib median_client_cpu_s_per_gib >"$csv"
 : >"$tmp/others"
 done_runs=0 point=0
 t_start=$(now)
@@ -256,17 +285,18 @@ for threads in "${threads_arr[@]}"; do
     for sessions in "${sessions_arr[@]}"; do
       point=$((point + 1))
       for p in "${pairs[@]}"; do
-        : >"$tmp/vals.${p%% *}"; : >"$tmp/cpu.${p%% *}"; echo 0 >"$tmp/maxo.${p%% *}"
+        : >"$tmp/vals.${p%% *}"; : >"$tmp/cpu.${p%% *}"; : >"$tmp/ccpu.${p%% *}"
+        echo 0 >"$tmp/maxo.${p%% *}"
       done
       for ((r = 1; r <= repeat; r++)); do
         for p in "${pairs[@]}"; do
-          read -r label server client <<<"$p"
+          read -r label server client envs <<<"$p"
           # A run during which others took 20% of the CPUs or more is done
           # again (once, within the budget); the last one counts.
           for ((attempt = 0; ; attempt++)); do
             wait_quiet
             t_run=$(now)
-            run_one "$server" "$client" "$threads" "$block" "$sessions" && ok_run=1 || ok_run=0
+            run_one "$server" "$client" "$threads" "$block" "$sessions" "$envs" && ok_run=1 || ok_run=0
             [ "$others" -ge 20 ] && [ $attempt -lt 1 ] && budget_left || break
             waited=$(awk -v w="$waited" -v a="$(now)" -v b="$t_run" 'BEGIN{print w + a - b}')
             echo "pingpong: others used ${others}% of the CPUs during that run; running it again" >&2
@@ -275,29 +305,31 @@ for threads in "${threads_arr[@]}"; do
             mibs=$result
             echo "$mibs" >>"$tmp/vals.$label"
             [ -z "$cpu_per_gib" ] || echo "$cpu_per_gib" >>"$tmp/cpu.$label"
+            [ -z "$client_cpu_per_gib" ] || echo "$client_cpu_per_gib" >>"$tmp/ccpu.$label"
             status=ok shown="$mibs MiB/s"
           else
             mibs= status=failed shown="FAILED: $(cat "$tmp/why")"
           fi
-          echo "$threads,$block,$sessions,$label,$server,$client,$r,$mibs,$status,$others,$cpu_per_gib" >>"$runs_csv"
+          echo "$threads,$block,$sessions,$label,$server,$client,${envs//,/ },$r,$mibs,$status,$others,$cpu_per_gib,$client_cpu_per_gib" >>"$runs_csv"
           echo "$others" >>"$tmp/others"
           [ "$others" -le "$(cat "$tmp/maxo.$label")" ] || echo "$others" >"$tmp/maxo.$label"
           [ "$others" -lt 10 ] || shown+=", others used ${others}% CPU"
           done_runs=$((done_runs + 1))
           elapsed=$(fsub "$(now)" "$t_start")
           eta=$(awk -v e="$elapsed" -v d=$done_runs -v t=$total_runs 'BEGIN{print e / d * (t - d)}')
-          printf '[%3d/%d] point %d/%d threads=%s block=%s sessions=%s %-11s repeat %d: %s (left: %d runs, ~%s)\n' \
+          printf '[%3d/%d] point %d/%d threads=%s block=%s sessions=%s %-15s repeat %d: %s (left: %d runs, ~%s)\n' \
             $done_runs $total_runs $point $points "$threads" "$block" "$sessions" "$label" $r \
             "$shown" $((total_runs - done_runs)) "$(hms "$eta")" >&2
         done
       done
       for p in "${pairs[@]}"; do
-        read -r label server client <<<"$p"
+        read -r label server client envs <<<"$p"
         ok=$(wc -l <"$tmp/vals.$label")
         med=$(median <"$tmp/vals.$label")
         cpu=$(median3 <"$tmp/cpu.$label")
-        join_csv "$threads" "$block" "$sessions" "$label" "$server" "$client" "${med:-NA}" "$ok" \
-          $((repeat - ok)) "$(cat "$tmp/maxo.$label")" "${cpu:-NA}" >>"$csv"
+        ccpu=$(median3 <"$tmp/ccpu.$label")
+        join_csv "$threads" "$block" "$sessions" "$label" "$server" "$client" "${envs//,/ }" "${med:-NA}" \
+          "$ok" $((repeat - ok)) "$(cat "$tmp/maxo.$label")" "${cpu:-NA}" "${ccpu:-NA}" >>"$csv"
       done
     done
   done
@@ -310,19 +342,48 @@ others_note=$(sort -n "$tmp/others" | awk '{v[NR] = $1} END {
   if (max >= 10) printf "Other processes used %d%% of the CPUs in the median run and up to %d%% in one: these numbers are less reliable than on an idle machine.", med, max
   else printf "Other processes used at most %d%% of the CPUs during the runs.", max }')
 
-# The markdown table: one row per point, read from pingpong.csv by column name.
-awk -F, -v repeat="$repeat" -v seconds="$seconds" -v note="$others_note" "$csv_header"'
+# The markdown tables: one row per point, read from pingpong.csv by column name.
+awk -F, -v repeat="$repeat" -v seconds="$seconds" -v note="$others_note" -v busy="$busy_us" "$csv_header"'
   { key = $col["threads"] " " $col["block"] " " $col["sessions"]
     if (!(key in seen)) { seen[key] = 1; order[++n] = key }
     pair = $col["pair"]
     med[key, pair] = $col["median_mibs"]; failed[key, pair] = $col["failed_runs"]
-    cpu[key, pair] = $col["median_server_cpu_s_per_gib"] }
+    cpu[key, pair] = $col["median_server_cpu_s_per_gib"]
+    ccpu[key, pair] = $col["median_client_cpu_s_per_gib"] }
   function cell(k, l) {
     if (med[k, l] == "NA") return "FAILED"
     return med[k, l] (failed[k, l] > 0 ? " (" failed[k, l] " failed)" : "")
   }
+  function quotient(a, b) { return (a != "NA" && b != "NA" && b > 0) ? sprintf("%.2f", a / b) : "-" }
+  function num(x) { return x == "NA" || x == "" ? "-" : sprintf("%.2f", x) }
   END {
-    printf "Median of %d run(s) of %s s each, MiB/s (client-side bytes read / s). %s\n\n", repeat, seconds, note
+    printf "Pairs (each framework\047s own client and server). Median of %d run(s) of %s s each, MiB/s (client-side bytes read / s). %s\n\n", repeat, seconds, note
+    print "| threads | block | sessions | muon epoll | muon io_uring | muon io_uring busy " busy " us | asio epoll | asio io_uring | bare epoll | uring / best asio | busy / muon epoll | muon epoll / bare | muon epoll / asio epoll |"
+    print "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+    for (i = 1; i <= n; i++) {
+      k = order[i]; split(k, f, " ")
+      ba = med[k, "asio-pair"]
+      if (med[k, "asio-uring"] != "NA" && (ba == "NA" || med[k, "asio-uring"] + 0 > ba + 0)) ba = med[k, "asio-uring"]
+      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[3],
+             cell(k, "muon"), cell(k, "muon-uring"), cell(k, "muon-uring-busy"), cell(k, "asio-pair"),
+             cell(k, "asio-uring"), cell(k, "floor"), quotient(med[k, "muon-uring"], ba),
+             quotient(med[k, "muon-uring-busy"], med[k, "muon"]), quotient(med[k, "muon"], med[k, "floor"]),
+             quotient(med[k, "muon"], med[k, "asio-pair"])
+    }
+    print ""
+    print "CPU seconds per GiB echoed, client : server (median of the runs; the pairs above)."
+    print ""
+    print "| threads | block | sessions | muon epoll | muon io_uring | muon io_uring busy | asio epoll | asio io_uring | bare epoll |"
+    print "|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+    split("muon muon-uring muon-uring-busy asio-pair asio-uring floor", ps, " ")
+    for (i = 1; i <= n; i++) {
+      k = order[i]; split(k, f, " ")
+      printf "| %s | %s | %s", f[1], f[2], f[3]
+      for (j = 1; j <= 6; j++) printf " | %s : %s", num(ccpu[k, ps[j]]), num(cpu[k, ps[j]])
+      print " |"
+    }
+    print ""
+    printf "Same client (pingpong_client) against both servers, and muon\047s server with Asio\047s client; epoll.\n\n"
     print "| threads | block | sessions | muon | asio | muon/asio | muon server, asio client | server CPU s/GiB muon : asio |"
     print "|--:|--:|--:|--:|--:|--:|--:|--:|"
     for (i = 1; i <= n; i++) {
@@ -377,5 +438,32 @@ set key top left
 plot $plot
 EOF
   [ -f "$png" ] && echo "pingpong: wrote $png" >&2
+done
+# The pairs: one PNG per thread count and block size, a line per pair.
+for threads in "${threads_arr[@]}"; do
+  for block in "${blocks_arr[@]}"; do
+    prefix=$tmp/pairs.$threads.$block
+    awk -F, -v t="$threads" -v b="$block" -v prefix="$prefix" "$csv_header"'
+      $col["threads"] == t && $col["block"] == b && $col["median_mibs"] != "NA" {
+        print $col["sessions"], $col["median_mibs"] > (prefix "." $col["pair"] ".dat")
+      }' "$csv"
+    for f in "$prefix".*.dat; do [ -e "$f" ] && sort -n -o "$f" "$f"; done
+    png=$out/pingpong_pairs_threads${threads}_block$block.png
+    gnuplot 2>"$tmp/gnuplot.err" <<EOF || { echo "pingpong_bench: gnuplot failed for $png:" >&2; cat "$tmp/gnuplot.err" >&2; }
+set terminal pngcairo size 1000,500 font ',10'
+set output '$png'
+set termoption noenhanced
+set title 'pingpong pairs, $threads thread(s) per side, $block-byte blocks, median of $repeat x ${seconds}s (busy: ${busy_us} us)'
+set xlabel 'concurrent sessions'
+set ylabel 'MiB/s'
+set logscale x 10
+set yrange [0:*]
+set grid
+set key outside right top
+$(plot_lines "$prefix" muon:#1f77b4 muon-uring:#2ca02c muon-uring-busy:#17becf asio-pair:#d62728 \
+    asio-uring:#ff7f0e floor:#7f7f7f)
+EOF
+    [ -f "$png" ] && echo "pingpong: wrote $png" >&2
+  done
 done
 echo "pingpong: wrote $csv and $runs_csv" >&2

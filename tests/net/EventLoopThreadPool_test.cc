@@ -42,3 +42,19 @@ TEST(EventLoopThreadPool, ZeroThreadsUsesBaseLoop) {
   EXPECT_EQ(pool.getNextLoop(), &base);
   EXPECT_EQ(pool.getLoopForHash(99), &base);
 }
+
+// A server's I/O loops run on its base loop's engine and busy-poll setting,
+// whatever the environment says.
+TEST(EventLoopThreadPool, IoLoopsTakeTheBaseLoopsOptions) {
+  EventLoop::Options options;
+  options.engine = EventLoop::Engine::kPoll;
+  options.busyPollMicros = 7;
+  EventLoop base(options);
+  EventLoopThreadPool pool(&base, "options");
+  pool.setThreadNum(2);
+  pool.start(EventLoopThreadPool::ThreadInitCallback());
+  for (EventLoop* loop : pool.getAllLoops()) {
+    EXPECT_EQ(loop->engine(), EventLoop::Engine::kPoll);
+    EXPECT_EQ(loop->options().busyPollMicros, 7);
+  }
+}

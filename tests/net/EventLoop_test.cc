@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "EngineSupport.h"
 #include "NetTestUtil.h"
 #include "muon/base/CurrentThread.h"
 #include "muon/base/Logging.h"
@@ -28,6 +29,7 @@ using muon::net::EventLoopThread;
 using muon::net::test::Clock;
 using muon::net::test::runSync;
 using muon::net::test::waitFor;
+using muon::net::test::ScopedEnv;
 
 namespace {
 // Death tests match stderr; the log goes to stdout by default.
@@ -99,6 +101,9 @@ bool blockedInPoll(int tid) {
 #endif
 #ifdef SYS_poll
            static_cast<long>(SYS_poll),
+#endif
+#ifdef SYS_io_uring_enter
+           static_cast<long>(SYS_io_uring_enter),  // the io_uring engine waits in it
 #endif
            static_cast<long>(SYS_epoll_pwait), static_cast<long>(SYS_ppoll)}) {
     if (nr == pollCall) return true;
@@ -241,4 +246,144 @@ TEST(EventLoop, IdleLoopDoesNotSpin) {
   loop.loop();
   // One poll for the timer (maybe one more for a wake-up), not thousands.
   EXPECT_LE(loop.iteration(), 3);
+}
+
+// Busy polling, on each engine (the Options name it, whatever the
+// environment says).
+class BusyPoll : public ::testing::TestWithParam<EventLoop::Engine> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == EventLoop::Engine::kUring) {
+      std::string reason = muon::net::test::uringUnavailableReason();
+      if (!reason.empty()) GTEST_SKIP() << "io_uring unavailable: " << reason;
+    }
+  }
+  EventLoop::Options options(int busyPollMicros) const {
+    EventLoop::Options o;
+    o.engine = GetParam();
+    o.busyPollMicros = busyPollMicros;
+    return o;
+  }
+};
+
+namespace {
+// A loop running in its own thread. It is destroyed only when this object
+// is, so the test thread's calls (quit() included) never reach a dead loop.
+class LoopThread {
+ public:
+  explicit LoopThread(const EventLoop::Options& options)
+      : thread_([this, options] {
+          EventLoop loop(options);
+          made_.set_value(&loop);
+          loop.loop();
+          returned_ = true;
+          mayDestroy_.get_future().wait();
+        }),
+        loop_(made_.get_future().get()) {}
+  ~LoopThread() {
+    loop_->quit();
+    mayDestroy_.set_value();
+    thread_.join();
+  }
+  EventLoop* loop() const { return loop_; }
+  bool returned() const { return returned_.load(); }
+
+ private:
+  std::promise<EventLoop*> made_;
+  std::promise<void> mayDestroy_;
+  std::atomic<bool> returned_{false};
+  std::thread thread_;
+  EventLoop* const loop_;
+};
+}  // namespace
+
+// A loop inside its busy-poll window spins (polls without sleeping), and
+// quit() from another thread still stops it at once, long before the
+// window ends.
+TEST_P(BusyPoll, QuitFromAnotherThreadStopsASpinningLoop) {
+  LoopThread thread(options(60 * 1000 * 1000));  // a minute of spinning
+  EventLoop* loop = thread.loop();
+  EXPECT_EQ(loop->engine(), GetParam());
+  EXPECT_EQ(loop->options().busyPollMicros, 60 * 1000 * 1000);
+  runSync(loop, [] {});  // an event: the window opens
+  // Spinning: a thousand polls with no event at all (a sleeping loop would
+  // make none).
+  const int64_t before = loop->iteration();
+  EXPECT_TRUE(waitFor([&] { return loop->iteration() - before > 1000; }, std::chrono::seconds(5)))
+      << "not spinning";
+  loop->quit();
+  EXPECT_TRUE(waitFor([&] { return thread.returned(); }, std::chrono::milliseconds(500)))
+      << "loop() did not return within 500 ms of quit()";
+}
+
+// Timers fire on time while the loop spins: a spinning turn polls the
+// timerfd like a blocking one. (A loop that did not would be late by its
+// whole window, a minute here; the bound leaves room for a loaded machine.)
+TEST_P(BusyPoll, TimersFireOnTimeWhileSpinning) {
+  LoopThread thread(options(60 * 1000 * 1000));
+  EventLoop* loop = thread.loop();
+  runSync(loop, [] {});  // an event: the window opens
+  std::promise<Clock::time_point> fired;
+  const auto start = Clock::now();
+  loop->runAfter(0.05, [&] { fired.set_value(Clock::now()); });
+  const auto late = fired.get_future().get() - start - std::chrono::milliseconds(50);
+  EXPECT_GE(late.count(), 0);
+  EXPECT_LT(late, std::chrono::milliseconds(500));
+}
+
+// Once the window has passed without events the loop sleeps again: its
+// iteration count stands still.
+TEST_P(BusyPoll, TheLoopSleepsAfterTheWindow) {
+  LoopThread thread(options(30 * 1000));  // 30 ms
+  EventLoop* loop = thread.loop();
+  runSync(loop, [] {});  // the last event; its window ends 30 ms later
+  // A spinning loop polls thousands of times in 50 ms; a sleeping one not at
+  // all. (Polled rather than timed once: on a loaded machine the loop thread
+  // may be descheduled inside its window and finish it late.)
+  const bool settled = waitFor(
+      [&] {
+        const int64_t before = loop->iteration();
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        return loop->iteration() == before;
+      },
+      std::chrono::seconds(5));
+  EXPECT_TRUE(settled) << "the loop kept polling after its window";
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, BusyPoll,
+                         ::testing::Values(EventLoop::Engine::kEpoll, EventLoop::Engine::kPoll,
+                                           EventLoop::Engine::kUring),
+                         [](const ::testing::TestParamInfo<EventLoop::Engine>& p) {
+                           switch (p.param) {
+                             case EventLoop::Engine::kEpoll: return std::string("epoll");
+                             case EventLoop::Engine::kPoll: return std::string("poll");
+                             case EventLoop::Engine::kUring: return std::string("uring");
+                             default: return std::string("environment");
+                           }
+                         });
+
+// MUON_BUSY_POLL_US sets the default; an explicit option wins; junk is 0.
+TEST(BusyPoll, EnvironmentSetsTheDefault) {
+  {
+    ScopedEnv env("MUON_BUSY_POLL_US", "250");
+    EventLoop loop;
+    EXPECT_EQ(loop.options().busyPollMicros, 250);
+  }
+  {
+    ScopedEnv env("MUON_BUSY_POLL_US", "250");
+    EventLoop::Options o;
+    o.busyPollMicros = 0;
+    EventLoop loop(o);
+    EXPECT_EQ(loop.options().busyPollMicros, 0);
+  }
+  {
+    ScopedEnv env("MUON_BUSY_POLL_US", "lots");
+    EventLoop loop;
+    EXPECT_EQ(loop.options().busyPollMicros, 0);
+  }
+  {
+    ScopedEnv env("MUON_BUSY_POLL_US", nullptr);
+    EventLoop loop;
+    EXPECT_EQ(loop.options().busyPollMicros, 0);
+  }
 }
