@@ -13,7 +13,7 @@ help_text() {
 ./build.sh                 build Release into build/ (executables in build/bin/)
 ./build.sh test [WHICH]    build and run every test through ctest;
                            WHICH is plain, asan or tsan (default: all three)
-./build.sh bench [ARGS]    build and run the logging and pingpong benchmarks
+./build.sh bench [ARGS]    build and run the benchmarks: logging, logging matrix, pingpong
                            (ARGS: --quick, --only logging|matrix|pingpong, --seconds S,
                            --repeat R)
 ./build.sh profile [WHAT]  build with frame pointers into build-profile/ and record perf
