@@ -421,11 +421,8 @@ void AsyncLogging::threadFunc() {
 
     lock.lock();
     fileStats_ = fileStats;
-    for (Buffer* b : batch) recycle(b);
     if (idle) trimSpares();  // the burst is over: its spares go back
-
     batch.clear();
-    inFlight_ = 0;
     flushDone_ = flushTarget;
     producerCond_.notify_all();
     if (stopNow && queued_.empty()) break;
@@ -456,9 +453,6 @@ void AsyncLogging::writeLeftovers() {
   }
   if (batch.empty() && dropped.messages == 0) return;
   writeBatch(batch, dropped);
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (Buffer* b : batch) recycle(b);
-  inFlight_ = 0;
 }
 
 void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped) {
@@ -483,6 +477,12 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
     }
     output_.append(b->data, b->length(entrySize_));  // written at once: LogFile is unbuffered
     if (spool_) spool_->markFree(b->slot);
+    // Its room goes back now, not after the whole batch: producers waiting
+    // under kBlock refill while the rest of the batch is written.
+    std::lock_guard<std::mutex> lock(mutex_);
+    recycle(b);
+    --inFlight_;
+    producerCond_.notify_all();
   }
   output_.flush();
 }

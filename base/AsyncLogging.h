@@ -174,6 +174,8 @@ class AsyncLogging {
   // Retires the current buffer if it holds anything, moves the queue into
   // `batch` and takes the drop counts not yet reported. mutex_ held.
   Dropped takeBatch(std::vector<Buffer*>& batch);
+  // Writes the batch, recycling each buffer (mutex_ taken briefly) as soon
+  // as it is written. Backend thread, or the destructor once it is gone.
   void writeBatch(const std::vector<Buffer*>& batch, Dropped dropped);
   // After the backend is gone: writes what is left, in the calling thread.
   void writeLeftovers();
