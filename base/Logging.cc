@@ -72,14 +72,17 @@ std::atomic<unsigned> g_timeZoneGeneration{0};
 // Per-thread cache of the line's prefix up to the level,
 //   "20261121 08:15:02.______Z  4321 "
 // rebuilt when the second or the zone changes; a line then copies it whole
-// and writes only the six microsecond digits. The thread id is in it, so a
-// forked child drops its copy (the child's thread has a new id).
+// and writes only the six microsecond digits. With the default clock the
+// cache also holds TscClock's window on the current second, so that a line
+// finds its microsecond from the counter alone. The thread id is in the
+// prefix, so a forked child drops its copy (the child's thread has a new id).
 struct PrefixCache {
+  TscClock::SecondWindow window;  // empty unless the clock is TscClock::now
   int64_t second = INT64_MIN;
   unsigned generation = ~0u;
   size_t length = 0;
   uint64_t builds = 0;  // for detail::dateTimeFormatsInThisThread
-  char text[kPrefixCapacity];
+  char text[kPrefixCapacity] = {};
 };
 thread_local PrefixCache t_prefix;
 
@@ -88,6 +91,26 @@ constexpr size_t kMicroOffset = 18;  // "20261121 08:15:02." is 18 chars
 void write2(char* p, int v) {
   p[0] = static_cast<char>('0' + v / 10);
   p[1] = static_cast<char>('0' + v % 10);
+}
+
+// "000102...99": two digits at a time for the microseconds of every line.
+struct DigitPairs {
+  char text[200];
+  constexpr DigitPairs() : text() {
+    for (int i = 0; i < 100; ++i) {
+      text[2 * i] = static_cast<char>('0' + i / 10);
+      text[2 * i + 1] = static_cast<char>('0' + i % 10);
+    }
+  }
+};
+constexpr DigitPairs kDigitPairs;
+
+// Writes 0 <= micro < 10^6 as six digits.
+void writeMicro(char* p, int micro) {
+  const auto m = static_cast<unsigned>(micro);
+  std::memcpy(p, kDigitPairs.text + 2 * (m / 10000), 2);
+  std::memcpy(p + 2, kDigitPairs.text + 2 * (m / 100 % 100), 2);
+  std::memcpy(p + 4, kDigitPairs.text + 2 * (m % 100), 2);
 }
 
 void rebuildPrefix(int64_t second, unsigned generation) {
@@ -136,6 +159,7 @@ void unlockZoneInParent() { g_timeZoneMutex.unlock(); }
 void unlockZoneAndForgetPrefixInChild() {
   g_timeZoneMutex.unlock();
   t_prefix.second = INT64_MIN;
+  t_prefix.window = TscClock::SecondWindow();
 }
 struct AtForkRegistration {
   AtForkRegistration() {
@@ -189,24 +213,50 @@ Logger::Logger(const detail::LogSite& site, bool toAbort)
   formatHeader(level_);
 }
 
-void Logger::formatHeader(LogLevel level) {
-  Timestamp now = g_clock.load(std::memory_order_relaxed)();
+namespace {
+
+// The microsecond of a line whose time the window did not cover: reads the
+// clock (renewing the window when it is TscClock's) and rebuilds the prefix
+// if the second or the zone changed.
+__attribute__((noinline)) int refreshPrefix(Logger::ClockFunc clock, unsigned generation) {
+  Timestamp now;
+  if (clock == &TscClock::now) {
+    now = TscClock::nowAndWindow(&t_prefix.window);
+  } else {
+    t_prefix.window = TscClock::SecondWindow();
+    now = clock();
+  }
   int64_t second = now.secondsSinceEpoch();
-  int micro = now.microSecondsInSecond();
-  unsigned generation = g_timeZoneGeneration.load(std::memory_order_acquire);
   if (second != t_prefix.second || generation != t_prefix.generation) {
     rebuildPrefix(second, generation);
+  }
+  return now.microSecondsInSecond();
+}
+
+}  // namespace
+
+void Logger::formatHeader(LogLevel level) {
+  // The common case reads the counter and finds it in this thread's window
+  // on the prefix's second: no shared state but two read-mostly words.
+  const ClockFunc clock = g_clock.load(std::memory_order_relaxed);
+  const unsigned generation = g_timeZoneGeneration.load(std::memory_order_acquire);
+  PrefixCache& cache = t_prefix;
+  int micro;
+  uint64_t count;
+  if (__builtin_expect(clock == &TscClock::now, 1) &&
+      cache.window.covers(count = TscClock::readCounter()) && generation == cache.generation) {
+    micro = cache.window.microAt(count);
+  } else {
+    micro = refreshPrefix(clock, generation);
   }
 
   // Fixed-size copies into the empty 4000-byte buffer; only `length` and
   // kLevelNameLength bytes of them count.
   LogStream::Buffer& buf = stream_.buffer();
   char* p = buf.current();
-  std::memcpy(p, t_prefix.text, kPrefixCapacity);
-  write2(p + kMicroOffset, micro / 10000);
-  write2(p + kMicroOffset + 2, micro / 100 % 100);
-  write2(p + kMicroOffset + 4, micro % 100);
-  p += t_prefix.length;
+  std::memcpy(p, cache.text, kPrefixCapacity);
+  writeMicro(p + kMicroOffset, micro);
+  p += cache.length;
   std::memcpy(p, kLevelNames[level], sizeof kLevelNames[level]);
   p += kLevelNameLength;
   buf.add(static_cast<size_t>(p - buf.current()));
@@ -221,7 +271,14 @@ void Logger::finish() {
   // every line ends in '\n'.
   LogStream::Buffer& buf = stream_.buffer();
   const detail::SourceLocation& where = site_.where;
-  size_t n = where.length;
+  const size_t n = where.length;
+  if (__builtin_expect(buf.avail() >= sizeof where.trailer, 1)) {
+    // The whole array in one fixed-size copy (a few vector moves, no call);
+    // only its first n bytes count.
+    std::memcpy(buf.current(), where.trailer, sizeof where.trailer);
+    buf.add(n);
+    return;
+  }
   if (buf.avail() < n) buf.unwind(n - buf.avail());
   buf.append(where.trailer, n);
 }
@@ -235,7 +292,16 @@ Logger::~Logger() {
     return;
   }
   const LogStream::Buffer& buf = stream_.buffer();
-  g_output.load(std::memory_order_relaxed)(buf.data(), buf.length());
+  OutputFunc output = g_output.load(std::memory_order_relaxed);
+  if (output == &sinkOutput) {
+    // An attached sink, called directly rather than through sinkOutput.
+    const detail::SinkRef* ref = g_sink.load(std::memory_order_acquire);
+    if (ref) {
+      ref->append(ref->sink, buf.data(), buf.length());
+      return;
+    }
+  }
+  output(buf.data(), buf.length());
 }
 
 void Logger::writeRare() {

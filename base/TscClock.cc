@@ -12,6 +12,8 @@
 
 namespace muon {
 
+std::atomic<uint32_t> detail::g_tscCalibration{0};
+
 namespace {
 
 constexpr uint64_t kNanosPerSecond = 1000 * 1000 * 1000;
@@ -65,14 +67,15 @@ void samplePair(uint64_t* tsc, uint64_t* ns) {
 }
 
 // The conversion tsc -> ns: ns = baseNs + ((tsc - baseTsc) * scale) >> 32.
-// Published under a sequence lock: readers never wait, and retry in the rare
-// case a calibration ran while they read. The fields are stored with release
+// Published under a sequence lock (detail::g_tscCalibration, which
+// SecondWindow also reads to notice a new calibration): readers never wait,
+// and retry in the rare case a calibration ran while they read. The fields are stored with release
 // and loaded with acquire instead of relaxed plus fences: the same order
 // (the odd sequence is seen before any new field; the second look at the
 // sequence comes after every field is read), plain moves on x86, and
 // ThreadSanitizer understands it (it does not model fences).
 struct Calibration {
-  std::atomic<uint32_t> sequence{0};
+  std::atomic<uint32_t>& sequence = detail::g_tscCalibration;
   std::atomic<uint64_t> baseTsc{0};
   std::atomic<uint64_t> baseNs{0};
   std::atomic<uint64_t> scale{0};  // ns per tick, 32.32 fixed point
@@ -162,34 +165,78 @@ bool tryCalibrate() {
 
 Timestamp fromNanos(uint64_t ns) { return Timestamp(static_cast<int64_t>(ns / 1000)); }
 
-}  // namespace
+// One consistent read of the calibration.
+struct Snapshot {
+  uint32_t sequence;
+  uint64_t baseTsc, baseNs, scale, resyncTsc;
+};
+Snapshot readCalibration() {
+  Calibration& cal = g_state.cal;
+  Snapshot s;
+  for (;;) {
+    s.sequence = cal.sequence.load(std::memory_order_acquire);
+    s.baseTsc = cal.baseTsc.load(std::memory_order_acquire);
+    s.baseNs = cal.baseNs.load(std::memory_order_acquire);
+    s.scale = cal.scale.load(std::memory_order_acquire);
+    s.resyncTsc = cal.resyncTsc.load(std::memory_order_acquire);
+    if ((s.sequence & 1) == 0 && cal.sequence.load(std::memory_order_relaxed) == s.sequence) return s;
+  }
+}
 
-Timestamp TscClock::now() {
+// The time in nanoseconds, from the counter once it is in use (with `*snap`
+// the calibration it was converted with and `*tsc` the reading), from
+// CLOCK_REALTIME otherwise (then *tsc is 0).
+uint64_t nowNanos(Snapshot* snap, uint64_t* tsc) {
+  *tsc = 0;
   Mode mode = g_state.mode.load(std::memory_order_acquire);
   if (mode != Mode::kTsc) {
     uint64_t ns = realtimeNanos();
     if (mode == Mode::kWarmup && ns - g_state.anchorNs >= kWarmupNanos && tryCalibrate()) {
       g_state.mode.store(Mode::kTsc, std::memory_order_release);
     }
-    return fromNanos(ns);
+    return ns;
   }
-
-  Calibration& cal = g_state.cal;
-  uint64_t tsc = readTsc();
-  uint64_t baseTsc, baseNs, scale, resyncTsc;
-  for (;;) {
-    uint32_t seq = cal.sequence.load(std::memory_order_acquire);
-    baseTsc = cal.baseTsc.load(std::memory_order_acquire);
-    baseNs = cal.baseNs.load(std::memory_order_acquire);
-    scale = cal.scale.load(std::memory_order_acquire);
-    resyncTsc = cal.resyncTsc.load(std::memory_order_acquire);
-    if ((seq & 1) == 0 && cal.sequence.load(std::memory_order_relaxed) == seq) break;
-  }
-  if (static_cast<int64_t>(tsc - resyncTsc) > 0 && tryCalibrate()) {
+  uint64_t t = readTsc();
+  *snap = readCalibration();
+  if (static_cast<int64_t>(t - snap->resyncTsc) > 0 && tryCalibrate()) {
     // Read the fresh calibration rather than extrapolate the old one.
-    return fromNanos(realtimeNanos());
+    return realtimeNanos();
   }
-  return fromNanos(convert(tsc, baseTsc, baseNs, scale));
+  *tsc = t;
+  return convert(t, snap->baseTsc, snap->baseNs, snap->scale);
+}
+
+}  // namespace
+
+Timestamp TscClock::now() {
+  Snapshot snap;
+  uint64_t tsc;
+  return fromNanos(nowNanos(&snap, &tsc));
+}
+
+Timestamp TscClock::nowAndWindow(SecondWindow* window) {
+  *window = SecondWindow();
+  Snapshot snap;
+  uint64_t tsc;
+  uint64_t ns = nowNanos(&snap, &tsc);
+  // Not from the counter, or a calibration is due: no window this time.
+  if (tsc == 0 || static_cast<int64_t>(tsc - snap.resyncTsc) >= 0) return fromNanos(ns);
+  // Microseconds per count, 0.64 fixed point, from nanoseconds per count in
+  // 32.32; a counter slower than 1 kHz gets no window.
+  unsigned __int128 perCount = (static_cast<unsigned __int128>(snap.scale) << 32) / 1000;
+  if (perCount == 0 || perCount >> 64 != 0) return fromNanos(ns);
+  constexpr uint64_t kMicrosPerSecond = 1000 * 1000;
+  unsigned __int128 beginMicro = (static_cast<unsigned __int128>(ns % kNanosPerSecond) << 64) / 1000;
+  unsigned __int128 toSecondEnd =
+      ((static_cast<unsigned __int128>(kMicrosPerSecond) << 64) - beginMicro) / perCount;
+  uint64_t toResync = snap.resyncTsc - tsc;
+  window->beginCount = tsc;
+  window->spanCounts = toSecondEnd < toResync ? static_cast<uint64_t>(toSecondEnd) : toResync;
+  window->beginMicro = beginMicro;
+  window->microsPerCount = static_cast<uint64_t>(perCount);
+  window->second = static_cast<int64_t>(ns / kNanosPerSecond);
+  window->calibration = snap.sequence;
+  return Timestamp(window->second * static_cast<int64_t>(kMicrosPerSecond) + window->microAt(tsc));
 }
 
 bool TscClock::usingTsc() { return g_state.mode.load(std::memory_order_acquire) == Mode::kTsc; }

@@ -14,11 +14,21 @@
 // on x86-64; otherwise now() is Timestamp::now(). Any thread may call now().
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "muon/base/Timestamp.h"
 
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
 namespace muon {
+
+namespace detail {
+// Changes whenever TscClock publishes a new calibration (TscClock.cc).
+extern std::atomic<uint32_t> g_tscCalibration;
+}  // namespace detail
 
 class TscClock {
  public:
@@ -39,6 +49,44 @@ class TscClock {
   static constexpr int kWarmupMs = 20;
   static uint64_t counts();
   static double nanosPerCount();
+
+  // For callers that stamp many events from one thread (Logger's lines): a
+  // span of counter readings that all fall in one wall-clock second, inside
+  // which the microsecond is one multiply away, with no shared state read
+  // but the calibration's generation. A window ends at the end of its
+  // second, at the next calibration due (so the clock keeps following
+  // CLOCK_REALTIME) and when any thread publishes a new calibration. Each
+  // thread keeps its own; it is a plain value.
+  struct SecondWindow {
+    uint64_t beginCount = 0;
+    uint64_t spanCounts = 0;  // 0: an empty window, which covers nothing
+    unsigned __int128 beginMicro = 0;  // microseconds into `second` at beginCount, 64 fraction bits
+    uint64_t microsPerCount = 0;       // 0.64 fixed point
+    int64_t second = 0;                // since the epoch
+    uint32_t calibration = 0;
+
+    bool covers(uint64_t count) const {
+      return count - beginCount < spanCounts &&
+             calibration == detail::g_tscCalibration.load(std::memory_order_relaxed);
+    }
+    // The microsecond within `second` of a count the window covers: 0..999999.
+    int microAt(uint64_t count) const {
+      unsigned __int128 micro = beginMicro + static_cast<unsigned __int128>(count - beginCount) * microsPerCount;
+      return static_cast<int>(static_cast<uint64_t>(micro >> 64));
+    }
+  };
+  // now(), and `*window` made the window around it (empty while now() does
+  // not read the counter, or while a calibration is due and another thread
+  // is making it).
+  static Timestamp nowAndWindow(SecondWindow* window);
+  // The raw counter, to look up in a window (0 where there is none).
+  static uint64_t readCounter() {
+#if defined(__x86_64__)
+    return __rdtsc();
+#else
+    return 0;
+#endif
+  }
 };
 
 }  // namespace muon

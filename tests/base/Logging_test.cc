@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -833,15 +834,13 @@ void pipeOutput(const char* msg, size_t len) {
   (void)n;
 }
 
-// The tid is cached per thread; a forked child is a new thread and must not
-// print its parent's cached id.
-TEST_F(LoggingTest, ForkedChildLogsItsOwnTid) {
-  LOG_INFO << "parent";  // makes sure the parent's tid is cached
-  const int parentTid = gettid();
+// Forks a child that logs one line "child" through a pipe; returns that
+// line, and whether CurrentThread::tid() in the child was its pid.
+std::string lineOfAForkedChild(pid_t* childPid, bool* childTidIsItsPid) {
   int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
+  if (::pipe(fds) != 0) return "pipe failed";
   const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
+  if (pid < 0) return "fork failed";
   if (pid == 0) {
     ::close(fds[0]);
     g_childPipe = fds[1];
@@ -856,14 +855,81 @@ TEST_F(LoggingTest, ForkedChildLogsItsOwnTid) {
   while ((n = ::read(fds[0], buf, sizeof buf)) > 0) child.append(buf, static_cast<size_t>(n));
   ::close(fds[0]);
   int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "CurrentThread::tid() in the child is not its pid";
+  *childPid = pid;
+  *childTidIsItsPid = ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return child;
+}
+
+// The tid is cached per thread; a forked child is a new thread and must not
+// print its parent's cached id.
+TEST_F(LoggingTest, ForkedChildLogsItsOwnTid) {
+  LOG_INFO << "parent";  // makes sure the parent's tid is cached
+  const int parentTid = gettid();
+  pid_t pid = 0;
+  bool tidIsPid = false;
+  const std::string child = lineOfAForkedChild(&pid, &tidIsPid);
+  EXPECT_TRUE(tidIsPid) << "CurrentThread::tid() in the child is not its pid";
   EXPECT_EQ(child.substr(26, tidField(pid).size()), tidField(pid)) << child;
   EXPECT_NE(child.find("INFO  child"), std::string::npos) << child;
   // And the parent keeps its own.
   LOG_INFO << "parent again";
   EXPECT_EQ(lastLine().substr(26, tidField(parentTid).size()), tidField(parentTid));
+}
+
+// The same with the default clock, whose lines in a second the thread has
+// already logged in skip the clock call: the child's first line still
+// carries its own id.
+TEST_F(LoggingTest, ForkedChildLogsItsOwnTidWithTheDefaultClock) {
+  Logger::setClock(nullptr);
+  LOG_INFO << "parent";
+  LOG_INFO << "parent";
+  pid_t pid = 0;
+  bool tidIsPid = false;
+  const std::string child = lineOfAForkedChild(&pid, &tidIsPid);
+  EXPECT_TRUE(tidIsPid);
+  EXPECT_EQ(child.substr(26, tidField(pid).size()), tidField(pid)) << child;
+}
+
+// ---- the default clock ---------------------------------------------------------
+
+// Microseconds since the epoch of a UTC line's date-time.
+int64_t lineMicros(const std::string& line) {
+  struct tm tm = {};
+  if (::strptime(line.substr(0, 17).c_str(), "%Y%m%d %H:%M:%S", &tm) == nullptr) return -1;
+  return static_cast<int64_t>(::timegm(&tm)) * 1000000 + std::stoll(line.substr(18, 6));
+}
+
+std::string g_lastLine;
+void keepLastLine(const char* msg, size_t len) { g_lastLine.assign(msg, len); }
+
+// With the default clock (TscClock), each line's time lies between
+// clock_gettime readings taken around its statement, give or take
+// TscClock's tolerance: across a second boundary (the cached prefix and the
+// microseconds change together) and several calibrations.
+TEST_F(LoggingTest, DefaultClockLinesCarryTheWallClockTime) {
+  Logger::setClock(nullptr);
+  Logger::setOutput(&keepLastLine);
+  constexpr int64_t kToleranceUs = 50;
+  while (Timestamp::now().microSecondsSinceEpoch() % 1000000 < 800000) {
+  }
+  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  int64_t worst = 0;
+  long count = 0;
+  std::string worstLine;
+  while (std::chrono::steady_clock::now() < end) {
+    int64_t before = Timestamp::now().microSecondsSinceEpoch();
+    LOG_INFO << "x";
+    int64_t after = Timestamp::now().microSecondsSinceEpoch();
+    int64_t t = lineMicros(g_lastLine);
+    int64_t error = t < before ? before - t : (t > after ? t - after : 0);
+    if (error > worst) {
+      worst = error;
+      worstLine = g_lastLine;
+    }
+    ++count;
+  }
+  EXPECT_GT(count, 1000);
+  EXPECT_LE(worst, kToleranceUs) << worstLine;
 }
 
 }  // namespace

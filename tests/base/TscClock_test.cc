@@ -71,4 +71,66 @@ TEST(TscClockTest, CountsMeasureIntervalsInNanoseconds) {
   }
 }
 
+void pastWarmup() {
+  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(2 * TscClock::kWarmupMs);
+  while (std::chrono::steady_clock::now() < end) TscClock::now();
+}
+
+// A window's readings must agree with the wall clock as now() does, and
+// never name a microsecond outside their second. Run across a second
+// boundary (a window that outlived its second would read 1000000 or more
+// there) and several calibrations, renewing the window whenever it stops
+// covering the counter.
+TEST(TscClockWindowTest, ReadingsAgreeWithTheWallClock) {
+  pastWarmup();
+  if (!TscClock::usingTsc()) GTEST_SKIP() << "the kernel's clock source is not the TSC: no windows";
+  constexpr int64_t kToleranceUs = 50;
+  // Start 100 ms before a second ends, so the run crosses it.
+  while (Timestamp::now().microSecondsSinceEpoch() % 1000000 < 900000) {
+  }
+  auto end = std::chrono::steady_clock::now() +
+             std::chrono::milliseconds(3 * TscClock::kResyncIntervalMs);
+  TscClock::SecondWindow window;
+  int64_t worst = 0;
+  long covered = 0, renewed = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    int64_t before = Timestamp::now().microSecondsSinceEpoch();
+    uint64_t count = TscClock::readCounter();
+    int64_t t;
+    if (window.covers(count)) {
+      int micro = window.microAt(count);
+      ASSERT_GE(micro, 0);
+      ASSERT_LT(micro, 1000000);
+      t = window.second * 1000000 + micro;
+      ++covered;
+    } else {
+      t = TscClock::nowAndWindow(&window).microSecondsSinceEpoch();
+      ++renewed;
+    }
+    int64_t after = Timestamp::now().microSecondsSinceEpoch();
+    int64_t error = t < before ? before - t : (t > after ? t - after : 0);
+    if (error > worst) worst = error;
+  }
+  EXPECT_GT(covered, 1000);
+  EXPECT_GE(renewed, 3);  // at least the second boundary and two calibrations
+  EXPECT_LE(worst, kToleranceUs);
+}
+
+// When any thread publishes a new calibration, older windows cover nothing.
+TEST(TscClockWindowTest, ANewCalibrationEndsEveryWindow) {
+  pastWarmup();
+  if (!TscClock::usingTsc()) GTEST_SKIP() << "the kernel's clock source is not the TSC: no windows";
+  TscClock::SecondWindow window;
+  while (window.spanCounts == 0) TscClock::nowAndWindow(&window);
+  ASSERT_TRUE(window.covers(window.beginCount));
+  // now() makes the next calibration once it is due (kResyncIntervalMs at most).
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (muon::detail::g_tscCalibration.load() == window.calibration &&
+         std::chrono::steady_clock::now() < deadline) {
+    TscClock::now();
+  }
+  ASSERT_NE(muon::detail::g_tscCalibration.load(), window.calibration);
+  EXPECT_FALSE(window.covers(window.beginCount));
+}
+
 }  // namespace
