@@ -37,49 +37,42 @@ void LogStream::appendEscaped(const char* data, size_t len) {
 namespace detail {
 
 namespace {
-// "00" "01" ... "99": two digits per table look-up halves the divisions.
-constexpr char kDigitPairs[201] =
-    "00010203040506070809"
-    "10111213141516171819"
-    "20212223242526272829"
-    "30313233343536373839"
-    "40414243444546474849"
-    "50515253545556575859"
-    "60616263646566676869"
-    "70717273747576777879"
-    "80818283848586878889"
-    "90919293949596979899";
-
-// Writes v backwards ending at `end`; returns the first char written.
-char* writeDigitsBackward(char* end, unsigned long long v) {
-  char* p = end;
-  while (v >= 100) {
-    unsigned idx = static_cast<unsigned>(v % 100) * 2;
-    v /= 100;
-    *--p = kDigitPairs[idx + 1];
-    *--p = kDigitPairs[idx];
+// Writes v backwards ending at `end`, two digits per table look-up, in
+// 32-bit arithmetic once the value fits (cheaper divisions by 100).
+void writeDigitsBackward(char* end, unsigned long long v) {
+  while (v > UINT32_MAX) {
+    const unsigned long long q = v / 100;
+    end -= 2;
+    writeTwoDigits(end, static_cast<unsigned>(v - q * 100));
+    v = q;
   }
-  if (v >= 10) {
-    unsigned idx = static_cast<unsigned>(v) * 2;
-    *--p = kDigitPairs[idx + 1];
-    *--p = kDigitPairs[idx];
+  auto w = static_cast<uint32_t>(v);
+  while (w >= 100) {
+    const uint32_t q = w / 100;
+    end -= 2;
+    writeTwoDigits(end, w - q * 100);
+    w = q;
+  }
+  if (w >= 10) {
+    writeTwoDigits(end - 2, w);
   } else {
-    *--p = static_cast<char>('0' + v);
+    end[-1] = static_cast<char>('0' + w);
   }
-  return p;
 }
 
-// Decimal digits in v (1 for 0).
+// Decimal digits in v (1 for 0), from its bit length: log10(2) is about
+// 1233/4096, which gives the count or one more; one compare decides.
 size_t countDigits(unsigned long long v) {
-  size_t n = 1;
-  for (;;) {
-    if (v < 10) return n;
-    if (v < 100) return n + 1;
-    if (v < 1000) return n + 2;
-    if (v < 10000) return n + 3;
-    v /= 10000;
-    n += 4;
-  }
+  static constexpr unsigned long long kPowersOf10[20] = {
+      1ull,          10ull,          100ull,          1000ull,          10000ull,
+      100000ull,     1000000ull,     10000000ull,     100000000ull,     1000000000ull,
+      10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull, 100000000000000ull,
+      1000000000000000ull, 10000000000000000ull, 100000000000000000ull, 1000000000000000000ull,
+      10000000000000000000ull};
+  const unsigned long long x = v | 1;  // 0 has one digit, as 1 does
+  const unsigned bits = 64 - static_cast<unsigned>(__builtin_clzll(x));
+  const unsigned t = bits * 1233 >> 12;
+  return t + (x >= kPowersOf10[t] ? 1 : 0);
 }
 
 // Counting first lets the digits go straight to their place: no scratch

@@ -29,6 +29,21 @@
 namespace muon {
 namespace detail {
 
+// "00" "01" ... "99": two decimal digits per look-up.
+inline constexpr char kDigitPairs[201] =
+    "00010203040506070809"
+    "10111213141516171819"
+    "20212223242526272829"
+    "30313233343536373839"
+    "40414243444546474849"
+    "50515253545556575859"
+    "60616263646566676869"
+    "70717273747576777879"
+    "80818283848586878889"
+    "90919293949596979899";
+// Writes 0 <= v < 100 as two digits at p.
+inline void writeTwoDigits(char* p, unsigned v) { std::memcpy(p, kDigitPairs + 2 * v, 2); }
+
 // Converts v to decimal at buf, returns the number of chars (no '\0').
 // buf must have room for 20 chars (21 for a negative value).
 size_t convertDecimal(char* buf, long long v);

@@ -88,29 +88,15 @@ thread_local PrefixCache t_prefix;
 
 constexpr size_t kMicroOffset = 18;  // "20261121 08:15:02." is 18 chars
 
-void write2(char* p, int v) {
-  p[0] = static_cast<char>('0' + v / 10);
-  p[1] = static_cast<char>('0' + v % 10);
-}
-
-// "000102...99": two digits at a time for the microseconds of every line.
-struct DigitPairs {
-  char text[200];
-  constexpr DigitPairs() : text() {
-    for (int i = 0; i < 100; ++i) {
-      text[2 * i] = static_cast<char>('0' + i / 10);
-      text[2 * i + 1] = static_cast<char>('0' + i % 10);
-    }
-  }
-};
-constexpr DigitPairs kDigitPairs;
+// The fields of a date-time, each 0..99.
+void write2(char* p, int v) { detail::writeTwoDigits(p, static_cast<unsigned>(v)); }
 
 // Writes 0 <= micro < 10^6 as six digits.
 void writeMicro(char* p, int micro) {
   const auto m = static_cast<unsigned>(micro);
-  std::memcpy(p, kDigitPairs.text + 2 * (m / 10000), 2);
-  std::memcpy(p + 2, kDigitPairs.text + 2 * (m / 100 % 100), 2);
-  std::memcpy(p + 4, kDigitPairs.text + 2 * (m % 100), 2);
+  detail::writeTwoDigits(p, m / 10000);
+  detail::writeTwoDigits(p + 2, m / 100 % 100);
+  detail::writeTwoDigits(p + 4, m % 100);
 }
 
 void rebuildPrefix(int64_t second, unsigned generation) {

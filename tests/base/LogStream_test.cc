@@ -75,8 +75,8 @@ std::string toStdString(T v) {
   return std::to_string(static_cast<unsigned long long>(v));
 }
 
-// min, max, 0, -1, their neighbours, and 10^k - 1, 10^k, 10^k + 1 (and
-// their negatives): the values where a digit count changes.
+// min, max, 0, -1, their neighbours, 10^k - 1, 10^k, 10^k + 1 (and their
+// negatives): the values where a digit count changes; and powers of two.
 template <typename T>
 std::vector<T> edgeValues() {
   using L = std::numeric_limits<T>;
@@ -92,6 +92,13 @@ std::vector<T> edgeValues() {
       v.push_back(static_cast<T>(-static_cast<long long>(p + 1)));
     }
     if (p > static_cast<unsigned long long>(L::max()) / 10) break;
+  }
+  // 2^k - 1 and 2^k: where the bit length changes (the digit count is
+  // estimated from it) and, at 2^32, where the conversion narrows to 32 bits.
+  for (int k = 1; k < L::digits; ++k) {
+    const unsigned long long p = 1ull << k;
+    v.push_back(static_cast<T>(p - 1));
+    v.push_back(static_cast<T>(p));
   }
   return v;
 }
