@@ -164,16 +164,28 @@ std::string AsyncLogging::spoolPath() const { return spool_ ? spool_->path() : s
 
 void AsyncLogging::append(const char* logline, size_t len) {
   if (len == 0) return;
-  if (len > kBufferSize - entrySize_) len = kBufferSize - entrySize_;
+  // One body, instantiated for each mode, so that the plain mode's path
+  // carries none of the crash-safe index's arithmetic.
+  if (entrySize_ == 0) {
+    appendTo<false>(logline, len);
+  } else {
+    appendTo<true>(logline, len);
+  }
+}
+
+template <bool kIndexed>
+void AsyncLogging::appendTo(const char* logline, size_t len) {
+  const uint64_t entrySize = kIndexed ? entrySize_ : 0;
+  if (len > kBufferSize - entrySize) len = kBufferSize - entrySize;
   // acquire: pairs with the release that published the buffer's slot.
-  uint64_t word = reserve_.fetch_add(len + messageUnit_, std::memory_order_acquire);
+  uint64_t word = reserve_.fetch_add(len + (kIndexed ? messageUnit_ : 0), std::memory_order_acquire);
   Buffer* b = slots_[word >> kSlotShift];
   uint64_t offset = bytesOf(word);
-  uint64_t n = messagesOf(word);  // 0 unless crash-safe
+  uint64_t n = kIndexed ? messagesOf(word) : 0;
   // The line from the front, message n's index entry (if any) from the back.
-  if (offset + len + (n + 1) * entrySize_ <= kBufferSize) {
+  if (offset + len + (n + 1) * entrySize <= kBufferSize) {
     std::memcpy(b->data + offset, logline, len);
-    if (entrySize_ != 0) LogSpool::record(b->data, kBufferSize, b->seal, n, offset, len);
+    if (kIndexed) LogSpool::record(b->data, kBufferSize, b->seal, n, offset, len);
     b->committed.fetch_add(len + (uint64_t{1} << kCommitMessageShift), std::memory_order_release);
     return;
   }

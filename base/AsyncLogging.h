@@ -146,6 +146,9 @@ class AsyncLogging {
   };
 
   void threadFunc();
+  // append() in the plain mode (false) or the crash-safe mode (true).
+  template <bool kIndexed>
+  void appendTo(const char* logline, size_t len);
   void appendSlow(Buffer* full, uint64_t word, const char* logline, size_t len);
   // Whether the current buffer has been filled past its end. mutex_ held.
   bool currentIsFull() const;
