@@ -165,12 +165,13 @@ bool tryCalibrate() {
 
 Timestamp fromNanos(uint64_t ns) { return Timestamp(static_cast<int64_t>(ns / 1000)); }
 
-// One consistent read of the calibration.
+// One consistent read of the calibration. (This and nowNanos are forced
+// inline: they are the whole of now(), which LOG_EVERY_T calls per statement.)
 struct Snapshot {
   uint32_t sequence;
   uint64_t baseTsc, baseNs, scale, resyncTsc;
 };
-Snapshot readCalibration() {
+inline __attribute__((always_inline)) Snapshot readCalibration() {
   Calibration& cal = g_state.cal;
   Snapshot s;
   for (;;) {
@@ -186,7 +187,7 @@ Snapshot readCalibration() {
 // The time in nanoseconds, from the counter once it is in use (with `*snap`
 // the calibration it was converted with and `*tsc` the reading), from
 // CLOCK_REALTIME otherwise (then *tsc is 0).
-uint64_t nowNanos(Snapshot* snap, uint64_t* tsc) {
+inline __attribute__((always_inline)) uint64_t nowNanos(Snapshot* snap, uint64_t* tsc) {
   *tsc = 0;
   Mode mode = g_state.mode.load(std::memory_order_acquire);
   if (mode != Mode::kTsc) {
