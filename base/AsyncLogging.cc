@@ -48,6 +48,21 @@ char* mapBuffer() {
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
   return p == MAP_FAILED ? nullptr : static_cast<char*>(p);
 }
+// Commits are spread over kCommitStripes counters, each on a cache line of
+// its own, and a thread always uses the same one: producers on different
+// cores then contend for the reserve word only, not also for one commit
+// word. The backend adds the stripes up.
+constexpr size_t kCommitStripes = 8;
+// This thread's stripe plus one (0: not chosen yet); threads take the
+// stripes in turn.
+thread_local size_t t_commitStripe = 0;
+size_t commitStripe() {
+  if (__builtin_expect(t_commitStripe == 0, 0)) {
+    static std::atomic<size_t> next{0};
+    t_commitStripe = next.fetch_add(1, std::memory_order_relaxed) % kCommitStripes + 1;
+  }
+  return t_commitStripe - 1;
+}
 }  // namespace
 
 struct AsyncLogging::Buffer {
@@ -55,7 +70,7 @@ struct AsyncLogging::Buffer {
 
   // Back to empty, before the buffer is published as current again.
   void reset() {
-    committed.store(0, std::memory_order_relaxed);
+    for (Stripe& c : committed) c.value.store(0, std::memory_order_relaxed);
     validEnd.store(kBufferSize, std::memory_order_relaxed);
     finalReserved = 0;
   }
@@ -65,7 +80,7 @@ struct AsyncLogging::Buffer {
   // one line in between, so the wait is short.
   void waitForWriters() const {
     for (int spins = 0;
-         (committed.load(std::memory_order_acquire) & kCommitBytesMask) != bytesOf(finalReserved);
+         (committedSum(std::memory_order_acquire) & kCommitBytesMask) != bytesOf(finalReserved);
          ++spins) {
       if (spins > 64) std::this_thread::yield();
     }
@@ -78,8 +93,19 @@ struct AsyncLogging::Buffer {
                ? bytes
                : validEnd.load(std::memory_order_relaxed);
   }
-  uint64_t messages() const {
-    return committed.load(std::memory_order_relaxed) >> kCommitMessageShift;
+  uint64_t messages() const { return committedSum(std::memory_order_relaxed) >> kCommitMessageShift; }
+
+  // Adds to this thread's stripe of the commit word: release, so that the
+  // backend's acquire sum sees the bytes copied before it.
+  void commit(uint64_t amount) {
+    committed[commitStripe()].value.fetch_add(amount, std::memory_order_release);
+  }
+  // The commit word: [ messages : 24 | bytes : 40 ], the stripes added up
+  // (no field overflows into the next: a buffer holds 4 MiB).
+  uint64_t committedSum(std::memory_order order) const {
+    uint64_t sum = 0;
+    for (const Stripe& c : committed) sum += c.value.load(order);
+    return sum;
   }
 
   const size_t slot;
@@ -90,7 +116,10 @@ struct AsyncLogging::Buffer {
   uint64_t finalReserved = 0;
   // Where the line that did not fit would have started: the end of data.
   std::atomic<size_t> validEnd{kBufferSize};
-  alignas(64) std::atomic<uint64_t> committed{0};
+  struct alignas(64) Stripe {
+    std::atomic<uint64_t> value{0};
+  };
+  Stripe committed[kCommitStripes];
 };
 
 AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, int flushInterval,
@@ -186,7 +215,7 @@ void AsyncLogging::appendTo(const char* logline, size_t len) {
   if (offset + len + (n + 1) * entrySize <= kBufferSize) {
     std::memcpy(b->data + offset, logline, len);
     if (kIndexed) LogSpool::record(b->data, kBufferSize, b->seal, n, offset, len);
-    b->committed.fetch_add(len + (uint64_t{1} << kCommitMessageShift), std::memory_order_release);
+    b->commit(len + (uint64_t{1} << kCommitMessageShift));
     return;
   }
   appendSlow(b, word, logline, len);
@@ -203,7 +232,7 @@ void AsyncLogging::appendSlow(Buffer* full, uint64_t word, const char* logline, 
   }
   // After this commit `full` may be written out, dropped or even unmapped by
   // another thread: it must not be touched again.
-  full->committed.fetch_add(len, std::memory_order_release);
+  full->commit(len);
   {
     std::unique_lock<std::mutex> lock(mutex_);
     // kBlock: wait for room; someone else may retire the full buffer meanwhile.
