@@ -19,6 +19,7 @@
 
 #include "NumberedLine.h"
 #include "PosixRegex.h"
+#include "ChildProcess.h"
 #include "TempDir.h"
 #include "muon/base/Logging.h"
 
@@ -113,6 +114,41 @@ TEST_F(AsyncLoggingTest, BlockPolicyKeepsAMillionLinesFromTwoThreads) {
   std::vector<std::string> lines = allLines();
   ASSERT_EQ(lines.size(), static_cast<size_t>(kThreads * kPerThread));
   expectPerThreadOrder(lines, kThreads, kPerThread);
+}
+
+// Waves of threads that come and go, more at once than there are commit
+// stripes, so that stripes are shared and passed on: every line must land,
+// each thread's in order. A commit counted on the wrong stripe, or lost,
+// would leave the backend waiting for it for ever, so the run is a child
+// with a deadline.
+TEST_F(AsyncLoggingTest, ThreadsComingAndGoingShareTheCommitStripesAndLoseNothing) {
+  constexpr int kWaves = 8;
+  constexpr int kThreadsPerWave = 24;
+  constexpr int kPerThread = 1000;
+  muon::test::ChildResult r = muon::test::runInChild(
+      dir_,
+      [this] {
+        AsyncLogging log(dir_.file("waves"), 1L << 30, 3, AsyncLogging::kBlock);
+        route(&log);
+        log.start();
+        for (int wave = 0; wave < kWaves; ++wave) {
+          std::vector<std::thread> threads;
+          for (int k = 0; k < kThreadsPerWave; ++k) {
+            const int id = wave * kThreadsPerWave + k;
+            threads.emplace_back([id] {
+              for (int i = 0; i < kPerThread; ++i) LOG_INFO << 't' << id << ' ' << i;
+            });
+          }
+          for (auto& th : threads) th.join();
+        }
+        log.stop();
+      },
+      std::chrono::seconds(60));
+  ASSERT_TRUE(r.exited) << "the backend waited for commits that never came";
+  ASSERT_EQ(r.exitCode(), 0) << r.stderrText;
+  std::vector<std::string> lines = allLines();
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kWaves * kThreadsPerWave * kPerThread));
+  expectPerThreadOrder(lines, kWaves * kThreadsPerWave, kPerThread);
 }
 
 TEST_F(AsyncLoggingTest, DropPolicyAccountsForEveryMessage) {
