@@ -191,7 +191,7 @@ bool LogFile::rollFileUnlocked(Timestamp now) {
   sameSecondRolls_ = sequence;
   if (!file) {
     ++totals_.writeErrors;
-    reportError(&createReport_, "cannot create", name, savedErrno);
+    reportError(&createReport_, "create", name, savedErrno);
     return false;
   }
   retire();
@@ -216,9 +216,9 @@ void LogFile::updateCurrentLink() {
   const std::string target = fileNameOf(file_->path());  // relative: the directory may move
   env_->unlink(temp.c_str());
   if (env_->symlink(target.c_str(), temp.c_str()) != 0) {
-    reportError(&cleanupReport_, "cannot create link", temp, errno);
+    reportError(&cleanupReport_, "create link", temp, errno);
   } else if (env_->rename(temp.c_str(), link.c_str()) != 0) {
-    reportError(&cleanupReport_, "cannot replace link", link, errno);
+    reportError(&cleanupReport_, "replace link", link, errno);
     env_->unlink(temp.c_str());
   }
 }
@@ -268,7 +268,7 @@ void LogFile::applyRetention(Timestamp now) {
     bool tooOld = !oldestKept.empty() && c.time < oldestKept;
     if (!tooMany && !tooBig && !tooOld) break;  // the rest are newer
     if (env_->unlink(c.path.c_str()) != 0) {
-      reportError(&cleanupReport_, "cannot remove old log", c.path, errno);
+      reportError(&cleanupReport_, "remove old log", c.path, errno);
       continue;
     }
     --count;

@@ -239,7 +239,7 @@ void rollOutOfInodesRow(const std::string& basename, const LogFile::Options& opt
   testing::internal::CaptureStderr();
   EXPECT_FALSE(file.rollFile());
   std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("cannot create '" + basename + "."), std::string::npos) << err;
+  EXPECT_NE(err.find("LogFile: create '" + basename + "."), std::string::npos) << err;
   EXPECT_NE(err.find("No space left on device"), std::string::npos) << err;
   // The old file is kept, and still takes lines: nothing is lost.
   EXPECT_EQ(file.currentFileName(), current);
@@ -274,7 +274,7 @@ void readOnlyRow(const std::string& basename, const LogFile::Options& options,
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(file.currentFileName(), "");
   EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;  // rate-limited
-  EXPECT_NE(err.find("cannot create '" + basename + "."), std::string::npos) << err;
+  EXPECT_NE(err.find("LogFile: create '" + basename + "."), std::string::npos) << err;
   EXPECT_NE(err.find("Read-only file system"), std::string::npos) << err;
   EXPECT_EQ(file.stats().lostBytes, 21u);
   EXPECT_EQ(file.stats().filesCreated, 0u);
@@ -302,7 +302,7 @@ void readOnlyRow(const std::string& basename, const LogFile::Options& options,
   file.flush();  // where the name now leads nowhere, it tries to roll again
   err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;
-  EXPECT_NE(err.find("cannot create '" + basename + "."), std::string::npos) << err;
+  EXPECT_NE(err.find("LogFile: create '" + basename + "."), std::string::npos) << err;
   EXPECT_NE(err.find("Read-only file system"), std::string::npos) << err;
   EXPECT_NE(err.find("(21 bytes lost so far)"), std::string::npos) << err;
   // The open file still took the line.
@@ -539,7 +539,7 @@ TEST(LogFileUnwritable, DirectoryWithoutWritePermissionIsReportedNotFatal) {
   EXPECT_EQ(noFile, 1);
   const std::string& err = r.stderrText;
   EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;
-  EXPECT_NE(err.find("cannot create '" + base + "."), std::string::npos) << err;
+  EXPECT_NE(err.find("LogFile: create '" + base + "."), std::string::npos) << err;
   EXPECT_NE(err.find("Permission denied"), std::string::npos) << err;
   EXPECT_EQ(dir.files(), std::vector<std::string>{errPath});
 }
@@ -575,7 +575,7 @@ TEST(LogFileUnwritable, AnOldLogThatCannotBeRemovedIsReportedAndLoggingGoesOn) {
   }
   ASSERT_EQ(r.exitCode(), 0);
   const std::string& err = r.stderrText;
-  EXPECT_NE(err.find("cannot remove old log '" + old + "' failed: "), std::string::npos) << err;
+  EXPECT_NE(err.find("remove old log '" + old + "' failed: "), std::string::npos) << err;
   EXPECT_TRUE(readFile(old) == "old\n") << "kept";
   std::string all;
   for (const std::string& f : dir.files()) all += readFile(f);
@@ -627,7 +627,7 @@ TEST(LogFileFaultEnv, DirectoryWithoutWritePermissionIsReportedNotFatal) {
   }
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(countOf(err, "muon::LogFile"), 1u) << err;
-  EXPECT_NE(err.find("cannot create '" + base + "."), std::string::npos) << err;
+  EXPECT_NE(err.find("LogFile: create '" + base + "."), std::string::npos) << err;
   EXPECT_NE(err.find("Permission denied"), std::string::npos) << err;
   EXPECT_TRUE(dir.files().empty());
 }
@@ -649,7 +649,7 @@ TEST(LogFileFaultEnv, AnOldLogThatCannotBeRemovedIsReportedAndLoggingGoesOn) {
     EXPECT_NE(file.currentFileName(), "");
   }
   std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("cannot remove old log '" + old + "' failed: "), std::string::npos) << err;
+  EXPECT_NE(err.find("remove old log '" + old + "' failed: "), std::string::npos) << err;
   EXPECT_TRUE(readFile(old) == "old\n") << "kept";
   std::string all;
   for (const std::string& f : dir.files()) all += readFile(f);
