@@ -226,8 +226,8 @@ void discardOutput(const char*, size_t) {}
 
 // Forks up to 200 children, one at a time, each running childBody(i) and
 // exiting; stops at the first child that does not exit within 5 s. Returns
-// how many hung (0 or 1).
-int forksThatHang(void (*childBody)(int)) {
+// how many hung (0 or 1); `stuck` says where the hung one waited.
+int forksThatHang(void (*childBody)(int), std::string* stuck) {
   int hung = 0;
   for (int i = 0; i < 200 && hung == 0; ++i) {
     pid_t pid = ::fork();
@@ -237,7 +237,7 @@ int forksThatHang(void (*childBody)(int)) {
       ::_exit(0);
     }
     int status = 0;
-    if (!waitWithDeadline(pid, &status, std::chrono::seconds(5))) ++hung;
+    if (!waitWithDeadline(pid, &status, std::chrono::seconds(5), stuck)) ++hung;
   }
   return hung;
 }
@@ -251,11 +251,12 @@ TEST(Fork, ChildIsNotBlockedByATimeZoneChangeInAnotherThread) {
   std::thread changer([&done] {
     while (!done.load(std::memory_order_relaxed)) Logger::setTimeZone(muon::TimeZone());
   });
-  int hung = forksThatHang([](int i) { LOG_INFO << "child " << i; });
+  std::string stuck;
+  int hung = forksThatHang([](int i) { LOG_INFO << "child " << i; }, &stuck);
   done = true;
   changer.join();
   Logger::setOutput(nullptr);
-  EXPECT_EQ(hung, 0) << "a child hung on the time-zone lock it inherited";
+  EXPECT_EQ(hung, 0) << "a child hung on the time-zone lock it inherited: " << stuck;
 }
 
 // The same for the level registry: another thread keeps changing module
@@ -269,12 +270,13 @@ TEST(Fork, ChildIsNotBlockedByALevelChangeInAnotherThread) {
     while (!done.load(std::memory_order_relaxed)) Logger::setModuleLevel("Elsewhere", Logger::TRACE);
   });
   // The child's statement is in a lambda the parent never runs.
-  int hung = forksThatHang([](int i) { LOG_INFO << "child " << i; });
+  std::string stuck;
+  int hung = forksThatHang([](int i) { LOG_INFO << "child " << i; }, &stuck);
   done = true;
   changer.join();
   Logger::clearModuleLevels();
   Logger::setOutput(nullptr);
-  EXPECT_EQ(hung, 0) << "a child hung on the level registry's lock it inherited";
+  EXPECT_EQ(hung, 0) << "a child hung on the level registry's lock it inherited: " << stuck;
 }
 
 // And for the backtrace ring: another thread keeps pushing lines below the
@@ -286,12 +288,13 @@ TEST(Fork, ChildIsNotBlockedByTheBacktraceRingInAnotherThread) {
   std::thread pusher([&done] {
     while (!done.load(std::memory_order_relaxed)) LOG_DEBUG << "into the ring";
   });
-  int hung = forksThatHang([](int i) { LOG_TRACE << "child " << i; });
+  std::string stuck;
+  int hung = forksThatHang([](int i) { LOG_TRACE << "child " << i; }, &stuck);
   done = true;
   pusher.join();
   Logger::enableBacktrace(0);
   Logger::setOutput(nullptr);
-  EXPECT_EQ(hung, 0) << "a child hung on the backtrace ring's lock it inherited";
+  EXPECT_EQ(hung, 0) << "a child hung on the backtrace ring's lock it inherited: " << stuck;
 }
 
 }  // namespace

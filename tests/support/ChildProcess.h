@@ -21,15 +21,52 @@
 namespace muon {
 namespace test {
 
+// Where a live process is stuck, for a failure message: its system call
+// (/proc/<pid>/syscall: the number, then the arguments), the mapping the
+// first argument points into (for a futex, whose lock it waits on: the
+// test binary's data, a library's, or anonymous memory), and its wchan.
+inline std::string describeStuckProcess(pid_t pid) {
+  const std::string proc = "/proc/" + std::to_string(pid) + "/";
+  auto firstLine = [](const std::string& path) {
+    std::string text = readFile(path);
+    size_t end = text.find('\n');
+    return end == std::string::npos ? text : text.substr(0, end);
+  };
+  std::string syscall = firstLine(proc + "syscall");
+  std::string where = "?";
+  unsigned long long arg = 0;
+  if (std::sscanf(syscall.c_str(), "%*d %llx", &arg) == 1) {
+    std::string maps = readFile(proc + "maps");
+    size_t at = 0;
+    while (at < maps.size()) {
+      size_t end = maps.find('\n', at);
+      if (end == std::string::npos) end = maps.size();
+      std::string line = maps.substr(at, end - at);
+      unsigned long long lo = 0, hi = 0;
+      if (std::sscanf(line.c_str(), "%llx-%llx", &lo, &hi) == 2 && arg >= lo && arg < hi) {
+        size_t path = line.find('/');
+        where = path == std::string::npos ? "[anonymous]" : line.substr(path);
+        break;
+      }
+      at = end + 1;
+    }
+  }
+  return "syscall " + syscall + "; first argument in " + where + "; wchan " +
+         firstLine(proc + "wchan");
+}
+
 // Waits for `pid` until `deadline`; a child still alive then is killed and
 // the wait reports false (a hung child is the failure these tests look for).
-inline bool waitWithDeadline(pid_t pid, int* status, std::chrono::milliseconds deadline) {
+// `stuck`, if given, gets describeStuckProcess() of a child that hung.
+inline bool waitWithDeadline(pid_t pid, int* status, std::chrono::milliseconds deadline,
+                             std::string* stuck = nullptr) {
   auto until = std::chrono::steady_clock::now() + deadline;
   for (;;) {
     pid_t w = ::waitpid(pid, status, WNOHANG);
     if (w == pid) return true;
     if (w < 0) return false;
     if (std::chrono::steady_clock::now() > until) {
+      if (stuck) *stuck = describeStuckProcess(pid);
       ::kill(pid, SIGKILL);
       ::waitpid(pid, status, 0);
       return false;
