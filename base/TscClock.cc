@@ -67,15 +67,15 @@ void samplePair(uint64_t* tsc, uint64_t* ns) {
 }
 
 // The conversion tsc -> ns: ns = baseNs + ((tsc - baseTsc) * scale) >> 32.
-// Published under a sequence lock (detail::g_tscCalibration, which
-// SecondWindow also reads to notice a new calibration): readers never wait,
-// and retry in the rare case a calibration ran while they read. The fields are stored with release
-// and loaded with acquire instead of relaxed plus fences: the same order
+// Published under a sequence lock, whose word is detail::g_tscCalibration
+// (SecondWindow reads it too, to notice a new calibration): readers never
+// wait, and retry in the rare case a calibration ran while they read. The
+// fields are stored with release and loaded with acquire instead of relaxed
+// plus fences: the same order
 // (the odd sequence is seen before any new field; the second look at the
 // sequence comes after every field is read), plain moves on x86, and
 // ThreadSanitizer understands it (it does not model fences).
 struct Calibration {
-  std::atomic<uint32_t>& sequence = detail::g_tscCalibration;
   std::atomic<uint64_t> baseTsc{0};
   std::atomic<uint64_t> baseNs{0};
   std::atomic<uint64_t> scale{0};  // ns per tick, 32.32 fixed point
@@ -115,8 +115,8 @@ uint64_t convert(uint64_t tsc, uint64_t baseTsc, uint64_t baseNs, uint64_t scale
 // baseline, at least 1 ms, at most kResyncIntervalMs).
 void publish(uint64_t tsc, uint64_t ns, uint64_t scale, uint64_t baseline) {
   Calibration& cal = g_state.cal;
-  uint32_t seq = cal.sequence.load(std::memory_order_relaxed);
-  cal.sequence.store(seq + 1, std::memory_order_relaxed);
+  uint32_t seq = detail::g_tscCalibration.load(std::memory_order_relaxed);
+  detail::g_tscCalibration.store(seq + 1, std::memory_order_relaxed);
   cal.baseTsc.store(tsc, std::memory_order_release);
   cal.baseNs.store(ns, std::memory_order_release);
   cal.scale.store(scale, std::memory_order_release);
@@ -126,7 +126,7 @@ void publish(uint64_t tsc, uint64_t ns, uint64_t scale, uint64_t baseline) {
   if (intervalNs > kMaxInterval) intervalNs = kMaxInterval;
   uint64_t interval = static_cast<uint64_t>((static_cast<unsigned __int128>(intervalNs) << 32) / scale);
   cal.resyncTsc.store(tsc + interval, std::memory_order_release);
-  cal.sequence.store(seq + 2, std::memory_order_release);
+  detail::g_tscCalibration.store(seq + 2, std::memory_order_release);
 }
 
 // Measures the scale over the whole time since the anchor. Called by one
@@ -175,12 +175,15 @@ inline __attribute__((always_inline)) Snapshot readCalibration() {
   Calibration& cal = g_state.cal;
   Snapshot s;
   for (;;) {
-    s.sequence = cal.sequence.load(std::memory_order_acquire);
+    s.sequence = detail::g_tscCalibration.load(std::memory_order_acquire);
     s.baseTsc = cal.baseTsc.load(std::memory_order_acquire);
     s.baseNs = cal.baseNs.load(std::memory_order_acquire);
     s.scale = cal.scale.load(std::memory_order_acquire);
     s.resyncTsc = cal.resyncTsc.load(std::memory_order_acquire);
-    if ((s.sequence & 1) == 0 && cal.sequence.load(std::memory_order_relaxed) == s.sequence) return s;
+    if ((s.sequence & 1) == 0 &&
+        detail::g_tscCalibration.load(std::memory_order_relaxed) == s.sequence) {
+      return s;
+    }
   }
 }
 

@@ -20,16 +20,20 @@ using muon::test::TempDir;
 
 namespace {
 
+// A level's name as a user writes it, and the level it means: the six
+// names, and a few in other cases.
+struct NamedLevel {
+  const char* name;
+  Logger::LogLevel level;
+};
+const NamedLevel kNamedLevels[] = {{"trace", Logger::TRACE}, {"debug", Logger::DEBUG},
+                                   {"info", Logger::INFO},   {"warn", Logger::WARN},
+                                   {"error", Logger::ERROR}, {"fatal", Logger::FATAL},
+                                   {"WARN", Logger::WARN},   {"Debug", Logger::DEBUG},
+                                   {"TRACE", Logger::TRACE}};
+
 TEST(LoggerLevelTest, ParseLogLevelNames) {
-  struct Case {
-    const char* name;
-    Logger::LogLevel level;
-  };
-  const Case cases[] = {{"trace", Logger::TRACE}, {"debug", Logger::DEBUG},
-                        {"info", Logger::INFO},   {"warn", Logger::WARN},
-                        {"error", Logger::ERROR}, {"fatal", Logger::FATAL},
-                        {"WARN", Logger::WARN},   {"Debug", Logger::DEBUG}};
-  for (const Case& c : cases) {
+  for (const NamedLevel& c : kNamedLevels) {
     Logger::LogLevel got = Logger::NUM_LOG_LEVELS;
     EXPECT_TRUE(Logger::parseLogLevel(c.name, &got)) << c.name;
     EXPECT_EQ(got, c.level) << c.name;
@@ -57,17 +61,9 @@ ChildResult runWithLogLevel(const char* value) {
 }
 
 TEST(LoggerEnvTest, MuonLogLevelSetsTheStartingLevel) {
-  struct Case {
-    const char* value;
-    Logger::LogLevel level;
-  };
-  const Case cases[] = {{"trace", Logger::TRACE}, {"debug", Logger::DEBUG},
-                        {"info", Logger::INFO},   {"warn", Logger::WARN},
-                        {"error", Logger::ERROR}, {"fatal", Logger::FATAL},
-                        {"TRACE", Logger::TRACE}};
-  for (const Case& c : cases) {
-    ChildResult r = runWithLogLevel(c.value);
-    EXPECT_EQ(r.exitCode(), kChildExitBase + c.level) << c.value << "; stderr: " << r.stderrText;
+  for (const NamedLevel& c : kNamedLevels) {
+    ChildResult r = runWithLogLevel(c.name);
+    EXPECT_EQ(r.exitCode(), kChildExitBase + c.level) << c.name << "; stderr: " << r.stderrText;
     EXPECT_EQ(r.stderrText.find("MUON_LOG_LEVEL"), std::string::npos) << r.stderrText;
   }
 }
