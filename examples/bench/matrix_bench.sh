@@ -16,9 +16,11 @@ help_text() {
   cat <<'EOF'
 
 Runs BUILD_DIR/bin/log_matrix once, under timeout(1) (S seconds, default
-1800): {muon-async, muon-sync, spdlog-async, spdlog-sync, glog} x messages
-of {8, 512, 4096} bytes x {1, 2, 4, 8, 16} threads, real files read back
-after each benchmark. --quick: 1, 2 and 16 threads, 0.2 s per benchmark.
+1800): {muon-async, muon-sync, spdlog-async, spdlog-sync, glog, floor} x
+messages of {8, 512, 4096} bytes x {1, 2, 4, 8, 16} threads, real files read
+back after each benchmark. floor is no logger: only the copy into a 64 KiB
+buffer and the write(2) every logger must do, the least a cell can cost.
+--quick: 1, 2 and 16 threads, 0.2 s per benchmark.
 
 Prints one markdown table per message size: nanoseconds per call as one
 calling thread sees it (log_matrix's ns_per_call), and for muon's two
@@ -105,7 +107,7 @@ awk -F, "$csv_header"'
     if (!($col["threads"] in seenThreads)) { seenThreads[$col["threads"]] = 1; threads[++nThreads] = $col["threads"] }
   }
   END {
-    nLoggers = split("muon-async muon-sync spdlog-async spdlog-sync glog", loggers, " ")
+    nLoggers = split("muon-async muon-sync spdlog-async spdlog-sync glog floor", loggers, " ")
     nPeers = split("spdlog-async spdlog-sync glog", peers, " ")
     for (s = 1; s <= nSizes; s++) {
       b = sizes[s]
@@ -149,7 +151,7 @@ if command -v gnuplot >/dev/null 2>&1; then
   plot_command() {
     printf 'set title "%s-byte messages"\n' "$1"
     plot_lines "$tmp/plot.$1" muon-async:#009e73 muon-sync:#56b4e9 spdlog-async:#e69f00 \
-      spdlog-sync:#d55e00 glog:#7f7f7f
+      spdlog-sync:#d55e00 glog:#7f7f7f floor:#000000
   }
   if gnuplot >"$tmp/gnuplot.err" 2>&1 <<EOF
 set terminal $terminal size 1500,520

@@ -84,5 +84,7 @@ std::unique_ptr<Backend> makeMuonSyncBackend(off_t rollSize);
 std::unique_ptr<Backend> makeSpdlogAsyncBackend();
 std::unique_ptr<Backend> makeSpdlogSyncBackend();
 std::unique_ptr<Backend> makeGlogBackend(const char* argv0);
+// No logger: the copy and write(2) under every logger's cost (floor).
+std::unique_ptr<Backend> makeFloorBackend();
 
 }  // namespace logbench

@@ -6,7 +6,8 @@
 //
 // Loggers: muon-async (AsyncLogging, kBlock), muon-sync (SyncLogging),
 // spdlog-async (8192-slot queue, block), spdlog-sync (basic_file_sink_mt),
-// glog. Each benchmark logs a message of exactly N bytes (8, 512 or 4096)
+// glog; and floor, no logger but the copy and write(2) every logger must
+// do (FloorBackend.cc). Each benchmark logs a message of exactly N bytes (8, 512 or 4096)
 // from T threads (1, 2, 4, 8, 16) at once, into a fresh directory of its
 // own; its name is <logger>/<N> (Google Benchmark appends
 // /real_time/threads:T).
@@ -170,6 +171,7 @@ int run(int argc, char** argv) {
   loggers.push_back({"spdlog-async", makeSpdlogAsyncBackend()});
   loggers.push_back({"spdlog-sync", makeSpdlogSyncBackend()});
   loggers.push_back({"glog", makeGlogBackend(argv[0])});
+  loggers.push_back({"floor", makeFloorBackend()});
 
   std::vector<int> threads(std::begin(kAllThreads), std::end(kAllThreads));
   if (opts.quick) threads.assign(std::begin(kQuickThreads), std::end(kQuickThreads));

@@ -1,6 +1,6 @@
 // logbench: one workload, several loggers, muduo's summary line.
 //
-//   logbench --logger muon|muon-sync|spdlog-async|spdlog-sync|glog [--size short|long]
+//   logbench --logger muon|muon-sync|spdlog-async|spdlog-sync|glog|floor [--size short|long]
 //            [--threads T] [--messages N] [--policy drop|block] [--latency]
 //            [--crash-safe] [--compress zstd] [--key-file FILE] [--roll-size BYTES]
 //            [--max-files N] [--dir DIR] [--repeat R] [--keep]
@@ -65,12 +65,13 @@ struct Options {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: logbench [--logger muon|muon-sync|spdlog-async|spdlog-sync|glog]\n"
+               "usage: logbench [--logger muon|muon-sync|spdlog-async|spdlog-sync|glog|floor]\n"
                "                [--size short|long] [--threads T] [--messages N]\n"
                "                [--policy drop|block] [--latency]\n"
                "                [--crash-safe] [--compress zstd] [--key-file FILE] [--roll-size BYTES]\n"
                "                [--max-files N] [--dir DIR] [--repeat R] [--keep]\n"
-               "  --logger    logger to measure (default muon)\n"
+               "  --logger    logger to measure (default muon); floor: no logger, only the\n"
+               "              copy and write(2) every logger must do (FloorBackend.cc)\n"
                "  --size      short: ~110-byte lines; long: ~3 KB lines (default short)\n"
                "  --threads   producer threads, 1..256; N is split evenly (default 1)\n"
                "  --messages  messages per run, all threads together (default 1000000)\n"
@@ -149,7 +150,7 @@ Options parseOptions(int argc, char** argv) {
     }
     if (arg == "--logger") {
       if (value != "muon" && value != "muon-sync" && value != "spdlog-async" &&
-          value != "spdlog-sync" && value != "glog") {
+          value != "spdlog-sync" && value != "glog" && value != "floor") {
         badUsage("unknown logger '" + value + "'");
       }
       opts.logger = value;
@@ -377,6 +378,7 @@ std::unique_ptr<Backend> makeBackend(const Options& opts, const char* argv0) {
   if (opts.logger == "spdlog-async") return makeSpdlogAsyncBackend();
   if (opts.logger == "muon-sync") return makeMuonSyncBackend(opts.muon.rollSize);
   if (opts.logger == "spdlog-sync") return makeSpdlogSyncBackend();
+  if (opts.logger == "floor") return makeFloorBackend();
   return makeGlogBackend(argv0);
 }
 
