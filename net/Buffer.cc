@@ -1,6 +1,7 @@
 #include "muon/net/Buffer.h"
 
 #include <errno.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 namespace muon {
@@ -42,7 +43,11 @@ void Buffer::shrink(size_t reserve) {
   writerIndex_ = kCheapPrepend + readable;
 }
 
-ssize_t Buffer::readFd(int fd, int* savedErrno) {
+ssize_t Buffer::readFd(int fd, int* savedErrno) { return readInto(fd, savedErrno, false); }
+
+ssize_t Buffer::readSocket(int fd, int* savedErrno) { return readInto(fd, savedErrno, true); }
+
+ssize_t Buffer::readInto(int fd, int* savedErrno, bool isSocket) {
   // 64 KiB on the stack: with the writable part of the buffer, one readv
   // takes in up to 64 KiB + writable bytes; only what overflows into
   // `extra` is copied (and the buffer grown) afterwards.
@@ -54,10 +59,14 @@ ssize_t Buffer::readFd(int fd, int* savedErrno) {
   vec[1].iov_base = extra;
   vec[1].iov_len = sizeof extra;
   // When the buffer already has 64 KiB free, it alone is enough.
-  const int iovcnt = writable < sizeof extra ? 2 : 1;
+  const bool alone = writable >= sizeof extra;
   ssize_t n;
   do {
-    n = ::readv(fd, vec, iovcnt);
+    if (alone && isSocket) {
+      n = ::recv(fd, vec[0].iov_base, writable, 0);
+    } else {
+      n = ::readv(fd, vec, alone ? 1 : 2);
+    }
   } while (n < 0 && errno == EINTR);
   if (n < 0) {
     *savedErrno = errno;

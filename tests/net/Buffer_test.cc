@@ -1,6 +1,7 @@
 #include "muon/net/Buffer.h"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -175,26 +176,64 @@ TEST(Buffer, FindCRLFAndEOL) {
   EXPECT_EQ(none.findEOL(), nullptr);
 }
 
+// What readFd and readSocket both promise, given `data` waiting at rfd
+// (non-blocking) and wfd, its writing end: one call takes the buffer's
+// writable space and the 64 KiB stack extra, further calls the rest in
+// order, then EAGAIN, then 0 once wfd is closed.
+void expectReadsEverything(int rfd, int wfd, const std::string& data,
+                           ssize_t (Buffer::*read)(int, int*)) {
+  Buffer buf;
+  int savedErrno = 0;
+  ssize_t n = (buf.*read)(rfd, &savedErrno);
+  EXPECT_EQ(n, static_cast<ssize_t>(Buffer::kInitialSize + 65536));
+  EXPECT_EQ(buf.readableBytes(), static_cast<size_t>(n));
+  while (buf.readableBytes() < data.size()) {
+    ASSERT_GT((buf.*read)(rfd, &savedErrno), 0);
+  }
+  EXPECT_EQ(buf.retrieveAllAsString(), data);
+  EXPECT_EQ((buf.*read)(rfd, &savedErrno), -1);
+  EXPECT_EQ(savedErrno, EAGAIN);
+  ::close(wfd);
+  EXPECT_EQ((buf.*read)(rfd, &savedErrno), 0);
+  ::close(rfd);
+}
+
+// A connected pair of non-blocking UNIX stream sockets whose sender takes
+// `bytes` at once.
+void bigSocketPair(int fds[2], int bytes) {
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds), 0);
+  ASSERT_EQ(::setsockopt(fds[1], SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes), 0);
+}
+
 TEST(Buffer, ReadFdTakesMoreThanWritableInOneCall) {
   int fds[2];
   ASSERT_EQ(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), 0);
   ASSERT_GT(::fcntl(fds[1], F_SETPIPE_SZ, 1 << 20), 0);
   const std::string data = muon::net::test::makePattern(200000);
   ASSERT_EQ(::write(fds[1], data.data(), data.size()), static_cast<ssize_t>(data.size()));
+  expectReadsEverything(fds[0], fds[1], data, &Buffer::readFd);
+}
 
-  Buffer buf;
+TEST(Buffer, ReadSocketTakesMoreThanWritableInOneCall) {
+  int fds[2];
+  bigSocketPair(fds, 1 << 20);
+  const std::string data = muon::net::test::makePattern(150000);
+  ASSERT_EQ(::send(fds[1], data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
+  expectReadsEverything(fds[0], fds[1], data, &Buffer::readSocket);
+}
+
+// With 64 KiB or more writable, readSocket reads with recv(2) alone: one
+// call still fills all of it.
+TEST(Buffer, ReadSocketFillsALargeBufferInOneCall) {
+  int fds[2];
+  bigSocketPair(fds, 1 << 20);
+  const std::string data = muon::net::test::makePattern(150000);
+  ASSERT_EQ(::send(fds[1], data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
+  Buffer buf(128 * 1024);
   int savedErrno = 0;
-  // One call: the 1 KiB of the buffer plus the 64 KiB stack extra.
-  ssize_t n = buf.readFd(fds[0], &savedErrno);
-  EXPECT_EQ(n, static_cast<ssize_t>(Buffer::kInitialSize + 65536));
-  EXPECT_EQ(buf.readableBytes(), static_cast<size_t>(n));
-  while (buf.readableBytes() < data.size()) {
-    ASSERT_GT(buf.readFd(fds[0], &savedErrno), 0);
-  }
+  EXPECT_EQ(buf.readSocket(fds[0], &savedErrno), 128 * 1024);
+  ASSERT_GT(buf.readSocket(fds[0], &savedErrno), 0);
   EXPECT_EQ(buf.retrieveAllAsString(), data);
-  EXPECT_EQ(buf.readFd(fds[0], &savedErrno), -1);
-  EXPECT_EQ(savedErrno, EAGAIN);
-  ::close(fds[1]);
-  EXPECT_EQ(buf.readFd(fds[0], &savedErrno), 0);
   ::close(fds[0]);
+  ::close(fds[1]);
 }

@@ -334,3 +334,69 @@ TEST(TcpConnectionFault, SendArrivingAfterTheHalfCloseIsDroppedAndReadingGoesOn)
   ::close(fd);
   EXPECT_TRUE(waitFor([&] { return log.down.load() == 1; }));
 }
+
+// Connections of one loop share its receive buffer while their own is
+// empty; bytes a message callback leaves behind stay with their connection.
+// Two clients on one loop each send half a line, then the rest: each must
+// get back its own line, whole.
+TEST(TcpConnection, PartialMessagesOfConnectionsOnOneLoopStayApart) {
+  std::atomic<int> callbacks{0};
+  ServerThread server(0, [&](TcpServer& s) {
+    s.setMessageCallback([&](const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) {
+      // Echo whole lines only; a partial line waits in the buffer.
+      while (const char* eol = buf->findEOL()) {
+        const size_t len = static_cast<size_t>(eol + 1 - buf->peek());
+        conn->send(std::string_view(buf->peek(), len));
+        buf->retrieve(len);
+      }
+      callbacks.fetch_add(1);
+    });
+  });
+  int a = connectTo(server.address());
+  int b = connectTo(server.address());
+  ASSERT_GE(a, 0);
+  ASSERT_GE(b, 0);
+  // One step at a time, each seen by the server before the next is sent,
+  // so every read after the first half-line finds the other's bytes waiting.
+  int seen = 0;
+  auto sendAndWait = [&](int fd, const std::string& s) {
+    ASSERT_TRUE(writeAll(fd, s.data(), s.size()));
+    ASSERT_TRUE(waitFor([&] { return callbacks.load() > seen; })) << "no callback for '" << s << "'";
+    seen = callbacks.load();
+  };
+  sendAndWait(a, "alpha, first half");
+  sendAndWait(b, "bravo, first half");
+  sendAndWait(a, " and the rest of alpha\n");
+  sendAndWait(b, " and the rest of bravo\n");
+  EXPECT_EQ(readExactly(a, 40), "alpha, first half and the rest of alpha\n");
+  EXPECT_EQ(readExactly(b, 40), "bravo, first half and the rest of bravo\n");
+  ::close(a);
+  ::close(b);
+}
+
+// On the readiness engines a connection reads into its loop's buffer while
+// its own is empty, so one whose callback takes every message whole holds
+// no big buffer however big the messages are.
+TEST(TcpConnection, ConnectionWhoseCallbackTakesEverythingKeepsASmallInputBuffer) {
+  std::promise<TcpConnectionPtr> connected;
+  ServerThread server(1, [&](TcpServer& s) {
+    s.setMessageCallback(echo);
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (conn->connected()) connected.set_value(conn);
+    });
+  });
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  TcpConnectionPtr conn = connected.get_future().get();
+  if (conn->getLoop()->engine() == EventLoop::Engine::kUring) {
+    GTEST_SKIP() << "io_uring receives into a pinned buffer of each connection (docs/net.md)";
+  }
+  const std::string message = makePattern(16 * 1024);
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_TRUE(writeAll(fd, message.data(), message.size()));
+    ASSERT_EQ(readExactly(fd, message.size()), message);
+  }
+  const size_t capacity = runSync(conn->getLoop(), [&] { return conn->inputBuffer()->internalCapacity(); });
+  EXPECT_LE(capacity, Buffer::kCheapPrepend + Buffer::kInitialSize);
+  ::close(fd);
+}
