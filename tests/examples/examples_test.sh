@@ -7,6 +7,10 @@
 #                 connection UP and DOWN, and stops on SIGTERM with status 0
 #   interop       each pingpong client against each pingpong server (muon and
 #                 Boost.Asio): the four result lines, with bytes really moved
+#   interop-uring the same with the io_uring programs too (muon's engine,
+#                 Asio's twins); skipped (77) where io_uring is refused
+#   interop-uring the same with the io_uring programs too (muon's engine,
+#                 Asio's twins); skipped (77) where io_uring is refused
 #   bad-args      every program refuses bad arguments with usage, status 2
 set -euo pipefail
 bin=$1 case=$2
@@ -19,12 +23,20 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# The engine muon's programs use: NAME+uring runs NAME on io_uring.
+engine_of() {
+  case $1 in
+    *+uring) echo MUON_USE_URING=1 ;;
+    *) echo MUON_USE_URING=0 ;;
+  esac
+}
+
 # start_server NAME OUT ARGS...: starts it in the background and sets $port
 # from its "listening on ADDRESS:PORT" line.
 start_server() {
   local name=$1 out=$2
   shift 2
-  "$bin/$name" "$@" >"$out" 2>&1 &
+  env "$(engine_of "$name")" "$bin/${name%+uring}" "$@" >"$out" 2>&1 &
   pids+=($!)
   server_pid=$!
   for _ in $(seq 1 500); do
@@ -65,14 +77,19 @@ case_echo() {
   cat "$work/echo.log"
 }
 
-case_interop() {
-  local server client out
-  for server in pingpong_server asio_pingpong_server; do
+# Each client against each server (lists of programs; NAME+uring is muon's
+# program on its io_uring engine, MUON_USE_URING=1): the four result lines,
+# with bytes really moved. Only the pairs with an io_uring side when the
+# third argument is "uring-only".
+interop() {
+  local servers=$1 clients=$2 filter=${3:-} server client out
+  for server in $servers; do
     start_server "$server" "$work/$server.log" 127.0.0.1 0 2
-    for client in pingpong_client asio_pingpong_client; do
+    for client in $clients; do
+      if [ "$filter" = uring-only ] && [[ "$server$client" != *uring* ]]; then continue; fi
       out="$work/$client-$server.out"
-      timeout 30 "$bin/$client" 127.0.0.1 "$port" 2 4096 10 0.3 >"$out" 2>&1 \
-        || { cat "$out" >&2; fail "$client against $server failed"; }
+      timeout 30 env "$(engine_of "$client")" "$bin/${client%+uring}" 127.0.0.1 "$port" 2 4096 10 0.3 \
+        >"$out" 2>&1 || { cat "$out" >&2; fail "$client against $server failed"; }
       grep -Eq '^[1-9][0-9]* total bytes read$' "$out" || { cat "$out" >&2; fail "$client: bytes line"; }
       grep -Eq '^[1-9][0-9]* total messages read$' "$out" || { cat "$out" >&2; fail "$client: messages line"; }
       grep -Eq '^[0-9.]+ average message size$' "$out" || { cat "$out" >&2; fail "$client: size line"; }
@@ -82,6 +99,33 @@ case_interop() {
     kill "$server_pid"
     wait "$server_pid" 2>/dev/null || true
   done
+}
+
+case_interop() {
+  interop "pingpong_server asio_pingpong_server" "pingpong_client asio_pingpong_client"
+}
+
+# The io_uring programs (muon's engine, Asio's io_uring twins) against each
+# other and against the epoll ones. Exit 77 (ctest: skipped) with the reason
+# when this machine refuses io_uring to Asio.
+case_interop_uring() {
+  [ -x "$bin/asio_pingpong_server_uring" ] || { echo "SKIP: Asio io_uring twins not built" >&2; exit 77; }
+  local probe=$work/probe.log
+  "$bin/asio_pingpong_server_uring" 127.0.0.1 0 1 >"$probe" 2>&1 &
+  local pid=$!
+  for _ in $(seq 1 500); do
+    grep -q 'listening on' "$probe" && break
+    if ! kill -0 "$pid" 2>/dev/null; then
+      wait "$pid" 2>/dev/null || true
+      echo "SKIP: io_uring unavailable to Asio: $(cat "$probe")" >&2
+      exit 77
+    fi
+    sleep 0.01
+  done
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  local all="pingpong_server pingpong_server+uring asio_pingpong_server asio_pingpong_server_uring"
+  interop "$all" "$(echo "$all" | sed 's/server/client/g')" uring-only
 }
 
 # expect_usage PROGRAM ARGS...: refused with status 2 and a usage line.
@@ -118,6 +162,7 @@ case_bad_args() {
 case "$case" in
   echo) case_echo ;;
   interop) case_interop ;;
+  interop-uring) case_interop_uring ;;
   bad-args) case_bad_args ;;
   *) fail "unknown case '$case'" ;;
 esac
