@@ -198,11 +198,13 @@ void expectReadsEverything(int rfd, int wfd, const std::string& data,
   ::close(rfd);
 }
 
-// A connected pair of non-blocking UNIX stream sockets whose sender takes
-// `bytes` at once.
-void bigSocketPair(int fds[2], int bytes) {
+// A connected pair of non-blocking UNIX stream sockets, with `data` sent
+// from fds[1] and waiting at fds[0].
+void socketPairHolding(int fds[2], const std::string& data) {
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds), 0);
-  ASSERT_EQ(::setsockopt(fds[1], SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes), 0);
+  int sendBuffer = 1 << 20;
+  ASSERT_EQ(::setsockopt(fds[1], SOL_SOCKET, SO_SNDBUF, &sendBuffer, sizeof sendBuffer), 0);
+  ASSERT_EQ(::send(fds[1], data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
 }
 
 TEST(Buffer, ReadFdTakesMoreThanWritableInOneCall) {
@@ -216,9 +218,8 @@ TEST(Buffer, ReadFdTakesMoreThanWritableInOneCall) {
 
 TEST(Buffer, ReadSocketTakesMoreThanWritableInOneCall) {
   int fds[2];
-  bigSocketPair(fds, 1 << 20);
   const std::string data = muon::net::test::makePattern(150000);
-  ASSERT_EQ(::send(fds[1], data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
+  socketPairHolding(fds, data);
   expectReadsEverything(fds[0], fds[1], data, &Buffer::readSocket);
 }
 
@@ -226,9 +227,8 @@ TEST(Buffer, ReadSocketTakesMoreThanWritableInOneCall) {
 // call still fills all of it.
 TEST(Buffer, ReadSocketFillsALargeBufferInOneCall) {
   int fds[2];
-  bigSocketPair(fds, 1 << 20);
   const std::string data = muon::net::test::makePattern(150000);
-  ASSERT_EQ(::send(fds[1], data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
+  socketPairHolding(fds, data);
   Buffer buf(128 * 1024);
   int savedErrno = 0;
   EXPECT_EQ(buf.readSocket(fds[0], &savedErrno), 128 * 1024);
