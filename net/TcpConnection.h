@@ -16,8 +16,8 @@
 // asked for is dropped. See docs/net.md.
 //
 // On the io_uring engine the socket is driven by completions instead of
-// readiness: receive requests into a pinned buffer of the connection (which
-// becomes inputBuffer() when that is empty), and send requests from a
+// readiness: receive requests into blocks of the loop's receive ring (a
+// block becomes inputBuffer() when that is empty), and send requests from a
 // pinned buffer (the Buffer given to send(Buffer*), or a copy). Each request in flight
 // holds a shared_ptr to the connection, so no completion can outlive it;
 // closing cancels them. See docs/net.md, "The io_uring engine".
@@ -211,10 +211,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   std::atomic<bool> reading_;
   // Completions (io_uring engine only); loop thread.
   UringPoller* const uring_;           // null on the readiness engines
-  RecvOperation* recvOperation_;       // the multishot receive in flight, if any
+  RecvOperation* recvOperation_;       // the receive in flight, if any
   SendOperation* sendOperation_;       // the send in flight, if any
   Buffer sending_;                     // pinned: the bytes sendOperation_ is sending
-  Buffer receiving_;                   // pinned: where recvOperation_ receives
   bool receivedWhileStopped_;          // input arrived after stopRead(); shown at startRead()
   bool deliveryQueued_;                // received bytes wait for the end of the batch
   std::atomic<long> engineReferences_;  // RecvOperation / SendOperation alive

@@ -28,8 +28,6 @@ namespace {
 // A send request carries at most this much (copied into sending_, so that
 // send() may keep appending to the output buffer meanwhile).
 constexpr size_t kMaxSendBytes = 1024 * 1024;
-// What one receive request may take: the input buffer's share of a read.
-constexpr size_t kReceiveBytes = 16 * 1024;
 }  // namespace
 
 class TcpConnection::RecvOperation : public UringPoller::Operation {
@@ -68,21 +66,18 @@ class TcpConnection::SendOperation : public UringPoller::Operation {
   const TcpConnectionPtr conn_;
 };
 
-// One receive at a time, into the connection's own pinned buffer
-// (receiving_), re-armed once its bytes have been delivered: so reading
-// stops at once when the application stops it (stopRead, the input limit,
-// the high-water-mark policy), as on epoll, and each delivery is at most one
-// read. A multishot receive would keep posting data until its cancellation
-// landed; a shared ring of provided buffers cost a copy out of cache-cold
-// memory per message (docs/net.md).
+// One receive at a time, into a block of the loop's ring chosen by the
+// kernel when the data arrives (UringReceiveBlocks), re-armed once its bytes
+// have been delivered: so reading stops at once when the application stops
+// it (stopRead, the input limit, the high-water-mark policy), as on epoll,
+// and each delivery is at most one read. A multishot receive would keep
+// posting data until its cancellation landed.
 void TcpConnection::startReceiving() {
   // One in flight already (perhaps being cancelled: its completion re-arms
   // if reading is still wanted).
   if (recvOperation_ != nullptr || deliveryQueued_) return;
-  receiving_.ensureWritableBytes(kReceiveBytes);
   recvOperation_ = new RecvOperation(shared_from_this());
-  struct io_uring_sqe* sqe = uring_->prepare(recvOperation_);
-  io_uring_prep_recv(sqe, channel_->fd(), receiving_.beginWrite(), receiving_.writableBytes(), 0);
+  uring_->receiveBlocks()->prepareReceive(uring_->prepare(recvOperation_), channel_->fd());
 }
 
 void TcpConnection::stopReceiving() {
@@ -92,39 +87,39 @@ void TcpConnection::stopReceiving() {
   }
 }
 
-void TcpConnection::received(int res, uint32_t, bool last) {
+void TcpConnection::received(int res, uint32_t flags, bool last) {
   loop_->assertInLoopThread();
   if (last) recvOperation_ = nullptr;
+  UringReceiveBlocks* blocks = uring_->receiveBlocks();
   if (res > 0) {
-    // Into the input buffer: swapped in whole when it is empty (the common
-    // case), else appended. The message callback runs after the batch of
-    // completions (deliverReceived), which then re-arms.
-    receiving_.hasWritten(static_cast<size_t>(res));
-    if (isOpen(state_.load())) {
-      if (inputBuffer_.readableBytes() == 0) {
-        inputBuffer_.swap(receiving_);
-      } else {
-        inputBuffer_.append(receiving_.peek(), receiving_.readableBytes());
-      }
-      if (!deliveryQueued_) {
-        deliveryQueued_ = true;
-        uring_->afterCompletions([self = shared_from_this()] { self->deliverReceived(); });
-      }
+    // Into the input buffer: the block swapped in whole when the input
+    // buffer is empty (the common case), else appended. The message
+    // callback runs after the batch of completions (deliverReceived),
+    // which then re-arms.
+    const bool open = isOpen(state_.load());
+    blocks->take(res, flags, open ? &inputBuffer_ : nullptr);
+    if (open && !deliveryQueued_) {
+      deliveryQueued_ = true;
+      uring_->afterCompletions([self = shared_from_this()] { self->deliverReceived(); });
     }
-    receiving_.retrieveAll();
     return;
   }
+  blocks->take(res, flags, nullptr);  // a block, if the kernel took one, goes back
   if (res == 0) {
     deliverReceived();  // what came before the FIN first
     if (isOpen(state_.load())) peerClosed();
     return;
   }
-  if (res != -ECANCELED) {
+  if (res == -ENOBUFS) {
+    // Every block of the ring was taken in this batch: one more, and the
+    // receive again with the next enter.
+    blocks->grow();
+  } else if (res != -ECANCELED) {
     deliverReceived();
     if (isOpen(state_.load())) ioFailed("receive", -res);
     return;
   }
-  // Cancelled (stopRead, perhaps followed by startRead).
+  // Cancelled (stopRead, perhaps followed by startRead), or out of blocks.
   const StateE s = state_.load();
   if (last && reading_ && isOpen(s) && s != kPeerClosed) startReceiving();
 }
@@ -134,6 +129,8 @@ void TcpConnection::deliverReceived() {
   deliveryQueued_ = false;
   if (!isOpen(state_.load())) return;
   bytesReceived(loop_->pollReturnTime());
+  // A callback that took every byte leaves an empty block behind.
+  uring_->receiveBlocks()->recycle(&inputBuffer_);
   const StateE s = state_.load();
   if (reading_ && isOpen(s) && s != kPeerClosed) startReceiving();
 }
@@ -148,7 +145,9 @@ size_t TcpConnection::sendNow(std::string_view data, Buffer* source) {
       data.size() == source->readableBytes()) {
     sending_.swap(*source);
   } else {
-    sending_.append(data.data(), std::min(data.size(), kMaxSendBytes));
+    const size_t n = std::min(data.size(), kMaxSendBytes);
+    uring_->receiveBlocks()->lend(&sending_, n);  // a warm block for a short copy
+    sending_.append(data.data(), n);
   }
   const size_t n = sending_.readableBytes();
   submitSend();
@@ -181,6 +180,7 @@ void TcpConnection::sent(int res) {
   if (sending_.readableBytes() > 0) {
     submitSend();  // the socket took part of it: the rest, as it is
   } else {
+    uring_->receiveBlocks()->recycle(&sending_);
     startSending();  // the next bytes queued, if any
   }
   if (!writing()) outputDrained();

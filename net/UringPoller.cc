@@ -83,7 +83,8 @@ bool UringPoller::setUp(std::string* reason) {
     *reason = "the kernel lacks poll, recv, send or cancel opcodes";
     return false;
   }
-  return true;
+  receiveBlocks_ = UringReceiveBlocks::create(&ring_, reason);
+  return receiveBlocks_ != nullptr;
 }
 
 UringPoller::~UringPoller() {
@@ -92,6 +93,7 @@ UringPoller::~UringPoller() {
   // free its owner (a TcpConnection it kept alive), so the set is moved out
   // first.
   if (ringReady_) io_uring_queue_exit(&ring_);
+  receiveBlocks_.reset();  // no request can write into a block now
   std::unordered_set<Operation*> operations;
   operations.swap(operations_);
   for (Operation* op : operations) delete op;

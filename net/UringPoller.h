@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "muon/net/Poller.h"
+#include "muon/net/UringReceiveBlocks.h"
 
 namespace muon {
 namespace net {
@@ -69,6 +70,8 @@ class UringPoller : public Poller {
   // (in this dispatchCompletions call), so an owner that got several of
   // them acts once. Only from an Operation's complete().
   void afterCompletions(std::function<void()> f) { afterCompletions_.push_back(std::move(f)); }
+  // Where receive requests land (see UringReceiveBlocks.h).
+  UringReceiveBlocks* receiveBlocks() { return receiveBlocks_.get(); }
   // Whether `op` is still in flight (for assertions and tests).
   bool inFlight(Operation* op) const { return operations_.count(op) != 0; }
 
@@ -102,6 +105,7 @@ class UringPoller : public Poller {
   std::vector<int> dirty_;
   uint32_t nextGeneration_;
   std::unordered_set<Operation*> operations_;  // in flight, owned
+  std::unique_ptr<UringReceiveBlocks> receiveBlocks_;  // after the ring is set up
 };
 
 }  // namespace net

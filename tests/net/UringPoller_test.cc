@@ -148,3 +148,187 @@ TEST(UringPoller, RemovedChannelIsNotCalledWhenItsFdIsReused) {
   ::close(b[1]);
   ::close(a[1]);
 }
+
+// ---- the receive ring (UringReceiveBlocks) ----------------------------------
+
+#ifdef MUON_HAVE_URING
+
+#include <sys/socket.h>
+
+#include <vector>
+
+#include "muon/net/Buffer.h"
+#include "muon/net/UringReceiveBlocks.h"
+
+using muon::net::Buffer;
+using muon::net::UringReceiveBlocks;
+
+namespace {
+
+// A ring of its own with the receive blocks registered, and socket pairs
+// whose far ends the test writes to.
+class ReceiveRing {
+ public:
+  ReceiveRing() {
+    if (io_uring_queue_init(64, &ring_, 0) < 0) return;
+    ready_ = true;
+    blocks_ = UringReceiveBlocks::create(&ring_, &reason_);
+  }
+  ~ReceiveRing() {
+    if (ready_) io_uring_queue_exit(&ring_);
+    blocks_.reset();  // after the ring, as UringPoller does
+    for (int fd : fds_) ::close(fd);
+  }
+  UringReceiveBlocks* blocks() { return blocks_.get(); }
+  const std::string& reason() const { return reason_; }
+
+  // A connected pair: {near end, far end}.
+  std::pair<int, int> socketPair() {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return {-1, -1};
+    fds_.push_back(sv[0]);
+    fds_.push_back(sv[1]);
+    return {sv[0], sv[1]};
+  }
+
+  struct Result {
+    int fd;
+    int res;
+    uint32_t flags;
+  };
+  // Submits a receive on each fd, waits for all of them to complete.
+  std::vector<Result> receive(const std::vector<int>& fds) {
+    for (int fd : fds) {
+      struct io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+      blocks_->prepareReceive(sqe, fd);
+      io_uring_sqe_set_data64(sqe, static_cast<uint64_t>(fd));
+    }
+    std::vector<Result> results;
+    io_uring_submit_and_wait(&ring_, static_cast<unsigned>(fds.size()));
+    while (results.size() < fds.size()) {
+      struct io_uring_cqe* cqe = nullptr;
+      if (io_uring_wait_cqe(&ring_, &cqe) != 0) break;
+      results.push_back(Result{static_cast<int>(io_uring_cqe_get_data64(cqe)), cqe->res, cqe->flags});
+      io_uring_cqe_seen(&ring_, cqe);
+    }
+    return results;
+  }
+
+ private:
+  struct io_uring ring_ {};
+  bool ready_ = false;
+  std::string reason_;
+  std::unique_ptr<UringReceiveBlocks> blocks_;
+  std::vector<int> fds_;
+};
+
+#define SKIP_WITHOUT_RECEIVE_RING(r)                                                         \
+  do {                                                                                     \
+    SKIP_WITHOUT_URING();                                                                  \
+    if ((r).blocks() == nullptr) GTEST_SKIP() << "no provided-buffer ring: " << (r).reason(); \
+  } while (0)
+
+}  // namespace
+
+TEST(UringReceiveBlocks, ReceiveSwapsItsBlockIntoAnEmptyInputAndAppendsToAFullOne) {
+  ReceiveRing ring;
+  SKIP_WITHOUT_RECEIVE_RING(ring);
+  auto [near, far] = ring.socketPair();
+  ASSERT_GE(near, 0);
+  ASSERT_EQ(::write(far, "hello", 5), 5);
+  std::vector<ReceiveRing::Result> r = ring.receive({near});
+  ASSERT_EQ(r.size(), 1u);
+  ASSERT_EQ(r[0].res, 5);
+  ASSERT_TRUE(r[0].flags & IORING_CQE_F_BUFFER);
+  Buffer input;
+  ring.blocks()->take(r[0].res, r[0].flags, &input);
+  EXPECT_EQ(input.toStringView(), "hello");
+  // The block itself, not a copy into the input's own 1 KiB.
+  EXPECT_EQ(input.readableBytes() + input.writableBytes(), UringReceiveBlocks::kBlockBytes);
+  const char* storage = input.peek();
+
+  ASSERT_EQ(::write(far, ", world", 7), 7);
+  r = ring.receive({near});
+  ASSERT_EQ(r.size(), 1u);
+  ring.blocks()->take(r[0].res, r[0].flags, &input);
+  EXPECT_EQ(input.toStringView(), "hello, world");
+  EXPECT_EQ(input.peek(), storage);
+  EXPECT_EQ(ring.blocks()->blocksInRing(), UringReceiveBlocks::kInitialBlocks);
+}
+
+TEST(UringReceiveBlocks, RecycledBlocksAreLentNewestFirst) {
+  ReceiveRing ring;
+  SKIP_WITHOUT_RECEIVE_RING(ring);
+  auto [near1, far1] = ring.socketPair();
+  auto [near2, far2] = ring.socketPair();
+  ASSERT_GE(near1, 0);
+  ASSERT_GE(near2, 0);
+  ASSERT_EQ(::write(far1, "1", 1), 1);
+  ASSERT_EQ(::write(far2, "2", 1), 1);
+  std::vector<ReceiveRing::Result> r = ring.receive({near1, near2});
+  ASSERT_EQ(r.size(), 2u);
+  Buffer first;
+  Buffer second;
+  ring.blocks()->take(r[0].res, r[0].flags, &first);
+  ring.blocks()->take(r[1].res, r[1].flags, &second);
+  const char* firstStorage = first.peek();
+  const char* secondStorage = second.peek();
+
+  ring.blocks()->recycle(&first);  // not empty: left alone
+  EXPECT_EQ(first.peek(), firstStorage);
+  EXPECT_EQ(ring.blocks()->freeBlocks(), 0u);
+  first.retrieveAll();
+  second.retrieveAll();
+  ring.blocks()->recycle(&first);
+  ring.blocks()->recycle(&second);
+  EXPECT_EQ(ring.blocks()->freeBlocks(), 2u);
+  EXPECT_LT(first.writableBytes(), UringReceiveBlocks::kBlockBytes);
+
+  Buffer big(0);
+  ring.blocks()->lend(&big, UringReceiveBlocks::kBlockBytes + 1);  // too big for a block
+  EXPECT_EQ(ring.blocks()->freeBlocks(), 2u);
+  // The one recycled last is the warmest in the cache: lent first.
+  Buffer out1(0);
+  Buffer out2(0);
+  ring.blocks()->lend(&out1, 100);
+  ring.blocks()->lend(&out2, 100);
+  EXPECT_EQ(out1.peek(), secondStorage);
+  EXPECT_EQ(out2.peek(), firstStorage);
+  EXPECT_EQ(ring.blocks()->freeBlocks(), 0u);
+}
+
+TEST(UringReceiveBlocks, ReceiveFindingTheRingEmptyFailsWithENOBUFSUntilItGrows) {
+  ReceiveRing ring;
+  SKIP_WITHOUT_RECEIVE_RING(ring);
+  const unsigned n = UringReceiveBlocks::kInitialBlocks + 1;
+  std::vector<int> nears;
+  for (unsigned i = 0; i < n; ++i) {
+    auto [near, far] = ring.socketPair();
+    ASSERT_GE(near, 0);
+    ASSERT_EQ(::write(far, "y", 1), 1);
+    nears.push_back(near);
+  }
+  // Every receive finds its data at once and takes a block as it is
+  // submitted; the ring is refilled only by take(), after all of them.
+  std::vector<ReceiveRing::Result> r = ring.receive(nears);
+  ASSERT_EQ(r.size(), n);
+  std::vector<int> starved;
+  std::vector<Buffer> inputs(n);
+  for (unsigned i = 0; i < n; ++i) {
+    if (r[i].res == -ENOBUFS) {
+      starved.push_back(r[i].fd);
+      ring.blocks()->grow();
+    } else {
+      ASSERT_EQ(r[i].res, 1);
+      ring.blocks()->take(r[i].res, r[i].flags, &inputs[i]);
+      EXPECT_EQ(inputs[i].toStringView(), "y");
+    }
+  }
+  ASSERT_EQ(starved.size(), 1u);
+  EXPECT_EQ(ring.blocks()->blocksInRing(), n);
+  r = ring.receive(starved);  // its byte is still in the socket
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].res, 1);
+}
+
+#endif  // MUON_HAVE_URING
