@@ -90,12 +90,12 @@ bool UringPoller::setUp(std::string* reason) {
 UringPoller::~UringPoller() {
   // Tearing the ring down cancels whatever is in flight; the operations
   // are then ours to delete, without their callbacks. Deleting one may
-  // free its owner (a TcpConnection it kept alive), so the set is moved out
+  // free its owner (a TcpConnection it kept alive), so the list is moved out
   // first.
   if (ringReady_) io_uring_queue_exit(&ring_);
   receiveBlocks_.reset();  // no request can write into a block now
-  std::unordered_set<Operation*> operations;
-  operations.swap(operations_);
+  std::vector<Operation*> operations;
+  operations.swap(inFlight_);
   for (Operation* op : operations) delete op;
 }
 
@@ -116,7 +116,8 @@ struct io_uring_sqe* UringPoller::getSqe() {
 struct io_uring_sqe* UringPoller::prepare(Operation* op) {
   assertInLoopThread();
   struct io_uring_sqe* sqe = getSqe();
-  operations_.insert(op);
+  op->inFlightIndex_ = inFlight_.size();
+  inFlight_.push_back(op);
   // The caller fills in the request; liburing's prep helpers leave
   // user_data alone.
   io_uring_sqe_set_data(sqe, op);
@@ -255,16 +256,24 @@ void UringPoller::reap(ChannelList* activeChannels) {
   }
 }
 
+void UringPoller::forget(Operation* op) {
+  Operation* last = inFlight_.back();
+  inFlight_[op->inFlightIndex_] = last;
+  last->inFlightIndex_ = op->inFlightIndex_;
+  inFlight_.pop_back();
+  op->inFlightIndex_ = Operation::kNotInFlight;
+}
+
 size_t UringPoller::dispatchCompletions() {
   assertInLoopThread();
   // Index, not iterator: a callback may not add completions (only poll()
   // does), but the vector is cleared only after all have run.
   for (size_t i = 0; i < completions_.size(); ++i) {
     const Completion c = completions_[i];
-    assert(operations_.count(c.op) == 1);
+    assert(inFlight(c.op));
     c.op->complete(c.res, c.flags);
     if (!(c.flags & IORING_CQE_F_MORE)) {
-      operations_.erase(c.op);
+      forget(c.op);
       delete c.op;
     }
   }
