@@ -37,9 +37,12 @@ measures the CPU others took meanwhile, and is run again (once) when that
 was 20% or more; the share is in the CSV and in the table's note. Waits and
 reruns get 3 minutes in all, so a busy machine slows the matrix only so much.
 
-Progress goes to stderr; to stdout, three markdown tables of medians of the
+Progress goes to stderr; to stdout, four markdown tables of medians of the
 repeats: the pairs (MiB/s and ratios), their CPU seconds per GiB echoed
-(client : server), and the same-client runs (muon/asio). Files, in
+(client : server), the user-space part of that with the io_uring pair's
+ceiling (the better Asio pair's CPU per GiB over muon io_uring's kernel CPU
+per GiB: the ratio it could reach if muon's own code cost nothing), and the
+same-client runs (muon/asio). Files, in
 BUILD_DIR/bench/:
   pingpong.csv       one row per point and pair: median, repeats, failures
   pingpong_runs.csv  one row per run
@@ -144,13 +147,13 @@ fsub() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", a - b}'; }
 ncpu=$(nproc 2>/dev/null || echo 1)
 hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
 busy_ticks() { awk '$1 == "cpu" {print $2 + $3 + $4 + $7 + $8 + $9; exit}' /proc/stat; }
-# (`times` must run in this shell, not in a $(...) subshell, whose children
-# start from zero.)
+# `our_seconds user`: their user time only. (`times` must run in this shell,
+# not in a $(...) subshell, whose children start from zero.)
 our_seconds() {
   times >"$tmp/times"
-  awk 'NR == 2 {
+  awk -v fields="$([ "${1:-}" = user ] && echo 1 || echo 2)" 'NR == 2 {
     s = 0
-    for (i = 1; i <= 2; i++) { split($i, a, "m"); s += a[1] * 60 + substr(a[2], 1, length(a[2]) - 1) }
+    for (i = 1; i <= fields; i++) { split($i, a, "m"); s += a[1] * 60 + substr(a[2], 1, length(a[2]) - 1) }
     print s }' "$tmp/times"
 }
 # others_pct WALL_START BUSY_START OURS_START OURS_NOW: percent of all CPUs
@@ -187,15 +190,17 @@ wait_quiet() {
 
 # run_one SERVER CLIENT THREADS BLOCK SESSIONS ENV: sets $result to the MiB/s,
 # or returns 1 with the reason in $tmp/why; sets $others to others_pct over
-# the run, and $cpu_per_gib / $client_cpu_per_gib to the server's and the
-# client's CPU seconds per GiB echoed. ENV: VAR=VALUE,... for both, or "-".
+# the run, $cpu_per_gib / $client_cpu_per_gib to the server's and the
+# client's CPU seconds (user + system) per GiB echoed, and $user_per_gib /
+# $client_user_per_gib to their user time alone. ENV: VAR=VALUE,... for
+# both, or "-".
 # Not in a subshell, so that cleanup() always knows the server to stop.
 run_one() {
   local server=$1 client=$2 threads=$3 block=$4 sessions=$5
-  local port= i rc w0 b0 o0 c0 envs=()
+  local port= i rc w0 b0 o0 c0 u0 envs=()
   [ "$6" = - ] || IFS=, read -r -a envs <<<"$6"
   : >"$tmp/why"
-  others=0 cpu_per_gib= client_cpu_per_gib=
+  others=0 cpu_per_gib= client_cpu_per_gib= user_per_gib= client_user_per_gib=
   our_seconds >"$tmp/ours"
   w0=$(now) b0=$(busy_ticks) o0=$(cat "$tmp/ours")
   rm -f "$tmp/server.out"  # a stale port must not be read back
@@ -217,12 +222,16 @@ run_one() {
   rc=0
   our_seconds >"$tmp/ours"
   c0=$(cat "$tmp/ours")
+  our_seconds user >"$tmp/ours"
+  u0=$(cat "$tmp/ours")
   timeout -k 2 "$(awk -v s="$seconds" -v n="$sessions" 'BEGIN{print int(s + 30 + n / 200)}')" \
     env "${envs[@]}" "$bin/$client" 127.0.0.1 "$port" "$threads" "$block" "$sessions" "$seconds" \
     >"$tmp/client.out" 2>"$tmp/client.err" || rc=$?
   # The client is the only child reaped meanwhile: its CPU time.
   our_seconds >"$tmp/ours"
-  client_cpu=$(awk -v a="$(cat "$tmp/ours")" -v b="$c0" 'BEGIN{printf "%.3f", a - b}')
+  client_cpu=$(fsub "$(cat "$tmp/ours")" "$c0")
+  our_seconds user >"$tmp/ours"
+  client_user=$(fsub "$(cat "$tmp/ours")" "$u0")
   server_cpu_seconds
   stop_server
   our_seconds >"$tmp/ours"
@@ -238,22 +247,30 @@ run_one() {
     return 1
   fi
   result=$mibs
-  # Server CPU seconds per GiB the client read back (= what the server echoed).
-  cpu_per_gib=$(awk -v cpu="$server_cpu" '$3 == "bytes" && $4 == "read" && $1 > 0 {
-    if (cpu != "") printf "%.3f", cpu / ($1 / 1073741824) }' "$tmp/client.out")
-  client_cpu_per_gib=$(awk -v cpu="$client_cpu" '$3 == "bytes" && $4 == "read" && $1 > 0 {
-    printf "%.3f", cpu / ($1 / 1073741824) }' "$tmp/client.out")
+  cpu_per_gib=$(per_gib "$server_cpu")
+  user_per_gib=$(per_gib "$server_user")
+  client_cpu_per_gib=$(per_gib "$client_cpu")
+  client_user_per_gib=$(per_gib "$client_user")
+}
+
+# per_gib SECONDS: SECONDS per GiB the client read back (= what the server
+# echoed), or "" if SECONDS is.
+per_gib() {
+  awk -v cpu="$1" '$3 == "bytes" && $4 == "read" && $1 > 0 {
+    if (cpu != "") printf "%.3f", cpu / ($1 / 1073741824) }' "$tmp/client.out"
 }
 
 # server_cpu_seconds: sets $server_cpu to the user + system time the server
-# (the child of the timeout process $server_pid) has used so far, or "".
+# (the child of the timeout process $server_pid) has used so far and
+# $server_user to its user time, or both to "".
 server_cpu_seconds() {
-  local child
-  server_cpu=
+  local child fields
+  server_cpu= server_user=
   child=$(cat "/proc/$server_pid/task/$server_pid/children" 2>/dev/null || true)
   child=${child%% *}
   [ -n "$child" ] || return 0
-  server_cpu=$(awk -v hz="$hz" '{sub(/^.*\) /, ""); print ($12 + $13) / hz}' "/proc/$child/stat" 2>/dev/null || true)
+  fields=$(awk -v hz="$hz" '{sub(/^.*\) /, ""); print ($12 + $13) / hz, $12 / hz}' "/proc/$child/stat" 2>/dev/null || true)
+  [ -z "$fields" ] || read -r server_cpu server_user <<<"$fields"
 }
 
 stop_server() {
@@ -273,10 +290,12 @@ echo "pingpong: $points points x ${#pairs[@]} pairs x $repeat repeats = $total_r
      "load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 runs_csv=$out/pingpong_runs.csv
-echo "threads,block,sessions,pair,server,client,env,repeat,mibs,status,others_cpu_pct,server_cpu_s_per_gib,client_cpu_s_per_gib" >"$runs_csv"
+join_csv threads block sessions pair server client env repeat mibs status others_cpu_pct \
+  server_cpu_s_per_gib client_cpu_s_per_gib server_user_s_per_gib client_user_s_per_gib >"$runs_csv"
 csv=$out/pingpong.csv
 join_csv threads block sessions pair server client env median_mibs ok_runs failed_runs \
-  max_others_cpu_pct median_server_cpu_s_per_gib median_client_cpu_s_per_gib >"$csv"
+  max_others_cpu_pct median_server_cpu_s_per_gib median_client_cpu_s_per_gib \
+  median_server_user_s_per_gib median_client_user_s_per_gib >"$csv"
 : >"$tmp/others"
 done_runs=0 point=0
 t_start=$(now)
@@ -285,7 +304,7 @@ for threads in "${threads_arr[@]}"; do
     for sessions in "${sessions_arr[@]}"; do
       point=$((point + 1))
       for p in "${pairs[@]}"; do
-        : >"$tmp/vals.${p%% *}"; : >"$tmp/cpu.${p%% *}"; : >"$tmp/ccpu.${p%% *}"
+        for f in vals cpu ccpu user cuser; do : >"$tmp/$f.${p%% *}"; done
         echo 0 >"$tmp/maxo.${p%% *}"
       done
       for ((r = 1; r <= repeat; r++)); do
@@ -306,11 +325,13 @@ for threads in "${threads_arr[@]}"; do
             echo "$mibs" >>"$tmp/vals.$label"
             [ -z "$cpu_per_gib" ] || echo "$cpu_per_gib" >>"$tmp/cpu.$label"
             [ -z "$client_cpu_per_gib" ] || echo "$client_cpu_per_gib" >>"$tmp/ccpu.$label"
+            [ -z "$user_per_gib" ] || echo "$user_per_gib" >>"$tmp/user.$label"
+            [ -z "$client_user_per_gib" ] || echo "$client_user_per_gib" >>"$tmp/cuser.$label"
             status=ok shown="$mibs MiB/s"
           else
             mibs= status=failed shown="FAILED: $(cat "$tmp/why")"
           fi
-          echo "$threads,$block,$sessions,$label,$server,$client,${envs//,/ },$r,$mibs,$status,$others,$cpu_per_gib,$client_cpu_per_gib" >>"$runs_csv"
+          echo "$threads,$block,$sessions,$label,$server,$client,${envs//,/ },$r,$mibs,$status,$others,$cpu_per_gib,$client_cpu_per_gib,$user_per_gib,$client_user_per_gib" >>"$runs_csv"
           echo "$others" >>"$tmp/others"
           [ "$others" -le "$(cat "$tmp/maxo.$label")" ] || echo "$others" >"$tmp/maxo.$label"
           [ "$others" -lt 10 ] || shown+=", others used ${others}% CPU"
@@ -328,8 +349,11 @@ for threads in "${threads_arr[@]}"; do
         med=$(median <"$tmp/vals.$label")
         cpu=$(median3 <"$tmp/cpu.$label")
         ccpu=$(median3 <"$tmp/ccpu.$label")
+        user=$(median3 <"$tmp/user.$label")
+        cuser=$(median3 <"$tmp/cuser.$label")
         join_csv "$threads" "$block" "$sessions" "$label" "$server" "$client" "${envs//,/ }" "${med:-NA}" \
-          "$ok" $((repeat - ok)) "$(cat "$tmp/maxo.$label")" "${cpu:-NA}" "${ccpu:-NA}" >>"$csv"
+          "$ok" $((repeat - ok)) "$(cat "$tmp/maxo.$label")" "${cpu:-NA}" "${ccpu:-NA}" \
+          "${user:-NA}" "${cuser:-NA}" >>"$csv"
       done
     done
   done
@@ -349,21 +373,38 @@ awk -F, -v repeat="$repeat" -v seconds="$seconds" -v note="$others_note" -v busy
     pair = $col["pair"]
     med[key, pair] = $col["median_mibs"]; failed[key, pair] = $col["failed_runs"]
     cpu[key, pair] = $col["median_server_cpu_s_per_gib"]
-    ccpu[key, pair] = $col["median_client_cpu_s_per_gib"] }
+    ccpu[key, pair] = $col["median_client_cpu_s_per_gib"]
+    user[key, pair] = $col["median_server_user_s_per_gib"]
+    cuser[key, pair] = $col["median_client_user_s_per_gib"] }
+  function known(x) { return x != "NA" && x != "" }
   function cell(k, l) {
     if (med[k, l] == "NA") return "FAILED"
     return med[k, l] (failed[k, l] > 0 ? " (" failed[k, l] " failed)" : "")
   }
   function quotient(a, b) { return (a != "NA" && b != "NA" && b > 0) ? sprintf("%.2f", a / b) : "-" }
-  function num(x) { return x == "NA" || x == "" ? "-" : sprintf("%.2f", x) }
+  function num(x) { return known(x) ? sprintf("%.2f", x) : "-" }
+  # The better Asio pair at point k: the one with the higher median.
+  function best_asio(k) {
+    if (known(med[k, "asio-uring"]) && (!known(med[k, "asio-pair"]) || med[k, "asio-uring"] + 0 > med[k, "asio-pair"] + 0))
+      return "asio-uring"
+    return "asio-pair"
+  }
+  # The ratio the muon io_uring pair would reach against that pair at point k
+  # if muon cost no user-space CPU at all: the Asio pair CPU per GiB over
+  # the muon io_uring kernel (system) CPU per GiB, both sides added up.
+  function ceiling(k,   a, m) {
+    a = best_asio(k); m = "muon-uring"
+    if (!known(cpu[k, a]) || !known(ccpu[k, a]) || !known(cpu[k, m]) || !known(ccpu[k, m]) ||
+        !known(user[k, m]) || !known(cuser[k, m])) return "-"
+    return quotient(cpu[k, a] + ccpu[k, a], cpu[k, m] - user[k, m] + ccpu[k, m] - cuser[k, m])
+  }
   END {
     printf "Pairs (each framework\047s own client and server). Median of %d run(s) of %s s each, MiB/s (client-side bytes read / s). %s\n\n", repeat, seconds, note
     print "| threads | block | sessions | muon epoll | muon io_uring | muon io_uring busy " busy " us | asio epoll | asio io_uring | bare epoll | uring / best asio | busy / muon epoll | muon epoll / bare | muon epoll / asio epoll |"
     print "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
     for (i = 1; i <= n; i++) {
       k = order[i]; split(k, f, " ")
-      ba = med[k, "asio-pair"]
-      if (med[k, "asio-uring"] != "NA" && (ba == "NA" || med[k, "asio-uring"] + 0 > ba + 0)) ba = med[k, "asio-uring"]
+      ba = med[k, best_asio(k)]
       printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[3],
              cell(k, "muon"), cell(k, "muon-uring"), cell(k, "muon-uring-busy"), cell(k, "asio-pair"),
              cell(k, "asio-uring"), cell(k, "floor"), quotient(med[k, "muon-uring"], ba),
@@ -381,6 +422,17 @@ awk -F, -v repeat="$repeat" -v seconds="$seconds" -v note="$others_note" -v busy
       printf "| %s | %s | %s", f[1], f[2], f[3]
       for (j = 1; j <= 6; j++) printf " | %s : %s", num(ccpu[k, ps[j]]), num(cpu[k, ps[j]])
       print " |"
+    }
+    print ""
+    print "Of that, user-space CPU seconds per GiB, client : server (the rest is the kernel\047s); and the ceiling: the most the muon io_uring pair could reach against the better Asio pair if muon\047s own code cost nothing, that pair\047s CPU per GiB over muon io_uring\047s kernel CPU per GiB (both sides; it bounds the ratio where both sides are CPU-bound, 10 sessions and up, not at 1 session, where the pairs wait for wake-ups)."
+    print ""
+    print "| threads | block | sessions | muon epoll | muon io_uring | muon io_uring busy | asio epoll | asio io_uring | bare epoll | uring ceiling vs best asio | uring / best asio |"
+    print "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+    for (i = 1; i <= n; i++) {
+      k = order[i]; split(k, f, " ")
+      printf "| %s | %s | %s", f[1], f[2], f[3]
+      for (j = 1; j <= 6; j++) printf " | %s : %s", num(cuser[k, ps[j]]), num(user[k, ps[j]])
+      printf " | %s | %s |\n", ceiling(k), quotient(med[k, "muon-uring"], med[k, best_asio(k)])
     }
     print ""
     printf "Same client (pingpong_client) against both servers, and muon\047s server with Asio\047s client; epoll.\n\n"
