@@ -398,7 +398,15 @@ awk -F, -v repeat="$repeat" -v seconds="$seconds" -v note="$others_note" -v busy
         !known(user[k, m]) || !known(cuser[k, m])) return "-"
     return quotient(cpu[k, a] + ccpu[k, a], cpu[k, m] - user[k, m] + ccpu[k, m] - cuser[k, m])
   }
+  # The row of point k: seconds per GiB, client : server, one cell per pair,
+  # without the closing bar.
+  function pair_seconds(k, client, server,   f, j) {
+    split(k, f, " ")
+    printf "| %s | %s | %s", f[1], f[2], f[3]
+    for (j = 1; j <= 6; j++) printf " | %s : %s", num(client[k, ps[j]]), num(server[k, ps[j]])
+  }
   END {
+    split("muon muon-uring muon-uring-busy asio-pair asio-uring floor", ps, " ")
     printf "Pairs (each framework\047s own client and server). Median of %d run(s) of %s s each, MiB/s (client-side bytes read / s). %s\n\n", repeat, seconds, note
     print "| threads | block | sessions | muon epoll | muon io_uring | muon io_uring busy " busy " us | asio epoll | asio io_uring | bare epoll | uring / best asio | busy / muon epoll | muon epoll / bare | muon epoll / asio epoll |"
     print "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
@@ -416,22 +424,14 @@ awk -F, -v repeat="$repeat" -v seconds="$seconds" -v note="$others_note" -v busy
     print ""
     print "| threads | block | sessions | muon epoll | muon io_uring | muon io_uring busy | asio epoll | asio io_uring | bare epoll |"
     print "|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
-    split("muon muon-uring muon-uring-busy asio-pair asio-uring floor", ps, " ")
-    for (i = 1; i <= n; i++) {
-      k = order[i]; split(k, f, " ")
-      printf "| %s | %s | %s", f[1], f[2], f[3]
-      for (j = 1; j <= 6; j++) printf " | %s : %s", num(ccpu[k, ps[j]]), num(cpu[k, ps[j]])
-      print " |"
-    }
+    for (i = 1; i <= n; i++) { pair_seconds(order[i], ccpu, cpu); print " |" }
     print ""
     print "Of that, user-space CPU seconds per GiB, client : server (the rest is the kernel\047s); and the ceiling: the most the muon io_uring pair could reach against the better Asio pair if muon\047s own code cost nothing, that pair\047s CPU per GiB over muon io_uring\047s kernel CPU per GiB (both sides; it bounds the ratio where both sides are CPU-bound, 10 sessions and up, not at 1 session, where the pairs wait for wake-ups)."
     print ""
     print "| threads | block | sessions | muon epoll | muon io_uring | muon io_uring busy | asio epoll | asio io_uring | bare epoll | uring ceiling vs best asio | uring / best asio |"
     print "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
     for (i = 1; i <= n; i++) {
-      k = order[i]; split(k, f, " ")
-      printf "| %s | %s | %s", f[1], f[2], f[3]
-      for (j = 1; j <= 6; j++) printf " | %s : %s", num(cuser[k, ps[j]]), num(user[k, ps[j]])
+      k = order[i]; pair_seconds(k, cuser, user)
       printf " | %s | %s |\n", ceiling(k), quotient(med[k, "muon-uring"], med[k, best_asio(k)])
     }
     print ""
