@@ -46,9 +46,10 @@ need() {
 # liburing-dev: the io_uring engine (MUON_USE_URING=1). libboost1.81-dev (it
 # replaces libboost-dev, 1.74): Asio with an io_uring backend for the bench.
 # rsyslog: the syslog tests start their own rsyslogd (ctest -L syslog); the
-# package's own daemon is never started or touched by them.
-build_deps=(g++ cmake make libgtest-dev libgmock-dev libbenchmark-dev libboost1.81-dev liburing-dev
-            libspdlog-dev libgoogle-glog-dev tzdata libzstd-dev libssl-dev zstd rsyslog)
+# package's own daemon is never started or touched by them. pkg-config: the
+# install test builds against the installed muon.pc as README shows.
+build_deps=(g++ cmake make pkg-config libgtest-dev libgmock-dev libbenchmark-dev libboost1.81-dev
+            liburing-dev libspdlog-dev libgoogle-glog-dev tzdata libzstd-dev libssl-dev zstd rsyslog)
 
 # configure_and_build DIR [CMAKE ARGS...]
 # Warnings are errors here (our compiler, Debian 12's g++, is known); a

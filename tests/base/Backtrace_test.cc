@@ -3,15 +3,14 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <unistd.h>
 
 #include <atomic>
-#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "LineCapture.h"
+#include "StderrLog.h"
 #include "muon/base/Logging.h"
 
 using muon::Logger;
@@ -163,16 +162,11 @@ TEST_F(BacktraceTest, ThreadsPushingWhileOthersTakeLoseNoOrder) {
   }
 }
 
-void stderrOutput(const char* msg, size_t len) {
-  ssize_t n = ::write(STDERR_FILENO, msg, len);
-  (void)n;
-}
-
 TEST(BacktraceDeathTest, FatalWritesTheRingFirst) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
-        Logger::setOutput(&stderrOutput);
+        muon::test::logToStderr();
         Logger::enableBacktrace(2);
         LOG_DEBUG << "what led up to it";
         CHECK_EQ(1, 2);

@@ -6,37 +6,20 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "StderrLog.h"
 #include "muon/base/Logging.h"
 
 using muon::Logger;
+using muon::test::logToStderrMarkingFlushes;
 
 // Check_ndebug.cc: failing DCHECKs compiled with NDEBUG; how many operands ran.
 int dcheckOperandsEvaluatedUnderNdebug();
 
 namespace {
-
-// Death tests: the line goes to stderr, and the flush says whether it came
-// after the line.
-bool g_lineWritten = false;
-void stderrOutput(const char* msg, size_t len) {
-  ssize_t n = ::write(STDERR_FILENO, msg, len);
-  (void)n;
-  g_lineWritten = true;
-}
-void stderrFlush() {
-  const char* mark = g_lineWritten ? "<flushed>\n" : "<flushed before the line>\n";
-  ssize_t n = ::write(STDERR_FILENO, mark, std::strlen(mark));
-  (void)n;
-}
-void toStderr() {
-  Logger::setOutput(&stderrOutput);
-  Logger::setFlush(&stderrFlush);
-}
 
 int g_calls = 0;
 int counted(int v) {
@@ -104,18 +87,18 @@ TEST_F(CheckTest, UnbracedIfElseBindsToTheUsersIf) {
 TEST_F(CheckDeathTest, CheckWritesAFatalLineWithTheConditionAndContextFlushesAndAborts) {
   EXPECT_EXIT(
       {
-        toStderr();
+        logToStderrMarkingFlushes();
         int fd = -1;
         CHECK(fd >= 0) << "socket for " << "peer";
       },
       ::testing::KilledBySignal(SIGABRT),
-      "FATAL Check failed: fd >= 0 socket for peer - Check_test\\.cc:[0-9]+\n<flushed>\n");
+      "FATAL Check failed: fd >= 0 socket for peer - Check_test\\.cc:[0-9]+\n<flushed after the line>\n");
 }
 
 TEST_F(CheckDeathTest, ALevelAboveFatalDoesNotSilenceIt) {
   EXPECT_EXIT(
       {
-        toStderr();
+        logToStderrMarkingFlushes();
         Logger::setLogLevel(Logger::FATAL);
         CHECK(1 + 1 == 3);
       },
@@ -125,20 +108,25 @@ TEST_F(CheckDeathTest, ALevelAboveFatalDoesNotSilenceIt) {
 TEST_F(CheckDeathTest, CheckOpPrintsBothValuesEvaluatedOnce) {
   EXPECT_EXIT(
       {
-        toStderr();
+        logToStderrMarkingFlushes();
         int i = 0;
         CHECK_EQ(++i, 5) << "i is " << i;
       },
       ::testing::KilledBySignal(SIGABRT),
-      "FATAL Check failed: \\+\\+i == 5 \\(1 vs\\. 5\\) i is 1 - Check_test\\.cc:[0-9]+\n<flushed>\n");
+      "FATAL Check failed: \\+\\+i == 5 \\(1 vs\\. 5\\) i is 1 - Check_test\\.cc:[0-9]+\n<flushed after the line>\n");
   const char* expected[] = {"1 != 1 \\(1 vs\\. 1\\)", "2 < 1 \\(2 vs\\. 1\\)",
                             "2 <= 1 \\(2 vs\\. 1\\)", "1 > 2 \\(1 vs\\. 2\\)",
                             "1 >= 2 \\(1 vs\\. 2\\)"};
-  EXPECT_EXIT({ toStderr(); CHECK_NE(1, 1); }, ::testing::KilledBySignal(SIGABRT), expected[0]);
-  EXPECT_EXIT({ toStderr(); CHECK_LT(2, 1); }, ::testing::KilledBySignal(SIGABRT), expected[1]);
-  EXPECT_EXIT({ toStderr(); CHECK_LE(2, 1); }, ::testing::KilledBySignal(SIGABRT), expected[2]);
-  EXPECT_EXIT({ toStderr(); CHECK_GT(1, 2); }, ::testing::KilledBySignal(SIGABRT), expected[3]);
-  EXPECT_EXIT({ toStderr(); CHECK_GE(1, 2); }, ::testing::KilledBySignal(SIGABRT), expected[4]);
+  EXPECT_EXIT({ logToStderrMarkingFlushes(); CHECK_NE(1, 1); }, ::testing::KilledBySignal(SIGABRT),
+              expected[0]);
+  EXPECT_EXIT({ logToStderrMarkingFlushes(); CHECK_LT(2, 1); }, ::testing::KilledBySignal(SIGABRT),
+              expected[1]);
+  EXPECT_EXIT({ logToStderrMarkingFlushes(); CHECK_LE(2, 1); }, ::testing::KilledBySignal(SIGABRT),
+              expected[2]);
+  EXPECT_EXIT({ logToStderrMarkingFlushes(); CHECK_GT(1, 2); }, ::testing::KilledBySignal(SIGABRT),
+              expected[3]);
+  EXPECT_EXIT({ logToStderrMarkingFlushes(); CHECK_GE(1, 2); }, ::testing::KilledBySignal(SIGABRT),
+              expected[4]);
 }
 
 enum class Color { kRed = 1, kBlue = 2 };
@@ -146,20 +134,20 @@ enum class Color { kRed = 1, kBlue = 2 };
 TEST_F(CheckDeathTest, CheckOpPrintsStringsPointersAndEnums) {
   EXPECT_EXIT(
       {
-        toStderr();
+        logToStderrMarkingFlushes();
         std::string a = "left";
         CHECK_EQ(a, std::string("right"));
       },
       ::testing::KilledBySignal(SIGABRT), "\\(left vs\\. right\\)");
   EXPECT_EXIT(
       {
-        toStderr();
+        logToStderrMarkingFlushes();
         CHECK_EQ(Color::kRed, Color::kBlue);
       },
       ::testing::KilledBySignal(SIGABRT), "\\(1 vs\\. 2\\)");
   EXPECT_EXIT(
       {
-        toStderr();
+        logToStderrMarkingFlushes();
         int x = 0;
         CHECK_EQ(&x, nullptr);
       },
@@ -169,24 +157,24 @@ TEST_F(CheckDeathTest, CheckOpPrintsStringsPointersAndEnums) {
 TEST_F(CheckDeathTest, CheckNotNullNamesTheExpression) {
   EXPECT_EXIT(
       {
-        toStderr();
+        logToStderrMarkingFlushes();
         int* missing = nullptr;
         int* p = CHECK_NOTNULL(missing);
         (void)p;
       },
       ::testing::KilledBySignal(SIGABRT),
-      "FATAL 'missing' must be non NULL - Check_test\\.cc:[0-9]+\n<flushed>\n");
+      "FATAL 'missing' must be non NULL - Check_test\\.cc:[0-9]+\n<flushed after the line>\n");
 }
 
 TEST_F(CheckDeathTest, PCheckAppendsErrnoAsItWasWhenTheCheckFailed) {
   EXPECT_EXIT(
       {
-        toStderr();
+        logToStderrMarkingFlushes();
         PCHECK(::close(-1) == 0) << "close " << (errno = 0);
       },
       ::testing::KilledBySignal(SIGABRT),
       "FATAL Check failed: ::close\\(-1\\) == 0 close 0: Bad file descriptor \\(errno=9\\) - "
-      "Check_test\\.cc:[0-9]+\n<flushed>\n");
+      "Check_test\\.cc:[0-9]+\n<flushed after the line>\n");
 }
 
 TEST_F(CheckTest, DChecksUnderNdebugEvaluateNothing) {
@@ -197,9 +185,9 @@ TEST_F(CheckDeathTest, DChecksWithoutNdebugAreChecks) {
   DCHECK(counted(1) == 1);
   DCHECK_EQ(counted(1), 1);
   EXPECT_EQ(g_calls, 2);
-  EXPECT_EXIT({ toStderr(); DCHECK_GT(1, 2) << "ctx"; }, ::testing::KilledBySignal(SIGABRT),
+  EXPECT_EXIT({ logToStderrMarkingFlushes(); DCHECK_GT(1, 2) << "ctx"; }, ::testing::KilledBySignal(SIGABRT),
               "FATAL Check failed: 1 > 2 \\(1 vs\\. 2\\) ctx");
-  EXPECT_EXIT({ toStderr(); DCHECK(false); }, ::testing::KilledBySignal(SIGABRT),
+  EXPECT_EXIT({ logToStderrMarkingFlushes(); DCHECK(false); }, ::testing::KilledBySignal(SIGABRT),
               "FATAL Check failed: false");
 }
 

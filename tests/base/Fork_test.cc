@@ -42,7 +42,9 @@ using muon::test::TempDir;
 
 namespace {
 
-
+// A plain output function, not a test sink: the rule under test is that a
+// forked child sets its own output with Logger::setOutput, and a sink would
+// bring its lock (maybe held by a parent thread at the fork) into the child.
 std::atomic<LogFile*> g_childFile{nullptr};
 void childFileOutput(const char* msg, size_t len) { g_childFile.load()->append(msg, len); }
 void childFileFlush() { g_childFile.load()->flush(); }
@@ -222,6 +224,8 @@ TEST(Fork, ChildOfRunningAsyncLoggingLogsToItsOwnOutput) {
   }
 }
 
+// The tests below look at whether children hang, not at lines: a capture
+// would only grow.
 void discardOutput(const char*, size_t) {}
 
 // Forks up to 200 children, one at a time, each running childBody(i) and

@@ -98,6 +98,7 @@ TEST_F(LogAttachmentTest, ANewerAttachmentIsNotUndoneByTheOlderOnesEnd) {
   EXPECT_TRUE(first.lines().empty());
 }
 
+// A plain output function into a capture: the test is of Logger::setOutput.
 LineCapture* g_direct = nullptr;
 void directOutput(const char* line, size_t len) { g_direct->append(line, len); }
 

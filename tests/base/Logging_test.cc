@@ -17,14 +17,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <future>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "LineCapture.h"
 #include "PosixRegex.h"
+#include "StderrLog.h"
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/CurrentThread.h"
@@ -81,42 +82,20 @@ static_assert(equals(kLineZero.trailer, kLineZero.length, " - y.cc:0\n"), "");
 
 // ---- capture -----------------------------------------------------------------
 
-std::mutex g_mutex;
-std::vector<std::string> g_lines;  // one per output call
-int g_flushes = 0;
+// Logger's output and flush functions (setOutput, setFlush: what these tests
+// test) keep every line and count flushes in g_capture.
+muon::test::LineCapture g_capture;
 std::atomic<int64_t> g_nowUs{0};
 
-void captureOutput(const char* msg, size_t len) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  g_lines.emplace_back(msg, len);
-}
-
-void countFlush() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  ++g_flushes;
-}
+void captureOutput(const char* msg, size_t len) { g_capture.append(msg, len); }
+void countFlush() { g_capture.flush(); }
 
 Timestamp fixedClock() { return Timestamp(g_nowUs.load()); }
 
-std::vector<std::string> lines() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  return g_lines;
-}
-
-std::string lastLine() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  return g_lines.empty() ? std::string() : g_lines.back();
-}
-
-size_t lineCount() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  return g_lines.size();
-}
-
-int flushCount() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  return g_flushes;
-}
+std::vector<std::string> lines() { return g_capture.lines(); }
+std::string lastLine() { return g_capture.last(); }
+size_t lineCount() { return g_capture.size(); }
+int flushCount() { return g_capture.flushes(); }
 
 int gettid() { return static_cast<int>(::syscall(SYS_gettid)); }
 
@@ -140,11 +119,7 @@ class LoggingTest : public ::testing::Test {
  protected:
   void SetUp() override {
     savedLevel_ = Logger::logLevel();
-    {
-      std::lock_guard<std::mutex> lock(g_mutex);
-      g_lines.clear();
-      g_flushes = 0;
-    }
+    g_capture.clear();
     g_sideEffects = 0;
     g_nowUs = 1795248902123456;  // 2026-11-21 08:15:02.123456 UTC
     Logger::setLogLevel(Logger::INFO);
@@ -579,32 +554,13 @@ TEST(StrerrorTest, ThreadLocalTextForAnyErrno) {
   EXPECT_STREQ(strerror_tl(123456), "Unknown error 123456");
 }
 
-void stderrOutput(const char* msg, size_t len) {
-  ssize_t n = ::write(STDERR_FILENO, msg, len);
-  (void)n;
-}
-
-std::atomic<bool> g_lineWritten{false};
-void stderrOutputAndMark(const char* msg, size_t len) {
-  stderrOutput(msg, len);
-  g_lineWritten = true;
-}
-
-// Says whether the line was out before the flush, so the order is checked.
-void stderrFlushMarker() {
-  const char* mark = g_lineWritten ? "<flushed after the line>\n" : "<flushed before the line>\n";
-  ssize_t n = ::write(STDERR_FILENO, mark, std::strlen(mark));
-  (void)n;
-}
-
 using LoggingDeathTest = LoggingTest;
 
 TEST_F(LoggingDeathTest, FatalWritesTheLineFlushesAndAborts) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
-        Logger::setOutput(&stderrOutputAndMark);
-        Logger::setFlush(&stderrFlushMarker);
+        muon::test::logToStderrMarkingFlushes();
         LOG_FATAL << "cannot go on " << 42;
       },
       ::testing::KilledBySignal(SIGABRT),
@@ -616,8 +572,7 @@ TEST_F(LoggingDeathTest, FatalIgnoresTheLogLevel) {
   EXPECT_EXIT(
       {
         Logger::setLogLevel(Logger::FATAL);
-        Logger::setOutput(&stderrOutputAndMark);
-        Logger::setFlush(&stderrFlushMarker);
+        muon::test::logToStderrMarkingFlushes();
         LOG_FATAL << "still printed";
       },
       ::testing::KilledBySignal(SIGABRT), "FATAL still printed - Logging_test\\.cc:[0-9]+\n<flushed after the line>");
@@ -627,8 +582,7 @@ TEST_F(LoggingDeathTest, SysfatalAppendsErrnoAndAborts) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
-        Logger::setOutput(&stderrOutputAndMark);
-        Logger::setFlush(&stderrFlushMarker);
+        muon::test::logToStderrMarkingFlushes();
         errno = EPIPE;
         LOG_SYSFATAL << "write";
       },
@@ -828,6 +782,8 @@ TEST_F(LoggingTest, LinesCarryTheLoggingThreadsTid) {
   EXPECT_EQ(otherLine.substr(26, tidField(otherTid).size()), tidField(otherTid));
 }
 
+// The child's line goes to the parent through a pipe (a capture in the
+// child's memory is not seen by the parent), one write(2).
 int g_childPipe = -1;
 void pipeOutput(const char* msg, size_t len) {
   ssize_t n = ::write(g_childPipe, msg, len);
@@ -899,6 +855,8 @@ int64_t lineMicros(const std::string& line) {
   return static_cast<int64_t>(::timegm(&tm)) * 1000000 + std::stoll(line.substr(18, 6));
 }
 
+// Keeps the newest line only: the test below logs for as long as it takes to
+// cross a second, and looks at each line once.
 std::string g_lastLine;
 void keepLastLine(const char* msg, size_t len) { g_lastLine.assign(msg, len); }
 

@@ -3,32 +3,55 @@
 # What README promises to a project that uses muon: `cmake --install` gives
 # headers, libraries and a CMake package; examples/hello, a project of its
 # own, finds it with find_package(muon), builds, runs, and its lines land in
-# the log file in muduo's format. When the build has the muduo bridge, a
-# muduo-style program builds against muon::muduo_compat from the package
-# and runs.
+# the log file in muduo's format. The same programs build without CMake,
+# with `g++ ... $(pkg-config --cflags --libs muon)` from the installed muon.pc
+# alone (the libraries are static: the .pc must list what they link to). When
+# the build has the muduo bridge, a muduo-style program builds against
+# muon::muduo_compat from the package, and with the g++ command docs/book.md
+# documents, run as written there, and runs.
 set -euo pipefail
 build=$1 src=$2 work=$3
 rm -rf "$work"
-mkdir -p "$work/run"
+mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 test -f "$work/prefix/include/muon/base/Logging.h"
 test -f "$work/prefix/include/muon/net/TcpServer.h"
 cmake -S "$src/examples/hello" -B "$work/hello" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/hello" >/dev/null
-cd "$work/run"
-"$work/hello/hello"
-shopt -s nullglob
-logs=(hello.*.log)
-[ ${#logs[@]} -eq 1 ] || { echo "expected one hello.*.log, found: ${logs[*]:-none}" >&2; exit 1; }
-cat "${logs[0]}"
-line='^[0-9]{8} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z? +[0-9]+ INFO  hello 42 pi=3\.142 - hello\.cc:[0-9]+$'
-grep -Eq "$line" "${logs[0]}" || { echo "no INFO line in the expected format" >&2; exit 1; }
-grep -Eq ' WARN  disk at 93\.5% - hello\.cc:[0-9]+$' "${logs[0]}" || { echo "no WARN line" >&2; exit 1; }
-# muon::net from the package: a server and a client in one loop, one echo.
-reply=$(timeout 20 "$work/hello/hello_net") || { echo "hello_net failed" >&2; exit 1; }
-echo "$reply"
-grep -qx "echoed: ping" <<<"$reply" || { echo "hello_net: no 'echoed: ping' line" >&2; exit 1; }
+
+# run_hello DIR: runs DIR/hello in a folder of its own and checks its log
+# file, then DIR/hello_net (muon::net: a server and a client in one loop, one
+# echo).
+run_hello() {
+  local dir=$1 logs line reply
+  rm -rf "$dir/run" && mkdir "$dir/run"
+  (cd "$dir/run" && "$dir/hello")
+  shopt -s nullglob
+  logs=("$dir"/run/hello.*.log)
+  shopt -u nullglob
+  [ ${#logs[@]} -eq 1 ] || { echo "expected one hello.*.log, found: ${logs[*]:-none}" >&2; exit 1; }
+  cat "${logs[0]}"
+  line='^[0-9]{8} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z? +[0-9]+ INFO  hello 42 pi=3\.142 - hello\.cc:[0-9]+$'
+  grep -Eq "$line" "${logs[0]}" || { echo "no INFO line in the expected format" >&2; exit 1; }
+  grep -Eq ' WARN  disk at 93\.5% - hello\.cc:[0-9]+$' "${logs[0]}" || { echo "no WARN line" >&2; exit 1; }
+  reply=$(timeout 20 "$dir/hello_net") || { echo "$dir/hello_net failed" >&2; exit 1; }
+  echo "$reply"
+  grep -qx "echoed: ping" <<<"$reply" || { echo "hello_net: no 'echoed: ping' line" >&2; exit 1; }
+}
+run_hello "$work/hello"
+
+# Without CMake: pkg-config and muon.pc from the installed tree alone.
+pcfile=$(find "$work/prefix" -name muon.pc)
+[ -n "$pcfile" ] || { echo "no muon.pc installed" >&2; exit 1; }
+export PKG_CONFIG_PATH=${pcfile%/muon.pc}
+mkdir -p "$work/hello_pc"
+for prog in hello hello_net; do
+  # shellcheck disable=SC2046  # pkg-config's output is a list of flags
+  g++ -std=c++17 -O2 "$src/examples/hello/$prog.cc" -o "$work/hello_pc/$prog" \
+    $(pkg-config --cflags --libs muon) || { echo "$prog: the pkg-config build failed" >&2; exit 1; }
+done
+run_hello "$work/hello_pc"
 # The muduo bridge from the package, if this build has it.
 if grep -q '^MUON_BUILD_MUDUO_COMPAT:BOOL=ON$' "$build/CMakeCache.txt"; then
   test -f "$work/prefix/include/muon/muduo_compat/muduo/net/TcpServer.h"
@@ -39,5 +62,13 @@ if grep -q '^MUON_BUILD_MUDUO_COMPAT:BOOL=ON$' "$build/CMakeCache.txt"; then
     -DCMAKE_PREFIX_PATH="$work/prefix" -DMUDUO_STYLE_SOURCES="$sources" >/dev/null
   cmake --build "$work/muduo_style" >/dev/null
   timeout 30 "$work/muduo_style/muduo_net_test" || { echo "muduo-style program failed" >&2; exit 1; }
+  # docs/book.md's command for a build without CMake, run as written there
+  # with the program's sources in place of my_muduo_program.cc.
+  command=$(grep -m1 '^g++ .*pkg-config --cflags --libs muon-muduo-compat' "$src/docs/book.md") \
+    || { echo "docs/book.md: no g++ command for the bridge" >&2; exit 1; }
+  command=${command/my_muduo_program.cc/${sources//;/ }}
+  mkdir -p "$work/muduo_pc"
+  (cd "$work/muduo_pc" && eval "$command") || { echo "docs/book.md's command failed: $command" >&2; exit 1; }
+  timeout 30 "$work/muduo_pc/my_muduo_program" || { echo "muduo-style program (g++) failed" >&2; exit 1; }
 fi
 echo "install_test: ok"

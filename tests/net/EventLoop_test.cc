@@ -18,6 +18,7 @@
 
 #include "EngineSupport.h"
 #include "NetTestUtil.h"
+#include "StderrLog.h"
 #include "muon/base/CurrentThread.h"
 #include "muon/base/Logging.h"
 #include "muon/net/Channel.h"
@@ -30,13 +31,8 @@ using muon::net::test::Clock;
 using muon::net::test::runSync;
 using muon::net::test::waitFor;
 using muon::net::test::ScopedEnv;
+using muon::test::logToStderr;
 
-namespace {
-// Death tests match stderr; the log goes to stdout by default.
-void logToStderr() {
-  muon::Logger::setOutput([](const char* msg, size_t len) { ::fwrite(msg, 1, len, stderr); });
-}
-}  // namespace
 
 TEST(EventLoopDeathTest, SecondLoopInThreadAborts) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");

@@ -24,6 +24,7 @@
 
 #include "NetTestUtil.h"
 #include "ServerFixture.h"
+#include "StderrLog.h"
 #include "muon/base/Logging.h"
 #include "muon/net/Buffer.h"
 #include "muon/net/EventLoop.h"
@@ -453,7 +454,7 @@ TEST(TcpServerDeathTest, BindingAPortThatAServerListensOnAborts) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(
       {
-        muon::Logger::setOutput([](const char* msg, size_t len) { ::fwrite(msg, 1, len, stderr); });
+        muon::test::logToStderr();  // the regex is matched against stderr
         EventLoop loop;
         TcpServer first(&loop, loopback(0), "first");
         first.start();

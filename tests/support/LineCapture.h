@@ -27,6 +27,15 @@ class LineCapture {
     std::lock_guard<std::mutex> lock(mutex_);
     return lines_;
   }
+  size_t size() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return lines_.size();
+  }
+  // The newest line, or "" when there is none.
+  std::string last() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return lines_.empty() ? std::string() : lines_.back();
+  }
   int flushes() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return flushes_;
