@@ -130,10 +130,14 @@ AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, const Op
     : flushInterval_(options.flushInterval > 0 ? options.flushInterval : 1),
       policy_(options.policy),
       reserve_(0),
+      // Crash-safe: the spool records where the log files are, for a
+      // recovery that may work in another directory; and a later chdir must
+      // not part the files from the spool.
+      basename_(options.crashSafe ? absolutePath(basename) : basename),
       // Only the backend thread uses it, so no lock. checkEveryN = 1: each
       // append is a whole buffer, so check the day on every one.
-      output_(basename, rollSize, false, flushInterval_, 1, unbuffered(options.files)) {
-  if (options.crashSafe) openSpool(basename);
+      output_(basename_, rollSize, false, flushInterval_, 1, unbuffered(options.files)) {
+  if (options.crashSafe) openSpool(basename_);
   std::lock_guard<std::mutex> lock(mutex_);
   Buffer* first = takeSpare();
   if (!first) throw std::bad_alloc();
@@ -247,7 +251,7 @@ void AsyncLogging::appendSlow(Buffer* full, uint64_t word, const char* logline, 
     // Whoever comes first retires it; the others find a fresh buffer. With
     // no memory for a fresh one, this line is lost, and counted.
     if (currentIsFull() && !retireCurrent()) {
-      ++unreported_.messages;
+      countDropped(0, 1);
       return;
     }
   }
@@ -286,12 +290,19 @@ void AsyncLogging::dropExcess() {
   for (size_t i = keep; i < queued_.size(); ++i) {
     Buffer* b = queued_[i];
     b->waitForWriters();  // a late writer may still be copying into it
-    unreported_.messages += b->messages();
-    ++unreported_.buffers;
+    countDropped(1, b->messages());
     if (spool_) spool_->markFree(b->slot);  // dropped on purpose: nothing to recover
     recycle(b);
   }
   queued_.resize(keep);
+}
+
+void AsyncLogging::countDropped(uint64_t buffers, uint64_t messages) {
+  unreported_.buffers += buffers;
+  unreported_.messages += messages;
+  // In the spool too, so that a recovery reports them if this process dies
+  // before it does.
+  if (spool_) spool_->countDropped(buffers, messages);
 }
 
 AsyncLogging::Buffer* AsyncLogging::takeSpare() {
@@ -505,17 +516,17 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
                           static_cast<unsigned long long>(dropped.buffers),
                           static_cast<unsigned long long>(dropped.messages));
     std::fputs(line, stderr);
+    // Crash-safe: a report we die in the middle of is cut out and written
+    // by the recovery, as a buffer is.
+    if (spool_) spool_->beginReport(spool::writePosition(&output_));
     output_.append(line, static_cast<size_t>(n));
+    if (spool_) spool_->endReport(dropped.buffers, dropped.messages);
   }
   for (Buffer* b : batch) {
     b->waitForWriters();
-    if (spool_) {
-      // Recovery cuts the file back to this position if we die before
-      // markFree(), and writes the buffer again: once, either way.
-      FilePosition at;
-      if (!output_.position(&at)) at = FilePosition();
-      spool_->markWriting(b->slot, at);
-    }
+    // Recovery cuts the file back to this position if we die before
+    // markFree(), and writes the buffer again: once, either way.
+    if (spool_) spool_->markWriting(b->slot, spool::writePosition(&output_));
     output_.append(b->data, b->length(entrySize_));  // written at once: LogFile is unbuffered
     if (spool_) spool_->markFree(b->slot);
     // Its room goes back now, not after the whole batch: producers waiting

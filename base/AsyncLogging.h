@@ -21,8 +21,13 @@
 // once append() returns and survives kill -9, abort() or an OOM kill of the
 // process. The next crash-safe AsyncLogging of the same basename (or
 // muon-recover) writes those lines out (SpoolRecovery.h); this constructor
-// does that first, before any line of its own. Power loss and kernel crashes
-// are not covered (docs/logging.md).
+// does that first, before any line of its own. A relative basename is taken
+// against the working directory at construction (a later chdir moves
+// nothing), so that recovery from any directory finds the files. kDrop
+// still drops in this mode; the drop counts are kept in the spool, so that
+// a process killed before it wrote its "Dropped log messages" line has it
+// written by the recovery. Power loss and kernel crashes are not covered
+// (docs/logging.md).
 //
 // Thread safety: append() and flush() from any thread, requestReopen() also
 // from a signal handler; start() and stop() from the owning thread. Lines
@@ -59,7 +64,9 @@ class AsyncLogging {
     int flushInterval = 3;
     // What producers do when kMaxPendingBuffers buffers wait: kDrop keeps the
     // process going at full speed when the disk cannot follow (the default,
-    // as muduo); kBlock loses nothing and slows producers to the disk's pace.
+    // as muduo, in both modes: crash safety is about the process dying, not
+    // the disk being slow); kBlock loses nothing and slows producers to the
+    // disk's pace. A crash-safe program that must keep every line sets kBlock.
     OverflowPolicy policy = kDrop;
     // Keep the buffers in a spool file beside the log (basename.<pid>.spool)
     // so that no committed line is lost when the process dies, and recover
@@ -158,6 +165,8 @@ class AsyncLogging {
   bool retireCurrent();
   // Applies the overflow rule after a buffer was queued. mutex_ held.
   void dropExcess();
+  // Counts lines dropped, to be reported (and in the spool). mutex_ held.
+  void countDropped(uint64_t buffers, uint64_t messages);
   Buffer* takeSpare();  // nullptr if none can be mapped. mutex_ held
   // The first slot no buffer uses (kMaxBuffers if none). mutex_ held.
   size_t freeSlot() const;
@@ -219,6 +228,9 @@ class AsyncLogging {
   static_assert(std::atomic<bool>::is_always_lock_free,
                 "requestReopen() must stay async-signal-safe");
 
+  // The log's basename: absolute in crash-safe mode (resolved against the
+  // working directory at construction).
+  const std::string basename_;
   // The file's counters as of the last batch: stats() must not wait for a
   // write in progress (a slow disk would stall whoever asks).
   LogFile::Stats fileStats_;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 
@@ -28,6 +29,23 @@ std::string directoryOf(const std::string& path) {
 std::string fileNameOf(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string absolutePath(const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  char cwd[PATH_MAX];
+  if (::getcwd(cwd, sizeof cwd) == nullptr) return path;
+  std::string relative = path;
+  while (relative.compare(0, 2, "./") == 0) relative.erase(0, 2);
+  std::string dir = cwd;
+  if (dir != "/") dir += '/';
+  return dir + relative;
+}
+
+bool pathNamesFile(const std::string& path, int fd) {
+  struct stat byName, byFd;
+  return ::lstat(path.c_str(), &byName) == 0 && ::fstat(fd, &byFd) == 0 &&
+         byName.st_dev == byFd.st_dev && byName.st_ino == byFd.st_ino;
 }
 
 std::unique_ptr<AppendFile> AppendFile::create(const std::string& path, WriteFunction write,

@@ -35,6 +35,12 @@ using WriteFunction = std::function<ssize_t(int fd, const char* data, size_t len
 std::string directoryOf(const std::string& path);
 // "dir/name" -> "name".
 std::string fileNameOf(const std::string& path);
+// `path` itself if it is absolute, else the working directory now joined
+// with it ("./" dropped); `path` itself if the working directory cannot be
+// had. Symbolic links are left as they are.
+std::string absolutePath(const std::string& path);
+// Whether `path` names the file open as `fd` now (same device and inode).
+bool pathNamesFile(const std::string& path, int fd);
 
 // Which file the next byte appended lands in, and where: what a crash-safe
 // AsyncLogging records before it writes a buffer, so that recovery can tell

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "muon/base/LogFile.h"
 #include "muon/base/Logging.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -52,16 +53,34 @@ std::unique_ptr<LogSpool> LogSpool::create(const std::string& basename, size_t s
   // Not a name recovery looks at, until publish(): a half-made spool must
   // never be taken for a dead one.
   std::string path = spoolName(basename, pid) + ".new";
-  ::unlink(path.c_str());  // ours by name (our pid); left by a process killed while creating
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int fd = -1;
+  int lockError = 0;
+  // A recovery removing abandoned .new files (muon-recover, or another
+  // process of this basename starting) may open ours before we lock it and
+  // unlink it after: then it is made again. Such a recovery holds the lock
+  // only for an instant, so a few tries are plenty.
+  for (int attempt = 0; attempt < 5 && fd < 0; ++attempt) {
+    ::unlink(path.c_str());  // ours by name (our pid); left by a process killed while creating
+    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EEXIST) continue;
+    if (fd < 0) {
+      *error = systemError("cannot create spool", path, errno);
+      return nullptr;
+    }
+    lockError = ::flock(fd, LOCK_EX | LOCK_NB) == 0 ? 0 : errno;
+    if (lockError == EWOULDBLOCK || (lockError == 0 && !pathNamesFile(path, fd))) {
+      ::close(fd);
+      fd = -1;
+    }
+  }
   if (fd < 0) {
-    *error = systemError("cannot create spool", path, errno);
+    *error = "cannot create spool '" + path + "': removed by another process as it was made";
     return nullptr;
   }
   size_t mapSize = spool::buffersOffset(slots) + slots * bufferSize;
   void* map = MAP_FAILED;
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    *error = systemError("cannot lock spool", path, errno);
+  if (lockError != 0) {
+    *error = systemError("cannot lock spool", path, lockError);
   } else if (::ftruncate(fd, static_cast<off_t>(mapSize)) != 0) {
     *error = systemError("cannot size spool", path, errno);
   } else {
@@ -78,8 +97,9 @@ std::unique_ptr<LogSpool> LogSpool::create(const std::string& basename, size_t s
   s->basename_ = basename;
   s->key_ = randomKey();
   // The header pages are written once here, so a page fault on them can
-  // happen only now. ftruncate made them zero: every slot starts kFree.
-  auto* header = reinterpret_cast<spool::Header*>(s->map_);
+  // happen only now (page 0 again at a drop: rare, and under the lock).
+  // ftruncate made them zero: every slot starts kFree, nothing dropped.
+  spool::Header* header = s->header();
   std::memcpy(header->magic, spool::kMagic, sizeof header->magic);
   header->version = spool::kVersion;
   header->slotCount = static_cast<uint32_t>(slots);
@@ -101,7 +121,9 @@ LogSpool::LogSpool(std::string path, int fd, char* map, size_t mapSize, size_t s
       buffers_(map + spool::buffersOffset(slots)) {}
 
 LogSpool::~LogSpool() {
-  bool empty = true;
+  const spool::Header* h = header();
+  bool empty = __atomic_load_n(&h->reportState, __ATOMIC_ACQUIRE) == kFree &&
+               h->droppedMessages == h->reportedMessages;
   for (size_t i = 0; i < slots_; ++i) {
     if (__atomic_load_n(&slot(i)->state, __ATOMIC_ACQUIRE) != kFree) empty = false;
   }
@@ -132,7 +154,7 @@ bool LogSpool::publish(std::string* error) {
 }
 
 spool::Slot* LogSpool::slot(size_t i) const {
-  return reinterpret_cast<spool::Slot*>(map_ + spool::kPageSize * (1 + i));
+  return reinterpret_cast<spool::Slot*>(map_ + spool::slotOffset(i));
 }
 
 void LogSpool::prefault(size_t i) const {
@@ -166,18 +188,60 @@ uint64_t LogSpool::activate(size_t i) {
 
 void LogSpool::markWriting(size_t i, const FilePosition& pos) { spool::markWriting(slot(i), pos); }
 
+namespace {
+
+template <size_t kPathSize>
+void storePosition(spool::Position<kPathSize>* at, const FilePosition& pos) {
+  at->device = pos.device;
+  at->inode = pos.inode;
+  at->size = pos.size;
+  size_t n = std::min(pos.path.size(), kPathSize - 1);
+  std::memcpy(at->path, pos.path.data(), n);
+  at->path[n] = '\0';
+}
+
+}  // namespace
+
 void spool::markWriting(Slot* s, const FilePosition& pos) {
-  s->device = pos.device;
-  s->inode = pos.inode;
-  s->size = pos.size;
-  size_t n = std::min(pos.path.size(), sizeof s->path - 1);
-  std::memcpy(s->path, pos.path.data(), n);
-  s->path[n] = '\0';
+  storePosition(&s->at, pos);
   __atomic_store_n(&s->state, uint64_t{LogSpool::kWriting}, __ATOMIC_RELEASE);
+}
+
+FilePosition spool::writePosition(LogFile* out) {
+  FilePosition at;
+  if (!out->position(&at)) at = FilePosition();
+  return at;
+}
+
+void spool::beginReport(Header* h, const FilePosition& pos) {
+  h->reportedBuffersBefore = h->reportedBuffers;
+  h->reportedMessagesBefore = h->reportedMessages;
+  storePosition(&h->reportAt, pos);
+  __atomic_store_n(&h->reportState, uint64_t{LogSpool::kWriting}, __ATOMIC_RELEASE);
+}
+
+void spool::endReport(Header* h, uint64_t buffers, uint64_t messages) {
+  // Counted before the record is let go: in between, recovery cuts the
+  // report out and goes by the counts from before it.
+  __atomic_store_n(&h->reportedBuffers, h->reportedBuffers + buffers, __ATOMIC_RELAXED);
+  __atomic_store_n(&h->reportedMessages, h->reportedMessages + messages, __ATOMIC_RELAXED);
+  __atomic_store_n(&h->reportState, uint64_t{LogSpool::kFree}, __ATOMIC_RELEASE);
+}
+
+void spool::abandonReport(Header* h) {
+  __atomic_store_n(&h->reportedBuffers, h->reportedBuffersBefore, __ATOMIC_RELAXED);
+  __atomic_store_n(&h->reportedMessages, h->reportedMessagesBefore, __ATOMIC_RELAXED);
+  __atomic_store_n(&h->reportState, uint64_t{LogSpool::kFree}, __ATOMIC_RELEASE);
 }
 
 void LogSpool::markFree(size_t i) {
   __atomic_store_n(&slot(i)->state, uint64_t{kFree}, __ATOMIC_RELEASE);
+}
+
+void LogSpool::countDropped(uint64_t buffers, uint64_t messages) {
+  spool::Header* h = header();
+  __atomic_store_n(&h->droppedBuffers, h->droppedBuffers + buffers, __ATOMIC_RELAXED);
+  __atomic_store_n(&h->droppedMessages, h->droppedMessages + messages, __ATOMIC_RELEASE);
 }
 
 }  // namespace muon

@@ -7,11 +7,21 @@
 // and writes out what the dead process had not (SpoolRecovery.h).
 //
 // Layout (every part page-aligned; docs/logging.md has the picture):
-//   page 0              SpoolHeader: magic, version, sizes, a random key, pid
+//   page 0              SpoolHeader: magic, version, sizes, a random key, pid;
+//                       the messages dropped and those reported, and while a
+//                       "Dropped log messages" report is being written, the
+//                       log file's identity and size before that write
 //   pages 1..slots      one SlotHeader per buffer: state, generation, order,
 //                       and while it is being written, the log file's
 //                       identity and size before the write
 //   then slots x bufferSize of buffers.
+// A recorded path is the log file's as its writer opened it: absolute for
+// AsyncLogging (its basename is made absolute), relative for a recovery
+// given a relative one. Recovery reads a relative path as a file in the
+// spool's directory, where the writer's log files are, so it finds the file
+// whatever its own working directory. The drop counts and the report record
+// came after the first spools were written: there they are zero, which
+// reads as "nothing dropped", so a spool of either build is read by either.
 // A buffer holds lines from its front, as in the default mode, and an index
 // of 16-byte entries from its back: entry n (at bufferSize - 16 (n+1)) says
 // where message n lies. A producer copies its line, then stores the entry's
@@ -27,20 +37,33 @@
 // position: recovery first cuts the file back to that size, so the buffer is
 // written exactly once whether or not the write had happened).
 //
+// Drops (kDrop, or no memory for a buffer) are counted in the header before
+// the dropped buffer is marked free, and counted as reported once the
+// report is in the file. A report is written as a buffer is: kWriting at the
+// recorded position, with the reported counts before it; recovery cuts an
+// unfinished one out and reports whatever was dropped and not reported, so
+// every drop is reported exactly once whenever the process dies. (A kill
+// between counting a drop and freeing the buffer has the buffer's lines both
+// recovered and reported dropped: reported too much, never too little.)
+//
 // Thread safety: create() and the destructor from one thread; activate(),
-// markWriting() and markFree() for one slot are ordered by AsyncLogging's
-// lock or owned by its backend; record() is called by producers, each on
-// its own reservation.
+// markWriting() and markFree() for one slot, and countDropped(), are
+// ordered by AsyncLogging's lock or owned by its backend; beginReport() and
+// endReport() by the backend (one writer of the file); record() is called
+// by producers, each on its own reservation.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 
 #include "muon/base/FileUtil.h"
 
 namespace muon {
+
+class LogFile;
 
 // The on-disk layout, shared by LogSpool and the recovery reader.
 namespace spool {
@@ -50,6 +73,17 @@ constexpr uint32_t kVersion = 1;
 constexpr size_t kPageSize = 4096;
 constexpr size_t kMaxSlots = 1024;  // more is taken as a corrupt header
 
+// Where a write started: the log file and its size before the write, so
+// that recovery can cut the file back to it. kPathSize makes the record
+// fill the rest of its page.
+template <size_t kPathSize>
+struct Position {
+  uint64_t device;
+  uint64_t inode;
+  uint64_t size;
+  char path[kPathSize];
+};
+
 struct Header {
   char magic[8];
   uint32_t version;
@@ -57,24 +91,56 @@ struct Header {
   uint64_t bufferSize;
   uint64_t key;
   uint64_t pid;
+  // Messages and buffers dropped since the spool was made, and those of
+  // them reported in a log file.
+  uint64_t droppedBuffers;
+  uint64_t droppedMessages;
+  uint64_t reportedBuffers;
+  uint64_t reportedMessages;
+  // kWriting while a report is being written at reportAt; the reported
+  // counts were reportedBuffersBefore/reportedMessagesBefore until then.
+  uint64_t reportState;  // stored last when it changes
+  uint64_t reportedBuffersBefore;
+  uint64_t reportedMessagesBefore;
+  Position<kPageSize - 15 * sizeof(uint64_t)> reportAt;
 };
+static_assert(sizeof(Header) == kPageSize, "the header fills page 0");
 
 struct Slot {
   uint64_t state;  // LogSpool::SlotState; stored last when it changes
   uint64_t generation;
   uint64_t sequence;  // order in which buffers became current, from 1
-  uint64_t device;    // kWriting: the log file and its size before the write
-  uint64_t inode;
-  uint64_t size;
-  char path[kPageSize - 6 * sizeof(uint64_t)];
+  Position<kPageSize - 6 * sizeof(uint64_t)> at;  // kWriting: where the write started
 };
 static_assert(sizeof(Slot) == kPageSize, "one slot header per page");
 
 // Offset of the first buffer.
 inline size_t buffersOffset(size_t slots) { return kPageSize * (1 + slots); }
+// Offset of slot i's header.
+inline size_t slotOffset(size_t i) { return kPageSize * (1 + i); }
 
 // Marks a slot kWriting at `pos`: the fields first, the state last.
 void markWriting(Slot* slot, const FilePosition& pos);
+// Where slot's or the header's record says a write started.
+template <size_t kPathSize>
+FilePosition positionOf(const Position<kPathSize>& at) {
+  FilePosition pos;
+  pos.path.assign(at.path, strnlen(at.path, kPathSize));
+  pos.device = at.device;
+  pos.inode = at.inode;
+  pos.size = at.size;
+  return pos;
+}
+// Where the next append to `out` lands, or an empty position when it has
+// no file (then nothing can have been written, and nothing is cut).
+FilePosition writePosition(LogFile* out);
+
+// The drop report (see LogSpool above): marks one being written at `pos`;
+// then, once it is in the file, counts it as reported; or, for recovery,
+// forgets one a dead process was writing (after cutting it out of the file).
+void beginReport(Header* h, const FilePosition& pos);
+void endReport(Header* h, uint64_t buffers, uint64_t messages);
+void abandonReport(Header* h);
 
 }  // namespace spool
 
@@ -89,8 +155,8 @@ class LogSpool {
   // message in *error when it cannot.
   static std::unique_ptr<LogSpool> create(const std::string& basename, size_t slots,
                                           size_t bufferSize, std::string* error);
-  // Unmaps; removes the spool file when no slot holds anything to recover
-  // (a clean stop), keeps it otherwise.
+  // Unmaps; removes the spool file when nothing in it is left to recover
+  // or report (a clean stop), keeps it otherwise.
   ~LogSpool();
   LogSpool(const LogSpool&) = delete;
   LogSpool& operator=(const LogSpool&) = delete;
@@ -115,6 +181,14 @@ class LogSpool {
   void markWriting(size_t slot, const FilePosition& pos);
   // Everything in the slot is written (or dropped on purpose).
   void markFree(size_t slot);
+
+  // Counts messages dropped (before their buffer is marked free).
+  void countDropped(uint64_t buffers, uint64_t messages);
+  // The backend is about to write a drop report at `pos`; it is written.
+  void beginReport(const FilePosition& pos) { spool::beginReport(header(), pos); }
+  void endReport(uint64_t buffers, uint64_t messages) {
+    spool::endReport(header(), buffers, messages);
+  }
 
   // Producer side: message n lies at [offset, offset + len) of `buffer`.
   static void record(char* buffer, size_t bufferSize, uint64_t seal, uint64_t n,
@@ -148,6 +222,7 @@ class LogSpool {
  private:
   LogSpool(std::string path, int fd, char* map, size_t mapSize, size_t slots, size_t bufferSize);
   spool::Slot* slot(size_t i) const;
+  spool::Header* header() const { return reinterpret_cast<spool::Header*>(map_); }
 
   std::string basename_;
   std::string path_;

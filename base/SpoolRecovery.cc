@@ -53,22 +53,25 @@ void readIndex(const char* buffer, size_t bufferSize, uint64_t seal, SpoolConten
   }
 }
 
-// A buffer the dead process was writing: cut the file back to its size
-// before that write, so the buffer can be written again without a line
-// twice. Returns a note when that cannot be known (file gone or replaced).
-std::string undoPartialWrite(const FilePosition& at) {
+// A buffer or report the dead process was writing: cut the file back to its
+// size before that write, so it can be written again without a line twice.
+// A relative path (the writer's working directory is not ours) names a file
+// in the spool's directory, where the writer's log files are. Returns a note when that cannot be known (file gone or replaced).
+std::string undoPartialWrite(const FilePosition& at, const std::string& spoolPath) {
   if (at.path.empty()) return "";  // no file was open: nothing was written
-  int fd = ::open(at.path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  const std::string path =
+      at.path[0] == '/' ? at.path : directoryOf(spoolPath) + "/" + fileNameOf(at.path);
+  int fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
   struct stat st;
   if (fd < 0 || ::fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_dev) != at.device ||
       static_cast<uint64_t>(st.st_ino) != at.inode) {
     if (fd >= 0) ::close(fd);
-    return "'" + at.path + "' was moved or removed during the crash; its last lines may be repeated";
+    return "'" + path + "' was moved or removed during the crash; its last lines may be repeated";
   }
   std::string note;
   if (static_cast<uint64_t>(st.st_size) > at.size &&
       ::ftruncate(fd, static_cast<off_t>(at.size)) != 0) {
-    note = "cannot cut '" + at.path + "' back: " + strerror_tl(errno) +
+    note = "cannot cut '" + path + "' back: " + strerror_tl(errno) +
            "; its last lines may be repeated";
   }
   ::close(fd);
@@ -121,8 +124,9 @@ class OpenSpool {
   }
   char* data() const { return static_cast<char*>(map_); }
   size_t size() const { return size_; }
+  spool::Header* header() const { return reinterpret_cast<spool::Header*>(data()); }
   spool::Slot* slot(size_t i) const {
-    return reinterpret_cast<spool::Slot*>(data() + spool::kPageSize * (1 + i));
+    return reinterpret_cast<spool::Slot*>(data() + spool::slotOffset(i));
   }
 
  private:
@@ -144,30 +148,6 @@ bool writeAll(LogFile* out, const std::string& text) {
   out->append(text.data(), text.size());
   out->flush();
   return out->stats().lostBytes == lostBefore;
-}
-
-// <prefix>.<pid>.spool.new files whose creator died before publishing them
-// hold no lines (nothing is logged before publish); remove those nobody holds.
-void removeAbandonedSpools(const std::string& dir, const std::string& prefix) {
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return;
-  static const std::string kSuffix = ".spool.new";
-  while (struct dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name.size() <= prefix.size() + 1 + kSuffix.size() ||
-        name.compare(0, prefix.size() + 1, prefix + ".") != 0 ||
-        name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0 ||
-        !allDigits(name.substr(prefix.size() + 1,
-                               name.size() - prefix.size() - 1 - kSuffix.size()))) {
-      continue;
-    }
-    std::string path = dir + "/" + name;
-    int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) continue;
-    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) ::unlink(path.c_str());
-    ::close(fd);
-  }
-  ::closedir(d);
 }
 
 }  // namespace
@@ -200,9 +180,24 @@ bool readSpool(const char* data, size_t size, SpoolContents* contents, std::stri
   }
   contents->pid = static_cast<long>(h.pid);
   contents->buffers.clear();
+  // A report cut short counts as not written: the counts from before it.
+  contents->reportWriting = h.reportState == LogSpool::kWriting;
+  if (contents->reportWriting) contents->reportAt = spool::positionOf(h.reportAt);
+  const uint64_t reportedBuffers =
+      contents->reportWriting ? h.reportedBuffersBefore : h.reportedBuffers;
+  const uint64_t reportedMessages =
+      contents->reportWriting ? h.reportedMessagesBefore : h.reportedMessages;
+  if (reportedBuffers > h.droppedBuffers || reportedMessages > h.droppedMessages ||
+      (h.reportState != LogSpool::kFree && !contents->reportWriting)) {
+    appendError(error, "the drop counts make no sense");
+    contents->unreported = SpoolContents::Drops();
+  } else {
+    contents->unreported.buffers = h.droppedBuffers - reportedBuffers;
+    contents->unreported.messages = h.droppedMessages - reportedMessages;
+  }
   for (size_t i = 0; i < h.slotCount; ++i) {
     spool::Slot s;
-    std::memcpy(&s, data + spool::kPageSize * (1 + i), sizeof s);
+    std::memcpy(&s, data + spool::slotOffset(i), sizeof s);
     if (s.state == LogSpool::kFree) continue;
     if (s.state != LogSpool::kActive && s.state != LogSpool::kWriting) {
       appendError(error, "slot " + std::to_string(i) + " has a bad state");
@@ -212,12 +207,7 @@ bool readSpool(const char* data, size_t size, SpoolContents* contents, std::stri
     b.slot = i;
     b.sequence = s.sequence;
     b.writing = s.state == LogSpool::kWriting;
-    if (b.writing) {
-      b.writtenAt.path.assign(s.path, strnlen(s.path, sizeof s.path));
-      b.writtenAt.device = s.device;
-      b.writtenAt.inode = s.inode;
-      b.writtenAt.size = s.size;
-    }
+    if (b.writing) b.writtenAt = spool::positionOf(s.at);
     readIndex(data + buffers + i * h.bufferSize, h.bufferSize,
               LogSpool::sealFor(h.key, s.generation), &b);
     contents->buffers.push_back(std::move(b));
@@ -242,9 +232,19 @@ RecoveryReport recoverSpool(const std::string& path, const std::string& basename
     report.foreign = true;  // <basename>.<digits>.<pid>.spool of a longer basename
     return report;
   }
-  const size_t buffers = spool::buffersOffset(reinterpret_cast<spool::Header*>(sp.data())->slotCount);
-  const uint64_t bufferSize = reinterpret_cast<spool::Header*>(sp.data())->bufferSize;
+  spool::Header* h = sp.header();
+  const size_t buffers = spool::buffersOffset(h->slotCount);
+  const uint64_t bufferSize = h->bufferSize;
+  bool everythingWritten = report.error.empty();  // else keep the spool for a closer look
 
+  // A report the dead process (or a dead recovery) was writing goes: it is
+  // written again below, with whatever else was not reported.
+  if (contents.reportWriting) {
+    std::string note = undoPartialWrite(contents.reportAt, path);
+    if (!note.empty()) appendError(&report.error, note);
+    spool::abandonReport(h);
+  }
+  const SpoolContents::Drops dropped = contents.unreported;
   uint64_t lines = 0;
   for (const auto& b : contents.buffers) {
     lines += b.lines.size();
@@ -252,41 +252,56 @@ RecoveryReport recoverSpool(const std::string& path, const std::string& basename
   }
   LogFile* out = nullptr;
   std::string header;  // goes out with the first buffer, so it is undone with it
-  if (lines > 0) {
+  if (lines > 0 || dropped.messages > 0) {
     out = output(contents.pid);
     if (!out) {
       appendError(&report.error, "no log file to write to");
       return report;
     }
+    report.file = out->currentFileName();
+  }
+  const std::string now = Timestamp::now().toFormattedString();
+  if (dropped.messages > 0) {
+    char text[512];
+    std::snprintf(text, sizeof text,
+                  "Dropped log messages of pid %ld, not reported before it died (recovered at "
+                  "%s), %llu larger buffers (%llu messages)\n",
+                  contents.pid, now.c_str(), static_cast<unsigned long long>(dropped.buffers),
+                  static_cast<unsigned long long>(dropped.messages));
+    spool::beginReport(h, spool::writePosition(out));
+    if (writeAll(out, text)) {
+      spool::endReport(h, dropped.buffers, dropped.messages);
+      report.droppedMessages = dropped.messages;
+    } else {
+      appendError(&report.error, "cannot write to '" + out->currentFileName() + "'");
+      return report;  // keep the spool: the next recovery tries again
+    }
+  }
+  if (lines > 0) {
     char text[512];
     std::snprintf(text, sizeof text, "Recovered %llu lines of pid %ld from %s at %s",
-                  static_cast<unsigned long long>(lines), contents.pid, path.c_str(),
-                  Timestamp::now().toFormattedString().c_str());
+                  static_cast<unsigned long long>(lines), contents.pid, path.c_str(), now.c_str());
     header = text;
     if (report.incomplete > 0) {
       header += "; " + std::to_string(report.incomplete) + " incomplete lines left out";
     }
     header += '\n';
-    report.file = out->currentFileName();
   }
-  bool everyBufferWritten = report.error.empty();
   for (const auto& b : contents.buffers) {
     if (b.writing) {
-      std::string note = undoPartialWrite(b.writtenAt);
+      std::string note = undoPartialWrite(b.writtenAt, path);
       if (!note.empty()) appendError(&report.error, note);
     }
     spool::Slot* slot = sp.slot(b.slot);
     if (!b.lines.empty()) {
-      FilePosition at;
-      if (!out->position(&at)) at = FilePosition();
       // From here a recovery killed half-way is undone like a dead backend's write.
-      spool::markWriting(slot, at);
+      spool::markWriting(slot, spool::writePosition(out));
       std::string text = std::move(header);
       header.clear();
       text += linesOf(sp.data() + buffers + b.slot * bufferSize, b);
       if (!writeAll(out, text)) {
         appendError(&report.error, "cannot write to '" + out->currentFileName() + "'");
-        everyBufferWritten = false;
+        everythingWritten = false;
         break;  // keep the spool: the next recovery tries again
       }
       report.lines += b.lines.size();
@@ -294,7 +309,7 @@ RecoveryReport recoverSpool(const std::string& path, const std::string& basename
     __atomic_store_n(&slot->state, uint64_t{LogSpool::kFree}, __ATOMIC_RELEASE);
   }
   // Unlinked while still locked, so no other recovery can open it meanwhile.
-  if (everyBufferWritten) ::unlink(path.c_str());
+  if (everythingWritten) ::unlink(path.c_str());
   return report;
 }
 
@@ -350,6 +365,40 @@ std::vector<std::string> findSpools(const std::string& dir, const std::string& p
   ::closedir(d);
   std::sort(result.begin(), result.end());
   return result;
+}
+
+std::vector<std::string> removeAbandonedSpools(const std::string& dir, const std::string& prefix) {
+  std::vector<std::string> removed;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return removed;
+  static const std::string kSuffix = ".spool.new";
+  while (struct dirent* e = ::readdir(d)) {
+    // <prefix>.<pid>.spool.new; with no prefix, <anything>.<pid>.spool.new.
+    std::string name = e->d_name;
+    if (name.size() <= kSuffix.size() ||
+        name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0) {
+      continue;
+    }
+    std::string rest = name.substr(0, name.size() - kSuffix.size());
+    size_t dot = rest.rfind('.');
+    if (dot == std::string::npos || dot == 0 || !allDigits(rest.substr(dot + 1)) ||
+        (!prefix.empty() && rest.substr(0, dot) != prefix)) {
+      continue;
+    }
+    std::string path = dir + "/" + name;
+    int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) continue;
+    // Held: its creator lives. Renamed or made again since we opened it:
+    // not the file we hold.
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0 && pathNamesFile(path, fd) &&
+        ::unlink(path.c_str()) == 0) {
+      removed.push_back(path);
+    }
+    ::close(fd);
+  }
+  ::closedir(d);
+  std::sort(removed.begin(), removed.end());
+  return removed;
 }
 
 std::vector<RecoveryReport> recoverDeadSpools(const std::string& basename, LogFile* output) {

@@ -1,7 +1,9 @@
 // muon-recover DIR: writes out the lines that dead crash-safe AsyncLogging
 // processes left in their spools in DIR, for programs that will not start
 // again to do it themselves. Each spool's lines go to a new log file of its
-// basename in DIR, as the program would have written them.
+// basename in DIR, as the program would have written them, with a report of
+// the drops the process had not reported. Spools abandoned half-made by a
+// process killed in its start-up are removed, as the program's next start does.
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -24,7 +26,9 @@ void usage(FILE* out) {
       "usage: muon-recover DIR\n"
       "Writes out the lines that dead crash-safe muon processes left in their\n"
       "spools (BASENAME.PID.spool) in DIR, into new log files of BASENAME in DIR.\n"
-      "Spools of live processes are left alone. One line per spool on stdout.\n"
+      "Drops the process had not reported are reported there too. Spools of\n"
+      "live processes are left alone; half-made ones (BASENAME.PID.spool.new) of\n"
+      "dead processes are removed. One line per spool on stdout.\n"
       "Exit status: 0 when every dead spool was recovered, 1 when one could not\n"
       "be read or written (what could be recovered was), 2 on bad usage.\n",
       out);
@@ -63,12 +67,16 @@ int main(int argc, char* argv[]) {
     });
     if (r.live) {
       std::printf("%s: in use by a live process, left alone\n", path.c_str());
-    } else if (r.lines > 0) {
+    } else if (r.lines > 0 || r.droppedMessages > 0) {
       std::printf("%s: recovered %llu lines of pid %ld into %s", path.c_str(),
                   static_cast<unsigned long long>(r.lines), r.pid, r.file.c_str());
       if (r.incomplete > 0) {
         std::printf("; %llu incomplete lines left out",
                     static_cast<unsigned long long>(r.incomplete));
+      }
+      if (r.droppedMessages > 0) {
+        std::printf("; reported %llu dropped messages",
+                    static_cast<unsigned long long>(r.droppedMessages));
       }
       std::printf("\n");
     } else if (r.error.empty()) {
@@ -80,6 +88,9 @@ int main(int argc, char* argv[]) {
       std::fprintf(stderr, "muon-recover: %s: %s\n", path.c_str(), r.error.c_str());
       status = 1;
     }
+  }
+  for (const std::string& path : muon::removeAbandonedSpools(dir, "")) {
+    std::printf("%s: half-made spool of a dead process, removed\n", path.c_str());
   }
   return status;
 }

@@ -22,6 +22,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <new>
@@ -31,6 +32,7 @@
 #include <vector>
 
 #include "ChildProcess.h"
+#include "NumberedLine.h"
 #include "TempDir.h"
 #include "TextScan.h"
 #include "muon/base/AsyncLogging.h"
@@ -340,6 +342,43 @@ void leaveDeadSpool(const std::string& base, long lines) {
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
+// Recovers `base`'s dead spools in a child, working in `cwd` ("": this
+// process's), that dies after `budget` bytes of its output.
+void killRecoveryAfter(long budget, const std::string& cwd, const std::string& base) {
+  int status = runChild([&] {
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(9);
+    LogFile out(base, kNoRoll, false);
+    g_writeBudget = budget;
+    out.setWriteFunction(&writeThenDie);
+    muon::recoverDeadSpools(base, &out);
+    ::_exit(0);
+  });
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+}
+
+// A crash-safe child, working in `cwd` ("": this process's), logs `lines`
+// lines before start(); its backend dies after `budget` bytes of the write
+// that flush() makes. With `moveTo`, the child changes its working directory
+// to it once its AsyncLogging is made.
+void killBackendAfter(long budget, const std::string& cwd, const std::string& base, long lines,
+                      const std::string& moveTo = "") {
+  int status = runChild([&] {
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(9);
+    AsyncLogging log(base, kNoRoll, crashSafe());
+    if (!moveTo.empty() && ::chdir(moveTo.c_str()) != 0) ::_exit(10);
+    g_writeBudget = budget;
+    log.setWriteFunction(&writeThenDie);
+    auto attached = Logger::attach(log);
+    for (long seq = 1; seq <= lines; ++seq) {
+      LOG_INFO << "cs k=0 t=0 seq=" << seq << ' ' << kPayload;
+    }
+    log.start();
+    log.flush();  // the backend dies in this write
+    ::_exit(4);
+  });
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+}
+
 class RecoveryKilled : public ::testing::TestWithParam<long> {};
 
 TEST_P(RecoveryKilled, AtAnyByteAndRunAgainWritesEachLineOnce) {
@@ -348,15 +387,7 @@ TEST_P(RecoveryKilled, AtAnyByteAndRunAgainWritesEachLineOnce) {
   const long kLines = 150000;  // ~17 MB: five buffers
   leaveDeadSpool(base, kLines);
   ASSERT_EQ(spoolsIn(dir), 1u);
-  // Recovery dies after GetParam() bytes of its output.
-  int status = runChild([&] {
-    LogFile out(base, kNoRoll, false);
-    g_writeBudget = GetParam();
-    out.setWriteFunction(&writeThenDie);
-    muon::recoverDeadSpools(base, &out);
-    ::_exit(0);
-  });
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+  ASSERT_NO_FATAL_FAILURE(killRecoveryAfter(GetParam(), "", base));
   ASSERT_EQ(spoolsIn(dir), 1u) << "a recovery that died must leave the spool";
   recoverInChild(base);
   EXPECT_EQ(spoolsIn(dir), 0u);
@@ -374,19 +405,7 @@ TEST_P(BackendKilled, InTheMiddleOfAWriteLosesAndRepeatsNothing) {
   TempDir dir;
   const std::string base = dir.file("cs");
   const long kLines = 100000;
-  int status = runChild([&] {
-    AsyncLogging log(base, kNoRoll, crashSafe());
-    g_writeBudget = GetParam();
-    log.setWriteFunction(&writeThenDie);
-    auto attached = Logger::attach(log);
-    for (long seq = 1; seq <= kLines; ++seq) {
-      LOG_INFO << "cs k=0 t=0 seq=" << seq << ' ' << kPayload;
-    }
-    log.start();
-    log.flush();  // the backend dies in this write
-    ::_exit(4);
-  });
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+  ASSERT_NO_FATAL_FAILURE(killBackendAfter(GetParam(), "", base, kLines));
   recoverInChild(base);
   EXPECT_EQ(spoolsIn(dir), 0u);
   EXPECT_EQ(expectEachLineOnce(dir, kLines).recoveredHeaders, 1);
@@ -438,6 +457,185 @@ INSTANTIATE_TEST_SUITE_P(Deaths, Dies,
                                   : p.param == Death::kAbort ? std::string("Abort")
                                                              : std::string("Exit");
                          });
+
+// ---- a relative basename, recovered from another working directory --------
+
+// Who recovers a dead process's spool: the program started again, or muon-recover.
+enum class Recoverer { kProgram, kTool };
+
+void PrintTo(Recoverer r, std::ostream* os) {
+  *os << (r == Recoverer::kProgram ? "Program" : "MuonRecover");
+}
+
+std::string recovererName(const ::testing::TestParamInfo<Recoverer>& p) {
+  return ::testing::PrintToString(p.param);
+}
+
+// Recovers the dead spools of `base` (a basename relative to `cwd`) as
+// `who` does it, working in `cwd`.
+void recoverFrom(Recoverer who, const std::string& cwd, const std::string& base) {
+  int status = 0;
+  if (who == Recoverer::kProgram) {
+    status = runChild([&] {
+      if (::chdir(cwd.c_str()) != 0) ::_exit(9);
+      AsyncLogging log(base, kNoRoll, crashSafe());
+    });
+  } else {
+    std::string dir = base.substr(0, base.rfind('/'));
+    std::fflush(stdout);
+    status = std::system(("cd '" + cwd + "' && " MUON_RECOVER_PATH " '" + dir + "' >/dev/null").c_str());
+  }
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+// `path` relative to "/", where the recoveries below work.
+std::string fromRoot(const std::string& path) { return path.substr(1); }
+
+class RelativeBasename : public ::testing::TestWithParam<Recoverer> {};
+
+// The program ran in its log directory as "cs"; it is started again from
+// elsewhere (or muon-recover is), and finds the file it was writing.
+TEST_P(RelativeBasename, KilledInTheMiddleOfAWriteIsRecoveredOnceFromAnotherDirectory) {
+  TempDir dir;
+  const long kLines = 100000;
+  ASSERT_NO_FATAL_FAILURE(killBackendAfter(3000000, dir.path(), "cs", kLines));
+  ASSERT_EQ(spoolsIn(dir), 1u);
+  recoverFrom(GetParam(), "/", fromRoot(dir.file("cs")));
+  EXPECT_EQ(spoolsIn(dir), 0u);
+  EXPECT_EQ(expectEachLineOnce(dir, kLines).recoveredHeaders, 1);
+}
+
+TEST_P(RelativeBasename, RecoveryKilledHalfWayAndRunAgainFromAnotherDirectoryWritesEachLineOnce) {
+  TempDir dir;
+  const long kLines = 150000;
+  leaveDeadSpool(dir.file("cs"), kLines);
+  // The first recovery works in the log directory and dies in the middle
+  // of its second buffer; the second works in "/".
+  ASSERT_NO_FATAL_FAILURE(killRecoveryAfter(4194304 + 200, dir.path(), "cs"));
+  ASSERT_EQ(spoolsIn(dir), 1u);
+  recoverFrom(GetParam(), "/", fromRoot(dir.file("cs")));
+  EXPECT_EQ(spoolsIn(dir), 0u);
+  expectEachLineOnce(dir, kLines);
+}
+
+// The basename is taken against the working directory at construction: a
+// program that moves later still writes, and records, the files beside its spool.
+TEST(CrashSafe, AProgramThatChangesDirectoryAfterStartingIsRecoveredOnce) {
+  TempDir dir;
+  const long kLines = 100000;
+  ASSERT_NO_FATAL_FAILURE(killBackendAfter(3000000, dir.path(), "cs", kLines, "/"));
+  recoverInChild(dir.file("cs"));
+  EXPECT_EQ(spoolsIn(dir), 0u);
+  EXPECT_EQ(expectEachLineOnce(dir, kLines).recoveredHeaders, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(By, RelativeBasename,
+                         ::testing::Values(Recoverer::kProgram, Recoverer::kTool), recovererName);
+
+// ---- kDrop: a drop is reported even when the process dies right after it ----
+
+struct DropShared {
+  std::atomic<long> appended;
+  std::atomic<uint64_t> messagesDropped;
+};
+
+// A crash-safe child under kDrop logs numbered lines with no backend until
+// buffers are dropped (muduo's rule: all queued but two), records the counts
+// in `shared`, then dies: at once (budget < 0), or in the first write of
+// the backend it then starts, after `budget` bytes (that write is the
+// "Dropped" report followed by the buffers kept).
+void dropThenDie(const std::string& base, DropShared* shared, long budget) {
+  int status = runChild([&] {
+    AsyncLogging log(base, kNoRoll, crashSafe(AsyncLogging::kDrop));
+    if (!log.stats().crashSafe) ::_exit(3);
+    long n = 0;
+    while (log.stats().buffersDropped == 0) {
+      std::string line = muon::test::numberedLine("drop", static_cast<int>(++n));
+      log.append(line.data(), line.size());
+    }
+    shared->appended = n;
+    shared->messagesDropped = log.stats().messagesDropped;
+    if (budget >= 0) {
+      g_writeBudget = budget;
+      log.setWriteFunction(&writeThenDie);
+      log.start();
+      log.flush();
+    }
+    ::raise(SIGKILL);
+  });
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+}
+
+// The log files hold every line that was not dropped exactly once, and
+// "Dropped log messages" reports whose counts add up to the lines dropped.
+void expectDropsReportedOnce(const TempDir& dir, const DropShared& shared) {
+  std::vector<bool> seen(static_cast<size_t>(shared.appended.load()) + 1, false);
+  long lines = 0, reports = 0;
+  uint64_t reported = 0;
+  for (const std::string& f : dir.files()) {
+    if (f.find(".log") == std::string::npos) continue;
+    for (const std::string& line : muon::test::readLines(f)) {
+      if (line.compare(0, 20, "Dropped log messages") == 0) {
+        size_t open = line.rfind(" (");
+        ASSERT_NE(open, std::string::npos) << line;
+        reported += std::strtoull(line.c_str() + open + 2, nullptr, 10);
+        ++reports;
+      } else if (line.compare(0, 5, "drop ") == 0) {
+        size_t n = std::strtoul(line.c_str() + 5, nullptr, 10);
+        ASSERT_LT(n, seen.size()) << line;
+        EXPECT_FALSE(seen[n]) << "twice: " << line;
+        seen[n] = true;
+        ++lines;
+      } else if (line.compare(0, 10, "Recovered ") != 0) {
+        ADD_FAILURE() << "unexpected line in " << f << ": " << line.substr(0, 100);
+      }
+    }
+  }
+  EXPECT_GT(shared.messagesDropped.load(), 0u);
+  EXPECT_EQ(reported, shared.messagesDropped.load()) << reports << " reports";
+  EXPECT_EQ(lines, shared.appended.load() - static_cast<long>(shared.messagesDropped.load()));
+  EXPECT_EQ(spoolsIn(dir), 0u);
+}
+
+DropShared* sharedDrops() {
+  void* page = ::mmap(nullptr, sizeof(DropShared), PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  return page == MAP_FAILED ? nullptr : new (page) DropShared();
+}
+
+class DropReport : public ::testing::TestWithParam<Recoverer> {};
+
+TEST_P(DropReport, OfAProcessKilledRightAfterDroppingIsWrittenByRecovery) {
+  TempDir dir;
+  DropShared* shared = sharedDrops();
+  ASSERT_NE(shared, nullptr);
+  ASSERT_NO_FATAL_FAILURE(dropThenDie(dir.file("cs"), shared, -1));
+  recoverFrom(GetParam(), "/", fromRoot(dir.file("cs")));
+  expectDropsReportedOnce(dir, *shared);
+  ::munmap(shared, sizeof(DropShared));
+}
+
+INSTANTIATE_TEST_SUITE_P(By, DropReport,
+                         ::testing::Values(Recoverer::kProgram, Recoverer::kTool), recovererName);
+
+// The live process's own report, killed before, inside and after its write:
+// the report lands exactly once, never twice, never not at all.
+class DropReportKilled : public ::testing::TestWithParam<long> {};
+
+TEST_P(DropReportKilled, AtAnyByteOfTheReportIsReportedExactlyOnce) {
+  TempDir dir;
+  DropShared* shared = sharedDrops();
+  ASSERT_NE(shared, nullptr);
+  ASSERT_NO_FATAL_FAILURE(dropThenDie(dir.file("cs"), shared, GetParam()));
+  recoverInChild(dir.file("cs"));
+  expectDropsReportedOnce(dir, *shared);
+  ::munmap(shared, sizeof(DropShared));
+}
+
+// 0: before the report; 20: inside it; 2000: inside the first buffer after
+// it; 1 GiB: everything written, then the kill.
+INSTANTIATE_TEST_SUITE_P(Bytes, DropReportKilled,
+                         ::testing::Values(0L, 20L, 2000L, 1L << 30));
 
 // ---- what recovery must not do, and what it must keep ----------------------
 

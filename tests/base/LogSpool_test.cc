@@ -2,6 +2,7 @@
 // what counts as a message, what is refused, whose spool is whose; and
 // muon-recover as a user runs it.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -177,7 +178,7 @@ TEST(SpoolRecovery, ASlotWithANonsenseStateIsNamedAndTheOthersStillRead) {
   h.put(1, "lost\n");
   std::string bytes = readFile(h.spool().path());
   uint64_t bad = 7;
-  std::memcpy(&bytes[muon::spool::kPageSize * 2], &bad, sizeof bad);  // slot 1's state
+  std::memcpy(&bytes[muon::spool::slotOffset(1)], &bad, sizeof bad);  // slot 1's state
   SpoolContents c;
   std::string error;
   ASSERT_TRUE(muon::readSpool(bytes.data(), bytes.size(), &c, &error));
@@ -240,10 +241,11 @@ struct ToolRun {
   std::string err;
 };
 
-ToolRun muonRecover(const std::string& args) {
+// Runs muon-recover with `args`, working in `cwd` ("": this process's).
+ToolRun muonRecover(const std::string& args, const std::string& cwd = "") {
   TempDir scratch;
-  std::string cmd = std::string(MUON_RECOVER_PATH) + " " + args + " >" + scratch.file("out") +
-                    " 2>" + scratch.file("err");
+  std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + std::string(MUON_RECOVER_PATH) +
+                    " " + args + " >" + scratch.file("out") + " 2>" + scratch.file("err");
   ToolRun r;
   r.status = std::system(cmd.c_str());
   r.out = readFile(scratch.file("out"));
@@ -298,6 +300,81 @@ TEST(MuonRecover, ALiveSpoolIsLeftAloneAndBadUsageIsStatusTwo) {
   ToolRun missing = muonRecover(dir.file("no-such-dir"));
   EXPECT_EQ(WEXITSTATUS(missing.status), 1);
   EXPECT_NE(missing.err.find("cannot read directory"), std::string::npos) << missing.err;
+}
+
+// A writer that works in its log directory with a relative basename (an
+// AsyncLogging of an older build, a recovery given a relative LogFile)
+// records a relative path: recovery working elsewhere reads it as a file in
+// the spool's directory.
+TEST(MuonRecover, ARelativeLogPathIsTakenInTheSpoolsDirectory) {
+  TempDir dir;
+  leaveDeadSpool(dir.file("old"), {"old one\n", "old two\n"});
+  std::vector<std::string> spools = muon::findSpools(dir.path(), "old");
+  ASSERT_EQ(spools.size(), 1u);
+  // The dead process was writing its buffer (slot 0, the first current one)
+  // to old.x.log, and had written part of it.
+  const std::string log = "old.20260101-000000.host.1.log";
+  {
+    std::ofstream f(dir.file(log));
+    f << "before\nold one\n";
+  }
+  struct stat st;
+  ASSERT_EQ(::stat(dir.file(log).c_str(), &st), 0);
+  int fd = ::open(spools[0].c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  muon::spool::Slot slot;
+  const off_t at = static_cast<off_t>(muon::spool::slotOffset(0));
+  ASSERT_EQ(::pread(fd, &slot, sizeof slot, at), static_cast<ssize_t>(sizeof slot));
+  ASSERT_EQ(slot.state, LogSpool::kActive);
+  slot.at.device = static_cast<uint64_t>(st.st_dev);
+  slot.at.inode = static_cast<uint64_t>(st.st_ino);
+  slot.at.size = 7;  // "before\n"
+  std::snprintf(slot.at.path, sizeof slot.at.path, "%s", log.c_str());
+  slot.state = LogSpool::kWriting;
+  ASSERT_EQ(::pwrite(fd, &slot, sizeof slot, at), static_cast<ssize_t>(sizeof slot));
+  ::close(fd);
+
+  ToolRun r = muonRecover(dir.path().substr(1), "/");
+  EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(readFile(dir.file(log)), "before\n") << "cut back to its size before the write";
+  std::string text = allLogText(dir, "old.");
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4) << text;  // before, header, two lines
+}
+
+TEST(MuonRecover, RemovesTheHalfMadeSpoolOfAProgramKilledInItsStartUp) {
+  TempDir dir;
+  // Killed between creating its spool and publishing it (in the recovery
+  // that comes in between): a .spool.new nobody holds.
+  int status = 0;
+  std::fflush(stdout);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    std::string error;
+    std::unique_ptr<LogSpool> s = LogSpool::create(dir.file("a"), kSlots, kBufferSize, &error);
+    ::_exit(s ? 0 : 3);  // no destructor: the file stays, as after a kill
+  }
+  ASSERT_TRUE(muon::test::waitWithDeadline(pid, &status, std::chrono::seconds(30)));
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  const std::string dead = LogSpool::spoolName(dir.file("a"), pid) + ".new";
+  ASSERT_EQ(::access(dead.c_str(), F_OK), 0);
+  // One being made right now (held by this process), and names that only
+  // look like one, stay.
+  std::string error;
+  std::unique_ptr<LogSpool> live = LogSpool::create(dir.file("b"), kSlots, kBufferSize, &error);
+  ASSERT_TRUE(live) << error;
+  for (const char* name : {"c.spool.new", "c.12x.spool.new", "c.12.spool.new.bak"}) {
+    std::ofstream(dir.file(name)) << "not a spool";
+  }
+  ToolRun r = muonRecover(dir.path());
+  EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+  EXPECT_NE(::access(dead.c_str(), F_OK), 0) << "removed";
+  EXPECT_NE(r.out.find(dead + ": half-made spool of a dead process, removed"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(::access(live->path().c_str(), F_OK), 0) << "a live one is kept";
+  for (const char* name : {"c.spool.new", "c.12x.spool.new", "c.12.spool.new.bak"}) {
+    EXPECT_EQ(::access(dir.file(name).c_str(), F_OK), 0) << name;
+  }
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ std::vector<char> validSpool() {
     s.state = slot == 0 ? LogSpool::kActive : LogSpool::kWriting;
     s.generation = slot + 1;
     s.sequence = kSlots - slot;
-    std::strcpy(s.path, "/nonexistent/log");
+    std::strcpy(s.at.path, "/nonexistent/log");
     std::memcpy(image.data() + spool::kPageSize * (1 + slot), &s, sizeof s);
     char* buffer = image.data() + spool::buffersOffset(kSlots) + slot * kBufferSize;
     uint64_t seal = LogSpool::sealFor(h.key, s.generation);
