@@ -41,6 +41,15 @@ struct ConnectionLog {
   }
 };
 
+// A server (one I/O thread) whose connections are recorded in `log`, and one
+// blocking client connected to it: the client's fd and the server's side.
+struct OneConnection {
+  ConnectionLog log;
+  ServerThread server{1, [this](TcpServer& s) { s.setConnectionCallback(std::ref(log)); }};
+  int fd = connectTo(server.address());
+  TcpConnectionPtr conn = fd >= 0 ? log.first.get_future().get() : nullptr;
+};
+
 }  // namespace
 
 TEST(TcpConnectionFault, WriteToClosedPeerGivesEpipeNotSigpipe) {
@@ -207,11 +216,9 @@ TEST(TcpConnectionFault, StopReadHoldsDataUntilStartRead) {
 }
 
 TEST(TcpConnectionFault, ForceCloseFromAnotherThreadDropsQueuedOutput) {
-  ConnectionLog log;
-  ServerThread server(1, [&](TcpServer& s) { s.setConnectionCallback(std::ref(log)); });
-  int fd = connectTo(server.address());
+  OneConnection one;
+  auto& [log, server, fd, conn] = one;
   ASSERT_GE(fd, 0);
-  TcpConnectionPtr conn = log.first.get_future().get();
   conn->send(makePattern(16 << 20));
   conn->forceClose();
   conn->forceClose();  // twice is harmless
@@ -342,11 +349,9 @@ TEST(TcpConnectionFault, SendArrivingAfterTheHalfCloseIsDroppedAndReadingGoesOn)
 // conn->send(&buf);` spun forever. Checked from the loop thread and from
 // another thread, after shutdown() and after the close.
 TEST(TcpConnectionFault, SendBufferToAClosedConnectionEmptiesItAndReturnsFalse) {
-  ConnectionLog log;
-  ServerThread server(1, [&](TcpServer& s) { s.setConnectionCallback(std::ref(log)); });
-  int fd = connectTo(server.address());
+  OneConnection one;
+  auto& [log, server, fd, conn] = one;
   ASSERT_GE(fd, 0);
-  TcpConnectionPtr conn = log.first.get_future().get();
   EventLoop* ioLoop = conn->getLoop();
   // Sends buf until it is empty, at most `limit` times; how many it took.
   auto sendUntilEmpty = [&conn](Buffer* buf, int limit, bool* taken) {
