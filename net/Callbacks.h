@@ -26,6 +26,9 @@ using WriteCompleteCallback = std::function<void(const TcpConnectionPtr&)>;
 // Called once each time the output buffer grows across the high-water mark;
 // the second argument is the buffer's size at that moment.
 using HighWaterMarkCallback = std::function<void(const TcpConnectionPtr&, size_t)>;
+// A TcpClient's attempt to connect failed; the argument is the errno
+// (ECONNREFUSED, ETIMEDOUT, ENETUNREACH...). See TcpClient.h.
+using ConnectFailureCallback = std::function<void(int savedErrno)>;
 // Data arrived; it is in *buf (consume it with buf->retrieve*). receiveTime
 // is when poll returned, on the wall clock.
 using MessageCallback = std::function<void(const TcpConnectionPtr&, Buffer*, Timestamp)>;

@@ -1,5 +1,6 @@
 #include "muon/net/Channel.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <sys/epoll.h>
 
@@ -43,9 +44,17 @@ void Channel::tie(const std::shared_ptr<void>& owner) {
   tied_ = true;
 }
 
-void Channel::update() {
+bool Channel::update(int events) {
+  const int oldEvents = events_;
+  events_ = events;
+  const int err = loop_->updateChannel(this);
+  if (err != 0) {
+    events_ = oldEvents;
+    errno = err;
+    return false;
+  }
   addedToLoop_ = true;
-  loop_->updateChannel(this);
+  return true;
 }
 
 void Channel::remove() {

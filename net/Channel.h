@@ -48,11 +48,14 @@ class Channel {
   void setRevents(int revents) { revents_ = revents; }
   bool isNoneEvent() const { return events_ == kNoneEvent; }
 
-  void enableReading() { setEvents(events_ | kReadEvent); }
-  void disableReading() { setEvents(events_ & ~kReadEvent); }
-  void enableWriting() { setEvents(events_ | kWriteEvent); }
-  void disableWriting() { setEvents(events_ & ~kWriteEvent); }
-  void disableAll() { setEvents(kNoneEvent); }
+  // Change the interest set. false, with errno set, when the poller refused
+  // the fd (logged): a regular file or a directory on every engine, or a
+  // closed fd; the interest set is then left as it was, the loop goes on.
+  bool enableReading() { return setEvents(events_ | kReadEvent); }
+  bool disableReading() { return setEvents(events_ & ~kReadEvent); }
+  bool enableWriting() { return setEvents(events_ | kWriteEvent); }
+  bool disableWriting() { return setEvents(events_ & ~kWriteEvent); }
+  bool disableAll() { return setEvents(kNoneEvent); }
   bool isWriting() const { return events_ & kWriteEvent; }
   bool isReading() const { return events_ & kReadEvent; }
 
@@ -71,13 +74,8 @@ class Channel {
 
  private:
   static std::string eventsToString(int fd, int ev);
-  void setEvents(int events) {
-    if (events != events_) {
-      events_ = events;
-      update();
-    }
-  }
-  void update();
+  bool setEvents(int events) { return events == events_ || update(events); }
+  bool update(int events);
   void handleEventWithGuard(Timestamp receiveTime);
 
   static const int kNoneEvent;

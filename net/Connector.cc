@@ -20,7 +20,8 @@ Connector::Connector(EventLoop* loop, const InetAddress& serverAddr)
       state_(kDisconnected),
       initRetryDelayMs_(kDefaultInitRetryDelayMs),
       maxRetryDelayMs_(kDefaultMaxRetryDelayMs),
-      retryDelayMs_(kDefaultInitRetryDelayMs) {
+      retryDelayMs_(kDefaultInitRetryDelayMs),
+      connectTimeoutMs_(kDefaultConnectTimeoutMs) {
   LOG_DEBUG << "Connector ctor[" << static_cast<const void*>(this) << "]";
 }
 
@@ -34,6 +35,11 @@ void Connector::setRetryDelayMs(int initialMs, int maxMs) {
   initRetryDelayMs_ = initialMs;
   maxRetryDelayMs_ = maxMs;
   retryDelayMs_ = initialMs;
+}
+
+void Connector::setConnectTimeoutMs(int ms) {
+  assert(ms >= 0);
+  connectTimeoutMs_ = ms;
 }
 
 void Connector::start() {
@@ -93,8 +99,9 @@ void Connector::connect() {
   int sockfd = sockets::createNonblocking(serverAddr_.family());
   if (sockfd < 0) {
     // Out of fds, most likely: try again later.
+    const int savedErrno = errno;
     LOG_SYSERR << "Connector::connect cannot create a socket";
-    retry(-1);
+    attemptFailed(-1, savedErrno, true);
     return;
   }
   int ret = sockets::connect(sockfd, serverAddr_.getSockAddr(), serverAddr_.sockLen());
@@ -113,14 +120,13 @@ void Connector::connect() {
     case ENETUNREACH:
     case EHOSTUNREACH:
     case ETIMEDOUT:
-      retry(sockfd);
+      attemptFailed(sockfd, savedErrno, true);
       break;
     default:
       // EACCES, EPERM, EAFNOSUPPORT, EBADF, ENOTSOCK...: retrying won't help.
       errno = savedErrno;
       LOG_SYSERR << "Connector::connect to " << serverAddr_.toIpPort() << " failed; giving up";
-      sockets::close(sockfd);
-      setState(kDisconnected);
+      attemptFailed(sockfd, savedErrno, false);
       break;
   }
 }
@@ -135,9 +141,18 @@ void Connector::connecting(int sockfd) {
   // A callback (newConnection -> user code) may drop the last owner.
   channel_->tie(shared_from_this());
   channel_->enableWriting();
+  if (connectTimeoutMs_ > 0) {
+    std::weak_ptr<Connector> weak(shared_from_this());
+    connectTimer_ = loop_->runAfter(connectTimeoutMs_ / 1000.0, [weak] {
+      if (std::shared_ptr<Connector> self = weak.lock()) self->handleTimeout();
+    });
+  }
 }
 
+// Ends the attempt in flight: its deadline goes, and its socket is returned.
 int Connector::removeAndResetChannel() {
+  loop_->cancel(connectTimer_);
+  connectTimer_ = TimerId();
   channel_->disableAll();
   channel_->remove();
   int sockfd = channel_->fd();
@@ -155,10 +170,12 @@ void Connector::handleWrite() {
   int err = sockets::getSocketError(sockfd);
   if (err != 0) {
     LOG_DEBUG << "Connector::handleWrite - SO_ERROR = " << err << " " << strerror_tl(err);
-    retry(sockfd);
+    attemptFailed(sockfd, err, true);
   } else if (sockets::isSelfConnect(sockfd)) {
+    // Nothing listened on the port, and the kernel gave our socket that
+    // very port and connected it to itself: a refusal in all but name.
     LOG_WARN << "Connector::handleWrite - self connect";
-    retry(sockfd);
+    attemptFailed(sockfd, ECONNREFUSED, true);
   } else if (!connect_) {
     // stop() came earlier in this iteration (from another fd's callback).
     sockets::close(sockfd);
@@ -174,7 +191,32 @@ void Connector::handleError() {
   int sockfd = removeAndResetChannel();
   int err = sockets::getSocketError(sockfd);
   LOG_TRACE << "Connector::handleError SO_ERROR = " << err << " " << strerror_tl(err);
-  retry(sockfd);
+  attemptFailed(sockfd, err != 0 ? err : EIO, true);
+}
+
+void Connector::handleTimeout() {
+  connectTimer_ = TimerId();
+  if (state_ != kConnecting) return;
+  LOG_WARN << "Connector: connecting to " << serverAddr_.toIpPort() << " timed out after "
+           << connectTimeoutMs_ << " milliseconds";
+  attemptFailed(removeAndResetChannel(), ETIMEDOUT, true);
+}
+
+// The attempt on sockfd (-1: none was made) failed with err. The next one is
+// scheduled (tryAgain) before the owner hears of it, and the owner hears of
+// it from a queued call, outside this channel's event: its callback may call
+// start() (connecting at once) or stop() (cancelling what was scheduled).
+void Connector::attemptFailed(int sockfd, int err, bool tryAgain) {
+  if (tryAgain) {
+    retry(sockfd);
+  } else {
+    if (sockfd >= 0) sockets::close(sockfd);
+    setState(kDisconnected);
+  }
+  if (!connectFailureCallback_) return;
+  loop_->queueInLoop([self = shared_from_this(), err] {
+    if (self->connect_) self->connectFailureCallback_(err);
+  });
 }
 
 void Connector::retry(int sockfd) {

@@ -44,7 +44,7 @@ Timestamp EPollPoller::poll(int timeoutMs, ChannelList* activeChannels) {
   return now;
 }
 
-void EPollPoller::updateChannel(Channel* channel) {
+int EPollPoller::updateChannel(Channel* channel) {
   assertInLoopThread();
   const int index = channel->index();
   const int fd = channel->fd();
@@ -58,20 +58,24 @@ void EPollPoller::updateChannel(Channel* channel) {
     // A channel with no interest stays out of the set until it has some.
     if (channel->isNoneEvent()) {
       channel->setIndex(kDeleted);
-      return;
+      return 0;
     }
-    channel->setIndex(kAdded);
-    update(EPOLL_CTL_ADD, channel);
-  } else {
-    assert(hasChannel(channel));
-    assert(index == kAdded);
-    if (channel->isNoneEvent()) {
-      update(EPOLL_CTL_DEL, channel);
-      channel->setIndex(kDeleted);
-    } else {
-      update(EPOLL_CTL_MOD, channel);
+    const int err = update(EPOLL_CTL_ADD, channel);
+    if (err == 0) {
+      channel->setIndex(kAdded);
+    } else if (index == kNew) {
+      channels_.erase(fd);  // refused: as if never seen
     }
+    return err;
   }
+  assert(hasChannel(channel));
+  assert(index == kAdded);
+  if (channel->isNoneEvent()) {
+    update(EPOLL_CTL_DEL, channel);
+    channel->setIndex(kDeleted);
+    return 0;
+  }
+  return update(EPOLL_CTL_MOD, channel);
 }
 
 void EPollPoller::removeChannel(Channel* channel) {
@@ -85,19 +89,18 @@ void EPollPoller::removeChannel(Channel* channel) {
   channel->setIndex(kNew);
 }
 
-void EPollPoller::update(int operation, Channel* channel) {
+// Returns 0 or the errno (logged). ADD is refused with EPERM for files epoll
+// cannot wait on (regular files, directories, /dev/null), EBADF for a closed
+// fd; a failed DEL means the kernel dropped the fd already (it was closed).
+int EPollPoller::update(int operation, Channel* channel) {
   struct epoll_event event {};
   event.events = static_cast<uint32_t>(channel->events());
   event.data.ptr = channel;
-  if (::epoll_ctl(epollfd_, operation, channel->fd(), &event) < 0) {
-    const char* op = operation == EPOLL_CTL_ADD ? "ADD" : operation == EPOLL_CTL_DEL ? "DEL" : "MOD";
-    // DEL of an fd the kernel already dropped is harmless; the rest is a bug.
-    if (operation == EPOLL_CTL_DEL) {
-      LOG_SYSERR << "epoll_ctl op=" << op << " fd=" << channel->fd();
-    } else {
-      LOG_SYSFATAL << "epoll_ctl op=" << op << " fd=" << channel->fd();
-    }
-  }
+  if (::epoll_ctl(epollfd_, operation, channel->fd(), &event) == 0) return 0;
+  const int savedErrno = errno;
+  const char* op = operation == EPOLL_CTL_ADD ? "ADD" : operation == EPOLL_CTL_DEL ? "DEL" : "MOD";
+  LOG_SYSERR << "epoll_ctl op=" << op << " fd=" << channel->fd();
+  return savedErrno;
 }
 
 }  // namespace net

@@ -16,12 +16,12 @@ class EPollPoller : public Poller {
   ~EPollPoller() override;
 
   Timestamp poll(int timeoutMs, ChannelList* activeChannels) override;
-  void updateChannel(Channel* channel) override;
+  int updateChannel(Channel* channel) override;
   void removeChannel(Channel* channel) override;
 
  private:
   static constexpr int kInitEventListSize = 16;
-  void update(int operation, Channel* channel);
+  int update(int operation, Channel* channel);
 
   int epollfd_;
   std::vector<struct epoll_event> events_;

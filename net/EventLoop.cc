@@ -231,10 +231,10 @@ TimerId EventLoop::runEvery(double intervalSeconds, TimerCallback cb) {
 
 void EventLoop::cancel(TimerId timerId) { timerQueue_->cancel(timerId); }
 
-void EventLoop::updateChannel(Channel* channel) {
+int EventLoop::updateChannel(Channel* channel) {
   assert(channel->ownerLoop() == this);
   assertInLoopThread();
-  poller_->updateChannel(channel);
+  return poller_->updateChannel(channel);
 }
 
 void EventLoop::removeChannel(Channel* channel) {

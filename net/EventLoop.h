@@ -115,7 +115,9 @@ class EventLoop {
   // engine; TcpConnection and Acceptor ask it for completion-based I/O.
   Poller* poller() const { return poller_.get(); }
   void wakeup();
-  void updateChannel(Channel* channel);
+  // 0, or the errno with which the poller refused the channel's fd (see
+  // Poller::updateChannel).
+  int updateChannel(Channel* channel);
   void removeChannel(Channel* channel);
   bool hasChannel(Channel* channel);
 

@@ -34,7 +34,7 @@ Timestamp PollPoller::poll(int timeoutMs, ChannelList* activeChannels) {
   return now;
 }
 
-void PollPoller::updateChannel(Channel* channel) {
+int PollPoller::updateChannel(Channel* channel) {
   assertInLoopThread();
   // A channel with no interest keeps its slot with a negative fd, which
   // poll(2) skips; -fd-1 so that fd 0 works too.
@@ -42,6 +42,7 @@ void PollPoller::updateChannel(Channel* channel) {
   int pollFd = channel->isNoneEvent() ? -channel->fd() - 1 : channel->fd();
   if (channel->index() < 0) {
     assert(channels_.find(channel->fd()) == channels_.end());
+    if (int err = refuseUnwaitable(channel->fd())) return err;
     pollfds_.push_back(pollfd{pollFd, events, 0});
     channel->setIndex(static_cast<int>(pollfds_.size()) - 1);
     channels_[channel->fd()] = channel;
@@ -52,6 +53,7 @@ void PollPoller::updateChannel(Channel* channel) {
     pfd.events = events;
     pfd.revents = 0;
   }
+  return 0;
 }
 
 void PollPoller::removeChannel(Channel* channel) {

@@ -16,7 +16,7 @@ class PollPoller : public Poller {
   ~PollPoller() override;
 
   Timestamp poll(int timeoutMs, ChannelList* activeChannels) override;
-  void updateChannel(Channel* channel) override;
+  int updateChannel(Channel* channel) override;
   void removeChannel(Channel* channel) override;
 
  private:

@@ -1,5 +1,8 @@
 #include "muon/net/Poller.h"
 
+#include <errno.h>
+#include <sys/stat.h>
+
 #include <atomic>
 #include <string>
 
@@ -23,6 +26,26 @@ bool Poller::hasChannel(Channel* channel) const {
 }
 
 void Poller::assertInLoopThread() const { ownerLoop_->assertInLoopThread(); }
+
+// poll(2) and io_uring accept a regular file or a directory and report it
+// always ready, so a loop waiting on one would spin; epoll refuses them with
+// EPERM. The other engines refuse them the same way, so a program meets the
+// same error whichever engine the environment picks. (Other files epoll
+// refuses, such as /dev/null, cannot be told from a stat; docs/net.md.)
+int Poller::refuseUnwaitable(int fd) {
+  struct stat st;
+  int err = 0;
+  if (::fstat(fd, &st) != 0) {
+    err = errno;
+  } else if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
+    err = EPERM;
+  }
+  if (err != 0) {
+    LOG_ERROR << "Poller: fd=" << fd << " refused: " << strerror_tl(err) << " (errno=" << err
+              << "); a Channel needs a socket, pipe, eventfd, timerfd or terminal";
+  }
+  return err;
+}
 
 std::unique_ptr<Poller> Poller::newPoller(EventLoop* loop, EventLoop::Engine* engine) {
   switch (*engine) {

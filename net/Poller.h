@@ -31,8 +31,10 @@ class Poller {
   // Waits up to timeoutMs for I/O; appends the ready channels (with their
   // revents set) to *activeChannels. Returns when poll returned.
   virtual Timestamp poll(int timeoutMs, ChannelList* activeChannels) = 0;
-  // Adds the channel, or changes its interest set.
-  virtual void updateChannel(Channel* channel) = 0;
+  // Adds the channel, or changes its interest set. Returns 0, or the errno
+  // with which the fd was refused (logged); the poller then holds the
+  // channel as it did before the call (a refused new channel stays out).
+  virtual int updateChannel(Channel* channel) = 0;
   // Forgets the channel (it must have no interest left).
   virtual void removeChannel(Channel* channel) = 0;
   virtual bool hasChannel(Channel* channel) const;
@@ -52,6 +54,10 @@ class Poller {
   void assertInLoopThread() const;
 
  protected:
+  // For the engines that take any fd (poll, io_uring): 0, or the errno
+  // epoll would refuse `fd` with (logged). See the definition.
+  static int refuseUnwaitable(int fd);
+
   std::unordered_map<int, Channel*> channels_;  // fd -> channel
 
  private:

@@ -84,6 +84,12 @@ void TcpClient::stop() {
 
 void TcpClient::setRetryDelayMs(int initialMs, int maxMs) { connector_->setRetryDelayMs(initialMs, maxMs); }
 
+void TcpClient::setConnectTimeoutMs(int ms) { connector_->setConnectTimeoutMs(ms); }
+
+void TcpClient::setConnectFailureCallback(ConnectFailureCallback cb) {
+  connector_->setConnectFailureCallback(std::move(cb));
+}
+
 const InetAddress& TcpClient::serverAddress() const { return connector_->serverAddress(); }
 
 void TcpClient::newConnection(int sockfd) {

@@ -30,6 +30,8 @@ class TcpClient {
 
   // Starts connecting; failed attempts are retried with exponential back-off
   // (initial delay 500 ms, doubling, capped at 30 s) until connected or stop().
+  // An attempt the server does not answer fails after the connect timeout
+  // (30 s). Each failure is reported to the connect-failure callback.
   // Does nothing while connected; after a disconnect it connects again
   // (called while disconnect() is still closing the connection, it connects
   // once that connection is gone).
@@ -50,6 +52,10 @@ class TcpClient {
   void enableRetry() { retry_ = true; }
   // The back-off: first delay and cap, in milliseconds. Before connect().
   void setRetryDelayMs(int initialMs, int maxMs = 30 * 1000);
+  // How long one attempt may wait for the server's answer before it fails
+  // with ETIMEDOUT and is retried; default 30 s, 0 for the kernel's own
+  // limit (about two minutes). Before connect().
+  void setConnectTimeoutMs(int ms);
   const std::string& name() const { return name_; }
   const InetAddress& serverAddress() const;
 
@@ -57,6 +63,15 @@ class TcpClient {
   void setConnectionCallback(ConnectionCallback cb) { connectionCallback_ = std::move(cb); }
   void setMessageCallback(MessageCallback cb) { messageCallback_ = std::move(cb); }
   void setWriteCompleteCallback(WriteCompleteCallback cb) { writeCompleteCallback_ = std::move(cb); }
+  // Called in the loop thread after each failed attempt, with its errno:
+  // ECONNREFUSED (nothing listens), ETIMEDOUT (no answer within the connect
+  // timeout), ENETUNREACH, EHOSTUNREACH, EMFILE (no socket to try with)...
+  // Attempts go on with the back-off, whether or not enableRetry() was
+  // called; stop() in the callback ends them, connect() in it tries again
+  // at once. After an error retrying cannot help (EACCES, EPERM,
+  // EAFNOSUPPORT) the client has given up before the call. Not called once
+  // stop() was called (nor after the client is destroyed).
+  void setConnectFailureCallback(ConnectFailureCallback cb);
 
  private:
   void newConnection(int sockfd);

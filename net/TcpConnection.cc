@@ -76,20 +76,21 @@ bool TcpConnection::sendFrom(std::string_view data, MakeOwned makeOwned, Buffer*
   return true;
 }
 
-void TcpConnection::send(std::string_view message) {
-  sendFrom(message, [message] { return std::string(message); });
+bool TcpConnection::send(std::string_view message) {
+  return sendFrom(message, [message] { return std::string(message); });
 }
 
-void TcpConnection::send(std::string&& message) {
-  sendFrom(message, [&message] { return std::move(message); });
+bool TcpConnection::send(std::string&& message) {
+  return sendFrom(message, [&message] { return std::move(message); });
 }
 
-void TcpConnection::send(Buffer* buf) {
+bool TcpConnection::send(Buffer* buf) {
   // From another thread the bytes are taken out as a string; in the loop
-  // thread they are sent from where they are, then dropped.
-  if (sendFrom(buf->toStringView(), [buf] { return buf->retrieveAllAsString(); }, buf)) {
-    buf->retrieveAll();
-  }
+  // thread they are sent from where they are (the io_uring engine may take
+  // the buffer's storage whole). Then, taken or dropped, they are gone.
+  const bool taken = sendFrom(buf->toStringView(), [buf] { return buf->retrieveAllAsString(); }, buf);
+  buf->retrieveAll();
+  return taken;
 }
 
 void TcpConnection::sendInLoop(std::string_view data, Buffer* source) {

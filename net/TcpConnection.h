@@ -69,16 +69,22 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   // Queues data for the peer. In the loop thread with nothing queued it is
   // written at once; what the socket does not take is kept and sent when it
   // becomes writable. From another thread the data is copied (or moved) and
-  // sent in the loop thread; one thread's sends arrive in its order. Data
-  // sent after shutdown() or once disconnected is dropped.
-  void send(std::string_view message);
-  void send(const void* data, size_t len) { send(std::string_view(static_cast<const char*>(data), len)); }
-  void send(std::string&& message);
+  // sent in the loop thread; one thread's sends arrive in its order.
+  // Returns true when the connection took the data (it was connected), false
+  // when it dropped it: after shutdown(), forceClose() or the close. true does
+  // not mean delivered: a close that comes later drops what is still queued.
+  bool send(std::string_view message);
+  bool send(const void* data, size_t len) {
+    return send(std::string_view(static_cast<const char*>(data), len));
+  }
+  bool send(std::string&& message);
   // A string literal or other C string: without this overload send("ping")
   // would be ambiguous between string_view and string&&.
-  void send(const char* message) { send(std::string_view(message)); }
-  // Sends and empties *buf.
-  void send(Buffer* buf);
+  bool send(const char* message) { return send(std::string_view(message)); }
+  // Sends *buf's readable bytes and empties it, whether they were taken or
+  // dropped (returns which, as above): a loop that sends until the buffer is
+  // empty ends on a closed connection too.
+  bool send(Buffer* buf);
 
   // Half-closes (SHUT_WR) once everything queued has been written.
   void shutdown();

@@ -132,11 +132,12 @@ void UringPoller::cancel(Operation* op) {
   io_uring_sqe_set_data64(sqe, kIgnored);
 }
 
-void UringPoller::updateChannel(Channel* channel) {
+int UringPoller::updateChannel(Channel* channel) {
   assertInLoopThread();
   const int fd = channel->fd();
   if (channel->index() < 0) {
     assert(channels_.find(fd) == channels_.end());
+    if (int err = refuseUnwaitable(fd)) return err;
     channels_[fd] = channel;
     channel->setIndex(1);
     if (slots_.size() <= static_cast<size_t>(fd)) slots_.resize(static_cast<size_t>(fd) * 2 + 16);
@@ -147,6 +148,7 @@ void UringPoller::updateChannel(Channel* channel) {
     assert(hasChannel(channel));
   }
   arm(fd);
+  return 0;
 }
 
 void UringPoller::removeChannel(Channel* channel) {

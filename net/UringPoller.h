@@ -56,7 +56,7 @@ class UringPoller : public Poller {
   ~UringPoller() override;
 
   Timestamp poll(int timeoutMs, ChannelList* activeChannels) override;
-  void updateChannel(Channel* channel) override;
+  int updateChannel(Channel* channel) override;
   void removeChannel(Channel* channel) override;
   UringPoller* asUring() override { return this; }
   // Runs the operations' callbacks for the completions the last poll()

@@ -1,14 +1,19 @@
-// Channel: tie() keeps the owner alive through its own event, and a dead
-// owner gets no callbacks.
+// Channel: tie() keeps the owner alive through its own event, a dead owner
+// gets no callbacks, and an fd the poller refuses is an error, not an abort
+// (label `fault`).
 #include "muon/net/Channel.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <memory>
+#include <string>
 
 #include <gtest/gtest.h>
 
+#include "LogCapture.h"
+#include "TempDir.h"
 #include "muon/net/EventLoop.h"
 
 using muon::net::Channel;
@@ -77,4 +82,61 @@ TEST(Channel, TiedToADeadOwnerCallsNothing) {
     c->remove();
   }
   for (int fd : {tied[0], tied[1], other[0], other[1]}) ::close(fd);
+}
+
+// epoll refuses a regular file or a directory (EPERM); that aborted the
+// process. poll(2) and io_uring took them and reported them always ready,
+// so the loop spun on them. Every engine now refuses them: enableReading()
+// is false with errno EPERM, logged with the fd, and the loop goes on
+// serving its other channels and timers.
+TEST(ChannelFault, ARegularFileOrADirectoryIsRefusedAndTheLoopGoesOn) {
+  muon::test::LogCapture logs;
+  muon::test::TempDir dir;
+  const int fileFd = ::open(dir.file("plain").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(fileFd, 0);
+  const int dirFd = ::open(dir.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(dirFd, 0);
+  EventLoop loop;
+  int refusedCalls = 0;
+  Channel file(&loop, fileFd);
+  Channel directory(&loop, dirFd);
+  for (Channel* c : {&file, &directory}) {
+    c->setReadCallback([&](muon::Timestamp) { ++refusedCalls; });
+    c->setWriteCallback([&] { ++refusedCalls; });
+    errno = 0;
+    EXPECT_FALSE(c->enableReading());
+    EXPECT_EQ(errno, EPERM);
+    EXPECT_FALSE(c->enableWriting());
+    EXPECT_EQ(errno, EPERM);
+    EXPECT_TRUE(c->isNoneEvent()) << "the interest set is left as it was";
+    EXPECT_TRUE(muon::test::LogCapture::contains("fd=" + std::to_string(c->fd())));
+  }
+  EXPECT_TRUE(muon::test::LogCapture::contains("Operation not permitted"));
+
+  // A pipe and a timer in the same loop still work.
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), 0);
+  Channel pipe(&loop, fds[0]);
+  bool pipeRead = false, timerFired = false;
+  pipe.setReadCallback([&](muon::Timestamp) {
+    char ch;
+    ASSERT_EQ(::read(fds[0], &ch, 1), 1);
+    pipeRead = true;
+    if (timerFired) loop.quit();
+  });
+  ASSERT_TRUE(pipe.enableReading());
+  loop.runAfter(0.001, [&] {
+    timerFired = true;
+    ASSERT_EQ(::write(fds[1], "x", 1), 1);
+  });
+  loop.runAfter(20.0, [&] { loop.quit(); });  // a failure, not a hang
+  loop.loop();
+  EXPECT_TRUE(timerFired);
+  EXPECT_TRUE(pipeRead);
+  EXPECT_EQ(refusedCalls, 0);
+  for (Channel* c : {&file, &directory, &pipe}) {
+    c->disableAll();
+    c->remove();
+  }
+  for (int fd : {fileFd, dirFd, fds[0], fds[1]}) ::close(fd);
 }

@@ -4,10 +4,16 @@
 #include <fcntl.h>
 #include <sys/socket.h>
 
+#include <errno.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <future>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -54,6 +60,57 @@ struct ClientThread {
   ~ClientThread() {
     runSync(loop, [&] { client.reset(); });
   }
+};
+
+// What a client's connect-failure callback was told, and in which thread.
+struct FailureLog {
+  std::mutex mutex;
+  std::vector<int> errors;
+  bool allInLoopThread = true;
+  std::function<void()> onFailure;  // runs after recording, in the loop thread
+
+  void watch(ClientThread& c) {
+    runSync(c.loop, [&] {
+      c.client->setConnectFailureCallback([this, loop = c.loop](int err) {
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          errors.push_back(err);
+          allInLoopThread = allInLoopThread && loop->isInLoopThread();
+        }
+        if (onFailure) onFailure();
+      });
+    });
+  }
+  size_t count() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return errors.size();
+  }
+};
+
+// A loopback listener whose backlog is full: the kernel drops further SYNs,
+// so a connect to it stays in progress (SYN_SENT) and is never answered.
+struct FullBacklogListener {
+  int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  std::vector<int> fillers;
+  InetAddress address() const { return InetAddress(sockets::getLocalAddr(listener)); }
+
+  FullBacklogListener() {
+    InetAddress any = loopback(0);
+    EXPECT_EQ(::bind(listener, any.getSockAddr(), any.sockLen()), 0);
+    EXPECT_EQ(::listen(listener, 0), 0);
+    const InetAddress addr = address();
+    for (int i = 0; i < 2; ++i) {  // backlog 0 still queues one; fill it
+      int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+      ::connect(fd, addr.getSockAddr(), addr.sockLen());
+      fillers.push_back(fd);
+    }
+  }
+  ~FullBacklogListener() {
+    for (int fd : fillers) ::close(fd);
+    ::close(listener);
+  }
+  FullBacklogListener(const FullBacklogListener&) = delete;
+  FullBacklogListener& operator=(const FullBacklogListener&) = delete;
 };
 
 }  // namespace
@@ -126,21 +183,9 @@ TEST(TcpClientFault, StopFromAnotherThreadWhileRetrying) {
 }
 
 TEST(TcpClientFault, StopWhileConnecting) {
-  // A listener with a full backlog drops SYNs, so a connect stays in
-  // progress (SYN_SENT) until stop().
-  int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ASSERT_GE(listener, 0);
-  InetAddress any = loopback(0);
-  ASSERT_EQ(::bind(listener, any.getSockAddr(), any.sockLen()), 0);
-  ASSERT_EQ(::listen(listener, 0), 0);
-  const InetAddress addr(sockets::getLocalAddr(listener));
-  std::vector<int> fillers;
-  for (int i = 0; i < 2; ++i) {  // backlog 0 still queues one; fill it
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    ::connect(fd, addr.getSockAddr(), addr.sockLen());
-    fillers.push_back(fd);
-  }
-  ClientThread c(addr, 5);
+  // The connect stays in progress until stop().
+  FullBacklogListener listener;
+  ClientThread c(listener.address(), 5);
   const int baseline = countOpenFds();
   c.client->connect();
   runSync(c.loop, [] {});
@@ -150,8 +195,78 @@ TEST(TcpClientFault, StopWhileConnecting) {
   runSync(c.loop, [] {});  // the channel, destroyed after it
   EXPECT_EQ(countOpenFds(), baseline);
   EXPECT_EQ(c.up.load(), 0);
-  for (int fd : fillers) ::close(fd);
-  ::close(listener);
+}
+
+// A refused attempt used to be only logged and retried: the user could not
+// tell. Each one is reported with ECONNREFUSED, in the loop thread, and the
+// attempts go on (retry() is off: it concerns established connections).
+// The port is bound and never listened on, so it stays ours and refuses.
+TEST(TcpClientFault, EachRefusedAttemptIsReportedWithEconnrefusedAndRetriesGoOn) {
+  const int bound = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  InetAddress any = loopback(0);
+  ASSERT_EQ(::bind(bound, any.getSockAddr(), any.sockLen()), 0);
+  ClientThread c(InetAddress(sockets::getLocalAddr(bound)), 5);
+  FailureLog failures;
+  failures.watch(c);
+  c.client->connect();
+  ASSERT_TRUE(waitFor([&] { return failures.count() >= 3; }));
+  c.client->stop();
+  drainLoop(c.loop);
+  {
+    std::lock_guard<std::mutex> lock(failures.mutex);
+    for (int err : failures.errors) EXPECT_EQ(err, ECONNREFUSED);
+    EXPECT_TRUE(failures.allInLoopThread);
+  }
+  EXPECT_EQ(c.up.load(), 0);
+  ::close(bound);
+}
+
+// stop() from the callback ends the attempts: the retry scheduled before the
+// report is cancelled, and no further report comes.
+TEST(TcpClientFault, StopInTheConnectFailureCallbackEndsTheAttempts) {
+  LogCapture logs;
+  const int bound = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  InetAddress any = loopback(0);
+  ASSERT_EQ(::bind(bound, any.getSockAddr(), any.sockLen()), 0);
+  ClientThread c(InetAddress(sockets::getLocalAddr(bound)), 5);
+  FailureLog failures;
+  failures.onFailure = [&] { c.client->stop(); };
+  failures.watch(c);
+  c.client->connect();
+  ASSERT_TRUE(waitFor([&] { return failures.count() == 1; }));
+  const int attempts = LogCapture::count("retry connecting");
+  waitInLoop(c.loop, 0.1);  // twenty retry delays
+  EXPECT_EQ(failures.count(), 1u);
+  EXPECT_EQ(LogCapture::count("retry connecting"), attempts);
+  ::close(bound);
+}
+
+// A connect the server never answers (its backlog is full, so the SYNs are
+// dropped) hung until the kernel gave up, about two minutes; it now fails
+// after the client's connect timeout with ETIMEDOUT, and its socket is
+// closed.
+TEST(TcpClientFault, AnUnansweredConnectFailsWithEtimedoutAfterTheConnectTimeout) {
+  LogCapture logs;
+  FullBacklogListener listener;
+  ClientThread c(listener.address(), 60 * 1000);  // one attempt in this test
+  FailureLog failures;
+  failures.watch(c);
+  runSync(c.loop, [&] { c.client->setConnectTimeoutMs(100); });
+  const int baseline = countOpenFds();
+  const auto start = Clock::now();
+  c.client->connect();
+  ASSERT_TRUE(waitFor([&] { return failures.count() == 1; }));
+  EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(100));
+  {
+    std::lock_guard<std::mutex> lock(failures.mutex);
+    EXPECT_EQ(failures.errors[0], ETIMEDOUT);
+    EXPECT_TRUE(failures.allInLoopThread);
+  }
+  EXPECT_TRUE(LogCapture::contains("timed out after 100 milliseconds"));
+  drainLoop(c.loop);  // the channel goes after the batch
+  EXPECT_EQ(countOpenFds(), baseline);
+  EXPECT_EQ(c.up.load(), 0);
+  c.client->stop();
 }
 
 TEST(TcpClientFault, StopInTheSameIterationAsTheConnectEvent) {

@@ -41,6 +41,15 @@ struct ConnectionLog {
   }
 };
 
+// A server (one I/O thread) whose connections are recorded in `log`, and one
+// blocking client connected to it: the client's fd and the server's side.
+struct OneConnection {
+  ConnectionLog log;
+  ServerThread server{1, [this](TcpServer& s) { s.setConnectionCallback(std::ref(log)); }};
+  int fd = connectTo(server.address());
+  TcpConnectionPtr conn = fd >= 0 ? log.first.get_future().get() : nullptr;
+};
+
 }  // namespace
 
 TEST(TcpConnectionFault, WriteToClosedPeerGivesEpipeNotSigpipe) {
@@ -207,11 +216,9 @@ TEST(TcpConnectionFault, StopReadHoldsDataUntilStartRead) {
 }
 
 TEST(TcpConnectionFault, ForceCloseFromAnotherThreadDropsQueuedOutput) {
-  ConnectionLog log;
-  ServerThread server(1, [&](TcpServer& s) { s.setConnectionCallback(std::ref(log)); });
-  int fd = connectTo(server.address());
+  OneConnection one;
+  auto& [log, server, fd, conn] = one;
   ASSERT_GE(fd, 0);
-  TcpConnectionPtr conn = log.first.get_future().get();
   conn->send(makePattern(16 << 20));
   conn->forceClose();
   conn->forceClose();  // twice is harmless
@@ -334,6 +341,52 @@ TEST(TcpConnectionFault, SendArrivingAfterTheHalfCloseIsDroppedAndReadingGoesOn)
   EXPECT_EQ(log.down.load(), 0);
   ::close(fd);
   EXPECT_TRUE(waitFor([&] { return log.down.load() == 1; }));
+}
+
+// send(Buffer*) empties the buffer whether the connection takes the bytes or
+// drops them, and says which: it left the buffer full on a connection that
+// was shut down or closed, so `while (buf.readableBytes() > 0)
+// conn->send(&buf);` spun forever. Checked from the loop thread and from
+// another thread, after shutdown() and after the close.
+TEST(TcpConnectionFault, SendBufferToAClosedConnectionEmptiesItAndReturnsFalse) {
+  OneConnection one;
+  auto& [log, server, fd, conn] = one;
+  ASSERT_GE(fd, 0);
+  EventLoop* ioLoop = conn->getLoop();
+  // Sends buf until it is empty, at most `limit` times; how many it took.
+  auto sendUntilEmpty = [&conn](Buffer* buf, int limit, bool* taken) {
+    int calls = 0;
+    while (buf->readableBytes() > 0 && calls < limit) {
+      *taken = conn->send(buf);
+      ++calls;
+    }
+    return calls;
+  };
+  Buffer buf;
+  bool taken = false;
+  buf.append("hello");
+  EXPECT_EQ(runSync(ioLoop, [&] { return sendUntilEmpty(&buf, 100, &taken); }), 1);
+  EXPECT_TRUE(taken);
+  EXPECT_EQ(readExactly(fd, 5), "hello");
+
+  runSync(ioLoop, [&] {
+    conn->shutdown();
+    buf.append("after shutdown");
+    EXPECT_EQ(sendUntilEmpty(&buf, 100, &taken), 1);
+    EXPECT_FALSE(taken);
+  });
+  EXPECT_TRUE(readsEof(fd));
+  ::close(fd);
+  ASSERT_TRUE(waitFor([&] { return log.down.load() == 1; }));
+  ASSERT_TRUE(conn->disconnected());
+
+  buf.append("after the close, from another thread");
+  EXPECT_EQ(sendUntilEmpty(&buf, 100, &taken), 1);
+  EXPECT_FALSE(taken);
+  buf.append("after the close, in the loop thread");
+  EXPECT_EQ(runSync(ioLoop, [&] { return sendUntilEmpty(&buf, 100, &taken); }), 1);
+  EXPECT_FALSE(taken);
+  EXPECT_FALSE(conn->send("a string, dropped too"));
 }
 
 // Connections of one loop share its receive buffer while their own is
