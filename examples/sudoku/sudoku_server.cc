@@ -142,7 +142,6 @@ int main(int argc, char* argv[]) {
   LOG_INFO << "sudoku_server listening on " << server.listenAddress().toIpPort() << " with "
            << ioThreads << " I/O and " << computeThreads << " compute threads, at most "
            << maxGuesses << " guesses a puzzle";
-  muon::Logger::flush();
   loop.loop();
   // The queued answers go out while every loop is still alive.
   pool.stop();
