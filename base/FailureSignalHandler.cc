@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "muon/base/FileUtil.h"
 #include "muon/base/Logging.h"
 
 namespace muon {
@@ -74,15 +75,9 @@ class SafeWriter {
     while (n > 0 && len_ < sizeof buf_) buf_[len_++] = tmp[--n];
     return *this;
   }
-  // write(2) until done; a failing stderr is not worth more than trying.
+  // A failing stderr is not worth more than trying.
   void flushTo(int fd) {
-    size_t done = 0;
-    while (done < len_) {
-      ssize_t n = ::write(fd, buf_ + done, len_ - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-    }
+    writeToFd(fd, buf_, len_);
     len_ = 0;
   }
 

@@ -20,6 +20,25 @@ WriteFunction envWrite(Env* env) {
 }
 }  // namespace
 
+int writeToFd(int fd, const char* data, size_t len) {
+  const int savedErrno = errno;
+  int error = 0;
+  size_t done = 0;
+  while (done < len) {
+    const ssize_t n = ::write(fd, data + done, len - done);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      error = n < 0 ? errno : EIO;
+      break;
+    }
+  }
+  errno = savedErrno;
+  return error;
+}
+
 std::string directoryOf(const std::string& path) {
   size_t slash = path.rfind('/');
   if (slash == std::string::npos) return ".";

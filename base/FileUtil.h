@@ -31,6 +31,11 @@ class FileStage;
 // Same contract as write(2): bytes written, or -1 with errno set.
 using WriteFunction = std::function<ssize_t(int fd, const char* data, size_t len)>;
 
+// write(2)s all of [data, data+len) to `fd`, retrying EINTR and short
+// writes. Returns 0, or the errno of the write that failed (EIO for one that
+// took nothing without an error). Async-signal-safe; leaves errno as it was.
+int writeToFd(int fd, const char* data, size_t len);
+
 // "dir/name" -> "dir" ("." for a bare name, "/" for "/name").
 std::string directoryOf(const std::string& path);
 // "dir/name" -> "name".

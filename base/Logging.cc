@@ -8,12 +8,14 @@
 #include <mutex>
 #include <pthread.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
 
 #include "muon/base/Backtrace.h"
 #include "muon/base/CurrentThread.h"
+#include "muon/base/FileUtil.h"
 #include "muon/base/TimeZone.h"
 #include "muon/base/TscClock.h"
 
@@ -31,7 +33,24 @@ constexpr size_t kLevelNameLength = 6;
 constexpr size_t kPrefixCapacity = 48;
 static_assert(kPrefixCapacity + sizeof kLevelNames[0] < LogStream::kBufferSize, "");
 
-void defaultOutput(const char* msg, size_t len) { std::fwrite(msg, 1, len, stdout); }
+// The default output: each line goes to stdout's descriptor with one
+// write(2) as it is logged, not through stdio. stdio holds lines in a 4 KiB
+// buffer whenever stdout is not a terminal (a pipe from systemd, docker or
+// `| tee`, a file), so they would show up kilobytes late or at exit, be lost
+// to a kill or _exit, and be written twice after a fork; a write per line
+// has none of that, keeps a line (at most 4000 bytes, under PIPE_BUF) whole
+// among other writers of the same pipe, and takes no stdio lock. The price
+// is a system call per line (docs/logging.md). EINTR and short writes are
+// retried; a line that still fails (EPIPE once the reader has gone and
+// SIGPIPE is ignored, ENOSPC) is dropped: stdout was where it could have
+// been reported. SIGPIPE is left to the process's disposition, as in
+// net/SocketsOps.h: by default a reader that has gone ends the program, as it
+// ends `cat`.
+void defaultOutput(const char* msg, size_t len) {
+  static_cast<void>(writeToFd(STDOUT_FILENO, msg, len));
+}
+// Lines are written already; this pushes out what the program itself has
+// put in stdout's buffer (printf), so that it precedes a FATAL line's abort.
 void defaultFlush() { std::fflush(stdout); }
 
 std::atomic<Logger::OutputFunc> g_output{&defaultOutput};

@@ -3,8 +3,10 @@
 //   LOG_INFO << "accepted " << peer << " fd=" << fd;
 //
 // Each statement formats one line into a LogStream on the caller's stack and
-// hands it to the output function in one call (stdout by default; an
-// AsyncLogging backend in servers). The line layout is muduo's:
+// hands it to the output function in one call (by default one write(2) to
+// stdout's descriptor, so that each line reaches a pipe or file as it is
+// logged, not through stdio's buffer; an AsyncLogging backend in servers).
+// The line layout is muduo's:
 //
 //   20261121 08:15:02.123456Z  4321 INFO  message - file.cc:42
 //
@@ -111,7 +113,7 @@ class Logger {
   // during the call. Both must be safe to call from any thread.
   using OutputFunc = void (*)(const char* msg, size_t len);
   using FlushFunc = void (*)();
-  static void setOutput(OutputFunc out);  // nullptr: back to stdout
+  static void setOutput(OutputFunc out);  // nullptr: back to write(2) to stdout
   static void setFlush(FlushFunc flush);  // nullptr: back to fflush(stdout)
   static void flush();                    // calls the flush function
 

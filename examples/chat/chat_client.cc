@@ -134,7 +134,6 @@ int main(int argc, char* argv[]) {
   client.setConnectionCallback([&](const TcpConnectionPtr& conn) {
     if (conn->connected()) {
       LOG_INFO << "chat_client connected to " << conn->peerAddress().toIpPort();
-      muon::Logger::flush();
       stdinReader.start();
     } else {
       LOG_INFO << "chat_client: the server closed the connection";

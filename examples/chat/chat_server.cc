@@ -51,6 +51,5 @@ int main(int argc, char* argv[]) {
                                      muon::Timestamp time) { codec.onMessage(conn, buf, time); });
   server.start();
   LOG_INFO << "chat_server listening on " << server.listenAddress().toIpPort();
-  muon::Logger::flush();
   loop.loop();
 }

@@ -75,6 +75,5 @@ int main(int argc, char* argv[]) {
   loops = server.threadPool()->getAllLoops();
   LOG_INFO << "chat_server_threaded listening on " << server.listenAddress().toIpPort() << " with "
            << threads << " I/O threads";
-  muon::Logger::flush();
   loop.loop();
 }

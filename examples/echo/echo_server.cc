@@ -71,6 +71,5 @@ int main(int argc, char* argv[]) {
   server.start();
   LOG_INFO << "echo_server listening on " << server.listenAddress().toIpPort() << " with "
            << threads << " I/O threads";
-  muon::Logger::flush();  // the port, now, even when stdout is a pipe
   loop.loop();
 }

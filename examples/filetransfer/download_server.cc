@@ -125,7 +125,6 @@ int main(int argc, char* argv[]) {
         [](const TcpConnectionPtr& c, size_t size) {
           LOG_INFO << c->peerAddress().toIpPort() << " output buffer at " << size
                    << " bytes: slow reader, waiting for write-complete";
-          muon::Logger::flush();  // at once: the tests wait for this line
         },
         highWaterMark);
     auto transfer = std::make_shared<Transfer>(fd, highWaterMark);
@@ -137,6 +136,5 @@ int main(int argc, char* argv[]) {
   server.start();
   LOG_INFO << "download_server listening on " << server.listenAddress().toIpPort() << ", file "
            << file << ", high-water mark " << highWaterMark << " bytes";
-  muon::Logger::flush();
   loop.loop();
 }

@@ -76,6 +76,5 @@ int main(int argc, char* argv[]) {
   });
   server.start();
   LOG_INFO << "finger_server listening on " << server.listenAddress().toIpPort();
-  muon::Logger::flush();
   loop.loop();
 }

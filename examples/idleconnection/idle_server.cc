@@ -113,6 +113,5 @@ int main(int argc, char* argv[]) {
   server.start();
   LOG_INFO << "idle_server listening on " << server.listenAddress().toIpPort() << ", idle timeout "
            << idleSeconds << " s";
-  muon::Logger::flush();
   loop.loop();
 }

@@ -14,6 +14,8 @@
 //   ZstdStage/<level>/<text>   zstd at level 1, 3, 6 (text 0: logbench's lines,
 //                              1: a mix of varied server lines)
 //   AesGcmStage/<text>         AES-256-GCM
+// and LogInfoToStdout/<0|1>: the default output, stdout, through stdio's
+// buffer (0) or as it is, one write(2) per line (1),
 // and one row per feature (LOG_IF, LOG_EVERY_N ..., CHECK_NE, module levels,
 // the backtrace ring, the flush level), enabled and disabled.
 // Run: build/bin/log_microbench [--benchmark_repetitions=5 ...]
@@ -73,11 +75,13 @@ void BM_LogDebugDisabled(benchmark::State& state) {
 BENCHMARK(BM_LogDebugDisabled);
 
 // The features of docs/logging.md, each enabled (it does its work) and
-// disabled (its level is off), all with the discarding output.
+// disabled (its level is off), all with the discarding output unless
+// `output` says otherwise (nullptr: the default, stdout).
 template <typename Statement>
-void runDiscarded(benchmark::State& state, Statement statement) {
+void runDiscarded(benchmark::State& state, Statement statement,
+                  muon::Logger::OutputFunc output = &discard) {
   muon::Logger::setLogLevel(muon::Logger::INFO);
-  muon::Logger::setOutput(&discard);
+  muon::Logger::setOutput(output);
   uint64_t i = 0;
   for (auto _ : state) statement(i++);
   muon::Logger::setOutput(nullptr);
@@ -129,6 +133,20 @@ void BM_LogDebugIntoBacktrace(benchmark::State& state) {
   muon::Logger::enableBacktrace(0);
 }
 BENCHMARK(BM_LogDebugIntoBacktrace);
+
+// LOG_INFO to stdout with no output set: one write(2) per line (arg 1),
+// against stdio's buffering (arg 0: fwrite into stdout's 4 KiB buffer, one
+// write(2) per buffer). What stdout is decides the cost of the system call,
+// so run it with stdout at /dev/null and into a pipe, the report elsewhere:
+//   log_microbench --benchmark_filter=Stdout --benchmark_out=r.txt
+//     --benchmark_out_format=console | cat >/dev/null
+void stdioOutput(const char* msg, size_t len) { std::fwrite(msg, 1, len, stdout); }
+void BM_LogInfoToStdout(benchmark::State& state) {
+  runDiscarded(state, [](uint64_t i) { LOG_INFO << MESSAGE; },
+               state.range(0) == 0 ? &stdioOutput : nullptr);
+  std::fflush(stdout);
+}
+BENCHMARK(BM_LogInfoToStdout)->Arg(0)->Arg(1);
 
 void noFlush() {}
 void BM_LogInfoFlushed(benchmark::State& state) {

@@ -56,6 +56,5 @@ int main(int argc, char* argv[]) {
   server.start();
   LOG_INFO << "maxconn_server listening on " << server.listenAddress().toIpPort() << ", at most "
            << maxConnections << " connections";
-  muon::Logger::flush();
   loop.loop();
 }

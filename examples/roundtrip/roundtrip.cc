@@ -64,7 +64,6 @@ void runServer(EventLoop* loop, uint16_t port) {
   });
   server.start();
   LOG_INFO << "roundtrip listening on " << server.listenAddress().toIpPort();
-  muon::Logger::flush();
   loop->loop();
 }
 

@@ -143,6 +143,5 @@ int main(int argc, char* argv[]) {
     servers.back()->start();
     LOG_INFO << service.name << " listening on " << servers.back()->listenAddress().toIpPort();
   }
-  muon::Logger::flush();  // the ports, now, even when stdout is a pipe
   loop.loop();
 }

@@ -155,6 +155,5 @@ int main(int argc, char* argv[]) {
   });
   server.start();
   LOG_INFO << "socks4a_server listening on " << server.listenAddress().toIpPort();
-  muon::Logger::flush();
   loop.loop();
 }

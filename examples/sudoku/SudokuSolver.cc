@@ -23,7 +23,12 @@ class Board {
     return true;
   }
 
-  bool search() {
+  // How a search ended: a solution on the board, no solution below this
+  // point, or the budget of guesses spent (the board is then left as it is).
+  enum class Search { kSolved, kDeadEnd, kSpent };
+
+  // Fills the board, placing at most `guesses` digits on trial.
+  Search search(uint64_t* guesses) {
     size_t best = kCells;
     int bestCount = 10;
     for (size_t i = 0; i < kCells; ++i) {
@@ -35,15 +40,18 @@ class Board {
         if (count <= 1) break;
       }
     }
-    if (best == kCells) return true;  // full
+    if (best == kCells) return Search::kSolved;  // full
     const uint16_t mask = candidates(best);
     for (int digit = 1; digit <= 9; ++digit) {
       if ((mask & (1u << digit)) == 0) continue;
+      if (*guesses == 0) return Search::kSpent;
+      --*guesses;
       place(best, digit);
-      if (search()) return true;
+      const Search below = search(guesses);
+      if (below != Search::kDeadEnd) return below;
       unplace(best, digit);
     }
-    return false;
+    return Search::kDeadEnd;
   }
 
   std::string toString() const {
@@ -79,10 +87,28 @@ class Board {
 
 }  // namespace
 
-std::string solve(std::string_view puzzle) {
+Answer solve(std::string_view puzzle, uint64_t maxGuesses) {
+  Answer answer;
   Board board;
-  if (!board.load(puzzle) || !board.search()) return std::string();
-  return board.toString();
+  uint64_t left = maxGuesses;
+  if (!board.load(puzzle)) {
+    answer.outcome = Outcome::kNoSolution;
+  } else {
+    switch (board.search(&left)) {
+      case Board::Search::kSolved:
+        answer.outcome = Outcome::kSolved;
+        answer.solution = board.toString();
+        break;
+      case Board::Search::kDeadEnd:
+        answer.outcome = Outcome::kNoSolution;
+        break;
+      case Board::Search::kSpent:
+        answer.outcome = Outcome::kTooHard;
+        break;
+    }
+  }
+  answer.guesses = maxGuesses - left;
+  return answer;
 }
 
 }  // namespace sudoku

@@ -4,6 +4,7 @@
 // safe from any thread.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -11,9 +12,27 @@ namespace sudoku {
 
 constexpr size_t kCells = 81;
 
-// puzzle: 81 characters, '1'-'9' given, '0' or '.' empty. Returns the 81
-// digits of a solution, or "" if there is none (givens that clash
-// included). The caller checks the length and characters first.
-std::string solve(std::string_view puzzle);
+// The default bound on one puzzle's search, in digits placed on trial: above
+// what the hard puzzles we know need, so that a hostile one (its first
+// solution, or the proof that it has none, deep in the search) costs a
+// thread a bounded time, not as long as it likes (figures in docs/book.md).
+constexpr uint64_t kDefaultMaxGuesses = 10 * 1000 * 1000;
+
+enum class Outcome {
+  kSolved,
+  kNoSolution,  // givens that clash, or a search that found none
+  kTooHard,     // the bound was reached first
+};
+
+struct Answer {
+  Outcome outcome = Outcome::kNoSolution;
+  std::string solution;  // the 81 digits if kSolved, else empty
+  uint64_t guesses = 0;  // digits placed on trial
+};
+
+// puzzle: 81 characters, '1'-'9' given, '0' or '.' empty; the caller checks
+// the length and characters first. Searches placing at most `maxGuesses`
+// digits on trial.
+Answer solve(std::string_view puzzle, uint64_t maxGuesses = kDefaultMaxGuesses);
 
 }  // namespace sudoku

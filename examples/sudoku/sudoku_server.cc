@@ -1,17 +1,21 @@
-// sudoku_server PORT [IO_THREADS] [COMPUTE_THREADS]: solves sudoku puzzles
+// sudoku_server PORT [IO_THREADS] [COMPUTE_THREADS] [MAX_GUESSES]: solves sudoku puzzles
 // (the book's §6.6.1, the form with a compute thread pool: "one loop per
 // thread + thread pool").
 //
 // Protocol, one request per line ("\r\n"): "[ID:]PUZZLE" where PUZZLE is 81
 // characters, '1'-'9' given and '0' or '.' empty. The answer is
-// "[ID:]SOLUTION\r\n" (81 digits) or "[ID:]NoSolution\r\n". Anything else --
-// a wrong length, another character, a line over kMaxLine bytes -- gets
-// "Bad Request!\r\n" and the connection is closed.
+// "[ID:]SOLUTION\r\n" (81 digits), "[ID:]NoSolution\r\n", or
+// "[ID:]TooHard\r\n" when the search placed MAX_GUESSES digits on trial
+// (default sudoku::kDefaultMaxGuesses) without an answer: a hostile puzzle
+// costs a compute thread that much and no more, and the connection stays
+// open. Anything else -- a wrong length, another character, a line over
+// kMaxLine bytes -- gets "Bad Request!\r\n" and the connection is closed.
 //
 // The I/O loops only cut lines and check them; solving runs in the pool, so
 // a hard puzzle never delays other clients' I/O. Answers to one client's
 // pipelined requests may come back in another order: the ID says which is
 // which.
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -51,8 +55,21 @@ void badRequest(const TcpConnectionPtr& conn) {
   conn->shutdown();
 }
 
+const char* answerText(const sudoku::Answer& answer) {
+  switch (answer.outcome) {
+    case sudoku::Outcome::kSolved:
+      return answer.solution.c_str();
+    case sudoku::Outcome::kNoSolution:
+      return "NoSolution";
+    case sudoku::Outcome::kTooHard:
+      return "TooHard";
+  }
+  return "NoSolution";
+}
+
 // False if the line is malformed.
-bool handleRequest(ThreadPool* pool, const TcpConnectionPtr& conn, const std::string& line) {
+bool handleRequest(ThreadPool* pool, uint64_t maxGuesses, const TcpConnectionPtr& conn,
+                   const std::string& line) {
   std::string id, puzzle = line;
   const size_t colon = line.find(':');
   if (colon != std::string::npos) {
@@ -60,18 +77,22 @@ bool handleRequest(ThreadPool* pool, const TcpConnectionPtr& conn, const std::st
     puzzle = line.substr(colon + 1);
   }
   if (!isPuzzle(puzzle)) return false;
-  pool->run([conn, id, puzzle] {
-    const std::string solution = sudoku::solve(puzzle);
-    conn->send(id + (solution.empty() ? "NoSolution" : solution) + "\r\n");
+  pool->run([conn, id, puzzle, maxGuesses] {
+    const sudoku::Answer answer = sudoku::solve(puzzle, maxGuesses);
+    if (answer.outcome == sudoku::Outcome::kTooHard) {
+      LOG_WARN << "sudoku " << conn->peerAddress().toIpPort() << " " << id << puzzle
+               << " unanswered after " << answer.guesses << " guesses";
+    }
+    conn->send(id + answerText(answer) + "\r\n");
   });
   return true;
 }
 
-void onMessage(ThreadPool* pool, const TcpConnectionPtr& conn, Buffer* buf) {
+void onMessage(ThreadPool* pool, uint64_t maxGuesses, const TcpConnectionPtr& conn, Buffer* buf) {
   while (const char* crlf = buf->findCRLF()) {
     std::string line(buf->peek(), crlf);
     buf->retrieveUntil(crlf + 2);
-    if (!handleRequest(pool, conn, line)) {
+    if (!handleRequest(pool, maxGuesses, conn, line)) {
       LOG_WARN << "sudoku " << conn->peerAddress().toIpPort() << " bad request";
       buf->retrieveAll();
       badRequest(conn);
@@ -88,14 +109,18 @@ void onMessage(ThreadPool* pool, const TcpConnectionPtr& conn, Buffer* buf) {
 
 int main(int argc, char* argv[]) {
   long port = 0, ioThreads = 0, computeThreads = 2;
-  if (argc < 2 || argc > 4 || !muon::examples::parseInt(argv[1], 0, 65535, &port) ||
+  long maxGuesses = static_cast<long>(sudoku::kDefaultMaxGuesses);
+  if (argc < 2 || argc > 5 || !muon::examples::parseInt(argv[1], 0, 65535, &port) ||
       (argc >= 3 && !muon::examples::parseInt(argv[2], 0, 256, &ioThreads)) ||
-      (argc >= 4 && !muon::examples::parseInt(argv[3], 1, 256, &computeThreads))) {
+      (argc >= 4 && !muon::examples::parseInt(argv[3], 1, 256, &computeThreads)) ||
+      (argc >= 5 && !muon::examples::parseInt(argv[4], 1, 1000L * 1000 * 1000 * 1000, &maxGuesses))) {
     std::fprintf(stderr,
-                 "Usage: %s PORT [IO_THREADS] [COMPUTE_THREADS]\n"
+                 "Usage: %s PORT [IO_THREADS] [COMPUTE_THREADS] [MAX_GUESSES]\n"
                  "  answers \"[ID:]PUZZLE\\r\\n\" lines; IO_THREADS 0..256 (default 0),\n"
-                 "  COMPUTE_THREADS 1..256 (default 2); PORT 0 picks a free port (printed)\n",
-                 argv[0]);
+                 "  COMPUTE_THREADS 1..256 (default 2); MAX_GUESSES 1..10^12 (default %llu):\n"
+                 "  digits one search may place on trial before it answers TooHard;\n"
+                 "  PORT 0 picks a free port (printed)\n",
+                 argv[0], static_cast<unsigned long long>(sudoku::kDefaultMaxGuesses));
     return 2;
   }
   EventLoop loop;
@@ -107,14 +132,16 @@ int main(int argc, char* argv[]) {
   server.setConnectionCallback([](const TcpConnectionPtr& conn) {
     LOG_INFO << conn->peerAddress().toIpPort() << " is " << (conn->connected() ? "UP" : "DOWN");
   });
-  server.setMessageCallback([&pool](const TcpConnectionPtr& conn, Buffer* buf, muon::Timestamp) {
-    onMessage(&pool, conn, buf);
+  const auto guesses = static_cast<uint64_t>(maxGuesses);
+  server.setMessageCallback([&pool, guesses](const TcpConnectionPtr& conn, Buffer* buf,
+                                             muon::Timestamp) {
+    onMessage(&pool, guesses, conn, buf);
   });
   server.setThreadNum(static_cast<int>(ioThreads));
   server.start();
   LOG_INFO << "sudoku_server listening on " << server.listenAddress().toIpPort() << " with "
-           << ioThreads << " I/O and " << computeThreads << " compute threads";
-  muon::Logger::flush();
+           << ioThreads << " I/O and " << computeThreads << " compute threads, at most "
+           << maxGuesses << " guesses a puzzle";
   loop.loop();
   // The queued answers go out while every loop is still alive.
   pool.stop();

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -23,6 +24,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ChildProcess.h"
 #include "LineCapture.h"
 #include "PosixRegex.h"
 #include "StderrLog.h"
@@ -501,9 +503,9 @@ TEST(FlushLevelTest, AnErrorLineIsInTheFileWhenItsStatementReturnsWhileTheBacken
   EXPECT_NE(text.find("WARN  the warning before it"), std::string::npos) << text;
 }
 
-// With no hooks, a line goes to stdout, and flush() pushes it out of stdio's
-// buffer (stdout is a pipe or file under ctest: fully buffered).
-TEST_F(LoggingTest, DefaultOutputIsStdoutAndDefaultFlushFlushesIt) {
+// With no hooks, a line goes to stdout's descriptor before its statement
+// returns, with no flush (LoggingStdoutTest below: in a program of its own).
+TEST_F(LoggingTest, DefaultOutputWritesEachLineToStdout) {
   std::fflush(stdout);
   FILE* file = std::tmpfile();
   ASSERT_NE(file, nullptr);
@@ -515,7 +517,6 @@ TEST_F(LoggingTest, DefaultOutputIsStdoutAndDefaultFlushFlushesIt) {
   Logger::setOutput(nullptr);  // back to the default
   Logger::setFlush(nullptr);
   LOG_INFO << "to stdout"; const int line = __LINE__;
-  Logger::flush();
 
   ::dup2(saved, STDOUT_FILENO);
   ::close(saved);
@@ -527,6 +528,148 @@ TEST_F(LoggingTest, DefaultOutputIsStdoutAndDefaultFlushFlushesIt) {
             "20261121 08:15:02.123456Z " + tidField(gettid()) + "INFO  to stdout" +
                 trailer(line));
   EXPECT_EQ(lineCount(), 0u);
+}
+
+// ---- the default output into a pipe (systemd, docker, `| tee`) ----------------
+// Each case runs log_stdout_child (LogStdoutChild.cc), a program of its own:
+// stdio chooses its buffering when a program starts, from what stdout is.
+
+using namespace std::chrono_literals;
+
+// Starts log_stdout_child MODE with stdin, stdout and stderr from the given
+// descriptors, which are closed here; the child's pid, or -1.
+pid_t startStdoutChild(const char* mode, int in, int out, int err) {
+  std::string path = MUON_LOG_STDOUT_CHILD_PATH;
+  std::string modeArg = mode;
+  char* argv[] = {&path[0], &modeArg[0], nullptr};
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // Only async-signal-safe calls between fork and exec.
+    if (::dup2(in, STDIN_FILENO) < 0 || ::dup2(out, STDOUT_FILENO) < 0 ||
+        ::dup2(err, STDERR_FILENO) < 0) {
+      ::_exit(126);
+    }
+    ::execv(argv[0], argv);
+    ::_exit(127);
+  }
+  ::close(in);
+  ::close(out);
+  ::close(err);
+  return pid;
+}
+
+int openDevNull() { return ::open("/dev/null", O_RDWR | O_CLOEXEC); }
+
+// What `fd` gives until it has given `lines` newlines, EOF, or `deadline`.
+std::string readLinesWithin(int fd, int lines, std::chrono::milliseconds deadline) {
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  std::string text;
+  while (std::count(text.begin(), text.end(), '\n') < lines) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    struct pollfd pfd = {fd, POLLIN, 0};
+    if (left.count() <= 0 || ::poll(&pfd, 1, static_cast<int>(left.count())) <= 0) break;
+    char buf[4096];
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  return text;
+}
+
+// The exit code of `pid`, or -1 (still running after 10 s: killed, or a signal).
+int exitCodeOf(pid_t pid, int* status) {
+  if (!test::waitWithDeadline(pid, status, 10s)) return -1;
+  return WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
+}
+
+// The child logs a line and then waits for the end of its stdin, which only
+// this test can give: the line must come through the pipe during the wait.
+// stdio would keep it in its 4 KiB buffer until exit.
+TEST(LoggingStdoutTest, EachLineReachesAPipeWhileTheProgramRuns) {
+  int in[2], out[2];
+  ASSERT_EQ(::pipe2(in, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+  const pid_t pid = startStdoutChild("wait", in[0], out[1], openDevNull());
+  ASSERT_GT(pid, 0);
+  const std::string first = readLinesWithin(out[0], 1, 10s);
+  EXPECT_TRUE(matchesLineRegex(first)) << first;
+  EXPECT_NE(first.find("INFO  before the wait - LogStdoutChild.cc:"), std::string::npos) << first;
+  ::close(in[1]);  // the end of the wait
+  const std::string second = readLinesWithin(out[0], 1, 10s);
+  EXPECT_NE(second.find("INFO  after the wait"), std::string::npos) << second;
+  int status = 0;
+  EXPECT_EQ(exitCodeOf(pid, &status), 0);
+  ::close(out[0]);
+}
+
+// How log_stdout_child MODE ended, logging into a pipe whose reader has
+// gone (its waitpid status); -1 if it could not start or did not end.
+int statusIntoAClosedPipe(const char* mode) {
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return -1;
+  ::close(out[0]);
+  const pid_t pid = startStdoutChild(mode, openDevNull(), out[1], openDevNull());
+  int status = 0;
+  return pid > 0 && test::waitWithDeadline(pid, &status, 10s) ? status : -1;
+}
+
+// With SIGPIPE ignored each line fails with EPIPE and is dropped, and the
+// program goes on.
+TEST(LoggingStdoutTest, ClosedPipeDropsTheLinesWhenSigpipeIsIgnored) {
+  const int status = statusIntoAClosedPipe("sigpipe-ignored");
+  EXPECT_TRUE(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+// The library leaves SIGPIPE's disposition alone: by default the first line
+// into a pipe whose reader has gone ends the program, as it ends `cat`.
+TEST(LoggingStdoutTest, ClosedPipeRaisesSigpipeByDefault) {
+  const int status = statusIntoAClosedPipe("sigpipe-default");
+  EXPECT_TRUE(status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE) << status;
+}
+
+// A signal without SA_RESTART interrupts the write of a line into a full
+// pipe (EINTR): the line is written again, whole, once the pipe drains.
+TEST(LoggingStdoutTest, InterruptedWriteIsRetried) {
+  int out[2], err[2];
+  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(err, O_CLOEXEC), 0);
+  // The smallest pipe, filled, so that the child's write blocks.
+  ASSERT_GT(::fcntl(out[1], F_SETPIPE_SZ, 4096), 0);
+  const int flags = ::fcntl(out[1], F_GETFL);
+  ASSERT_EQ(::fcntl(out[1], F_SETFL, flags | O_NONBLOCK), 0);
+  const std::string filler(512, 'x');
+  size_t filled = 0;
+  ssize_t n;
+  while ((n = ::write(out[1], filler.data(), filler.size())) > 0) filled += static_cast<size_t>(n);
+  ASSERT_EQ(errno, EAGAIN);
+  ASSERT_EQ(::fcntl(out[1], F_SETFL, flags), 0);
+  const pid_t pid = startStdoutChild("interrupted", openDevNull(), out[1], err[1]);
+  ASSERT_GT(pid, 0);
+
+  // Blocked in write(1, ...): /proc/PID/syscall reads "<SYS_write> 0x1 ...".
+  const std::string blocked = std::to_string(SYS_write) + " 0x1 ";
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  while (test::readFile("/proc/" + std::to_string(pid) + "/syscall").rfind(blocked, 0) != 0 &&
+         std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(1ms);
+  }
+  ::kill(pid, SIGUSR1);
+  // The handler's '!' comes after the write has failed with EINTR: nothing
+  // was read yet, so the pipe was still full.
+  EXPECT_EQ(readLinesWithin(err[0], 1, 10s), "!\n");
+
+  const std::string text = readLinesWithin(out[0], 1, 10s);
+  ASSERT_GE(text.size(), filled);
+  const std::string line = text.substr(filled);
+  EXPECT_TRUE(matchesLineRegex(line)) << line;
+  EXPECT_NE(line.find("INFO  written after an interruption"), std::string::npos) << line;
+  int status = 0;
+  EXPECT_EQ(exitCodeOf(pid, &status), 0) << status;
+  ::close(out[0]);
+  ::close(err[0]);
 }
 
 // ---- LOG_SYSERR, LOG_FATAL, LOG_SYSFATAL ---------------------------------------

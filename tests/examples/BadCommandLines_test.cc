@@ -29,6 +29,7 @@ TEST(BookExamples, BadCommandLinesGetUsageAndStatus2) {
       {"maxconn_server", {"0"}}, {"maxconn_server", {"0", "0"}},
       {"download_server", {"0"}}, {"download_server", {"0", "f", "1"}},
       {"sudoku_server", {"0", "0", "0"}}, {"sudoku_server", {"-1"}},
+      {"sudoku_server", {"0", "0", "1", "0"}}, {"sudoku_server", {"0", "0", "1", "1", "1"}},
       {"socks4a_server", {"0", "1"}}, {"socks4a_server", {}}, {"socks4a_server", {"0", "256", "0"}},
       {"roundtrip", {"-s"}}, {"roundtrip", {"127.0.0.1", "0"}}, {"roundtrip", {"nohost", "80"}},
       {"roundtrip", {"127.0.0.1", "80", "0"}},

@@ -1,10 +1,10 @@
 // ChildProgram: an example program run as a child process, the way a user
 // runs it, for the tests of the book's examples. Its stdout and stderr go
 // to one file the test reads: the "listening on ADDRESS:PORT" lines give
-// the ports (the programs are started with port 0, and flush that line),
-// the log lines give what the server saw -- read those after it exits, as
-// stdout to a file is flushed only then. For tests only; one thread drives
-// each child.
+// the ports (the programs are started with port 0), the log lines what the
+// server saw, each in the file once its statement has returned (the
+// Logger's default output writes a line at a time). For tests only; one
+// thread drives each child.
 #pragma once
 
 #include <dirent.h>

@@ -1,6 +1,7 @@
 // sudoku_server: a known puzzle answered with its solution (with and
 // without an id, pipelined), an impossible one with NoSolution, a
-// malformed one with "Bad Request!" and a close.
+// malformed one with "Bad Request!" and a close, one whose search is long
+// with TooHard once the bound on guesses is reached.
 #include <unistd.h>
 
 #include <set>
@@ -21,6 +22,11 @@ const std::string kPuzzle =
     "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
 const std::string kSolution =
     "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
+// Long for a depth-first search that fills the cell with the fewest
+// candidates first: a dead subtree of millions of guesses comes before its
+// first solution (Norvig's "hard1"; figures in docs/book.md).
+const std::string kLongSearch =
+    ".....6....59.....82....8....45........3........6..3.54...325..6..................";
 
 }  // namespace
 
@@ -64,4 +70,23 @@ TEST(SudokuServer, RejectsMalformedRequests) {
     ::close(fd);
   }
   EXPECT_TRUE(server.stopsCleanly());
+}
+
+// With a bound of 10,000 guesses the long puzzle is answered TooHard; the
+// connection stays open, and the next puzzle on it is solved (one compute
+// thread: the answers come in order).
+TEST(SudokuServer, TooHardPuzzleIsAnsweredOnceTheBoundIsReached) {
+  ChildProgram server("sudoku_server", {"0", "0", "1", "10000"});
+  const uint16_t port = server.port();
+  ASSERT_NE(port, 0);
+  const int fd = connectTo(loopback(port));
+  ASSERT_GE(fd, 0);
+  const std::string request = "h:" + kLongSearch + "\r\n" + "k:" + kPuzzle + "\r\n";
+  ASSERT_TRUE(writeAll(fd, request.data(), request.size()));
+  EXPECT_EQ(readCrlfLine(fd), "h:TooHard");
+  EXPECT_EQ(readCrlfLine(fd), "k:" + kSolution);
+  ::close(fd);
+  EXPECT_TRUE(server.stopsCleanly());
+  EXPECT_NE(server.output().find("unanswered after 10000 guesses"), std::string::npos)
+      << server.output();
 }
