@@ -45,8 +45,11 @@ static_assert(kPrefixCapacity + sizeof kLevelNames[0] < LogStream::kBufferSize, 
 // SIGPIPE is ignored, ENOSPC) is dropped: stdout was where it could have
 // been reported. SIGPIPE is left to the process's disposition, as in
 // net/SocketsOps.h: by default a reader that has gone ends the program, as it
-// ends `cat`.
+// ends `cat`. What the program itself printed through stdio (printf) is
+// pushed out first, so that its output and its lines keep their order; with
+// nothing pending that costs stdout's lock and no system call.
 void defaultOutput(const char* msg, size_t len) {
+  std::fflush(stdout);
   static_cast<void>(writeToFd(STDOUT_FILENO, msg, len));
 }
 // Lines are written already; this pushes out what the program itself has

@@ -2,6 +2,7 @@
 // program run under systemd, docker or `| tee` does, for Logging_test's
 // LoggingStdoutTest cases, which give it a pipe as stdout:
 //   wait            a line, then waits for the end of stdin, then another line
+//   printf-first    printf()s a line, logs one, then waits for the end of stdin
 //   sigpipe-ignored ignores SIGPIPE and logs three lines into a pipe whose
 //                   reader is gone; exits 0 if it is still running after them
 //   sigpipe-default the same with SIGPIPE at its default
@@ -13,6 +14,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "muon/base/Logging.h"
@@ -38,6 +40,14 @@ int main(int argc, char* argv[]) {
     while (::read(STDIN_FILENO, &c, 1) > 0) {
     }
     LOG_INFO << "after the wait";
+    return 0;
+  }
+  if (std::strcmp(mode, "printf-first") == 0) {
+    std::printf("printed before the line\n");
+    LOG_INFO << "logged after the printf";
+    char c;
+    while (::read(STDIN_FILENO, &c, 1) > 0) {
+    }
     return 0;
   }
   if (std::strcmp(mode, "sigpipe-ignored") == 0 || std::strcmp(mode, "sigpipe-default") == 0) {

@@ -605,6 +605,24 @@ TEST(LoggingStdoutTest, EachLineReachesAPipeWhileTheProgramRuns) {
   ::close(out[0]);
 }
 
+// What the program printed through stdio before a line comes before it in
+// the pipe, while the program still runs: the output keeps its order.
+TEST(LoggingStdoutTest, PrintedOutputBeforeALineStaysBeforeIt) {
+  int in[2], out[2];
+  ASSERT_EQ(::pipe2(in, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+  const pid_t pid = startStdoutChild("printf-first", in[0], out[1], openDevNull());
+  ASSERT_GT(pid, 0);
+  const std::string text = readLinesWithin(out[0], 2, 10s);
+  const size_t printed = text.find("printed before the line\n");
+  EXPECT_EQ(printed, 0u) << text;
+  EXPECT_NE(text.find("INFO  logged after the printf", printed), std::string::npos) << text;
+  ::close(in[1]);
+  int status = 0;
+  EXPECT_EQ(exitCodeOf(pid, &status), 0);
+  ::close(out[0]);
+}
+
 // How log_stdout_child MODE ended, logging into a pipe whose reader has
 // gone (its waitpid status); -1 if it could not start or did not end.
 int statusIntoAClosedPipe(const char* mode) {
