@@ -585,42 +585,64 @@ int exitCodeOf(pid_t pid, int* status) {
   return WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
 }
 
-// The child logs a line and then waits for the end of its stdin, which only
-// this test can give: the line must come through the pipe during the wait.
-// stdio would keep it in its 4 KiB buffer until exit.
+// log_stdout_child in a mode that waits for the end of its stdin, which only
+// the test can give, with a pipe as its stdout: what it logged before the
+// wait must come through while it waits.
+class WaitingStdoutChild {
+ public:
+  explicit WaitingStdoutChild(const char* mode) {
+    int in[2], out[2];
+    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) return;
+    stdinWrite_ = in[1];
+    stdoutRead_ = out[0];
+    pid_ = startStdoutChild(mode, in[0], out[1], openDevNull());
+  }
+  ~WaitingStdoutChild() {
+    if (stdinWrite_ >= 0) ::close(stdinWrite_);
+    if (stdoutRead_ >= 0) ::close(stdoutRead_);
+  }
+  bool started() const { return pid_ > 0; }
+  std::string readLines(int lines) { return readLinesWithin(stdoutRead_, lines, 10s); }
+  void endWait() {
+    ::close(stdinWrite_);
+    stdinWrite_ = -1;
+  }
+  // The child's exit code; -1 as exitCodeOf says.
+  int exitCode() {
+    int status = 0;
+    return exitCodeOf(pid_, &status);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int stdinWrite_ = -1;
+  int stdoutRead_ = -1;
+};
+
+// stdio would keep the first line in its 4 KiB buffer until exit.
 TEST(LoggingStdoutTest, EachLineReachesAPipeWhileTheProgramRuns) {
-  int in[2], out[2];
-  ASSERT_EQ(::pipe2(in, O_CLOEXEC), 0);
-  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
-  const pid_t pid = startStdoutChild("wait", in[0], out[1], openDevNull());
-  ASSERT_GT(pid, 0);
-  const std::string first = readLinesWithin(out[0], 1, 10s);
+  WaitingStdoutChild child("wait");
+  ASSERT_TRUE(child.started());
+  const std::string first = child.readLines(1);
   EXPECT_TRUE(matchesLineRegex(first)) << first;
   EXPECT_NE(first.find("INFO  before the wait - LogStdoutChild.cc:"), std::string::npos) << first;
-  ::close(in[1]);  // the end of the wait
-  const std::string second = readLinesWithin(out[0], 1, 10s);
+  child.endWait();
+  const std::string second = child.readLines(1);
   EXPECT_NE(second.find("INFO  after the wait"), std::string::npos) << second;
-  int status = 0;
-  EXPECT_EQ(exitCodeOf(pid, &status), 0);
-  ::close(out[0]);
+  EXPECT_EQ(child.exitCode(), 0);
 }
 
 // What the program printed through stdio before a line comes before it in
 // the pipe, while the program still runs: the output keeps its order.
 TEST(LoggingStdoutTest, PrintedOutputBeforeALineStaysBeforeIt) {
-  int in[2], out[2];
-  ASSERT_EQ(::pipe2(in, O_CLOEXEC), 0);
-  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
-  const pid_t pid = startStdoutChild("printf-first", in[0], out[1], openDevNull());
-  ASSERT_GT(pid, 0);
-  const std::string text = readLinesWithin(out[0], 2, 10s);
+  WaitingStdoutChild child("printf-first");
+  ASSERT_TRUE(child.started());
+  const std::string text = child.readLines(2);
   const size_t printed = text.find("printed before the line\n");
   EXPECT_EQ(printed, 0u) << text;
   EXPECT_NE(text.find("INFO  logged after the printf", printed), std::string::npos) << text;
-  ::close(in[1]);
-  int status = 0;
-  EXPECT_EQ(exitCodeOf(pid, &status), 0);
-  ::close(out[0]);
+  child.endWait();
+  EXPECT_EQ(child.exitCode(), 0);
 }
 
 // How log_stdout_child MODE ended, logging into a pipe whose reader has
