@@ -166,7 +166,7 @@ void AsyncLogging::openSpool(const std::string& basename) {
   }
   spool_ = std::move(spool);
   messageUnit_ = uint64_t{1} << kMessagesShift;
-  entrySize_ = LogSpool::kEntrySize;
+  entrySize_ = spool::kEntrySize;
 }
 
 AsyncLogging::~AsyncLogging() {
@@ -218,7 +218,7 @@ void AsyncLogging::appendTo(const char* logline, size_t len) {
   // The line from the front, message n's index entry (if any) from the back.
   if (offset + len + (n + 1) * entrySize <= kBufferSize) {
     std::memcpy(b->data + offset, logline, len);
-    if (kIndexed) LogSpool::record(b->data, kBufferSize, b->seal, n, offset, len);
+    if (kIndexed) spool::record(b->data, kBufferSize, b->seal, n, offset, len);
     b->commit(len + (uint64_t{1} << kCommitMessageShift));
     return;
   }
