@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "muon/base/LogFile.h"
 #include "muon/base/Logging.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -176,12 +175,6 @@ uint64_t LogSpool::activate(size_t i) {
 }
 
 void LogSpool::markWriting(size_t i, const FilePosition& pos) { spool::markWriting(slot(i), pos); }
-
-FilePosition spool::writePosition(LogFile* out) {
-  FilePosition at;
-  if (!out->position(&at)) at = FilePosition();
-  return at;
-}
 
 void LogSpool::countDropped(uint64_t buffers, uint64_t messages) {
   spool::Header* h = header();

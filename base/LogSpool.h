@@ -43,14 +43,6 @@
 
 namespace muon {
 
-class LogFile;
-
-namespace spool {
-// Where the next append to `out` lands, or an empty position when it has
-// no file (then nothing can have been written, and nothing is cut).
-FilePosition writePosition(LogFile* out);
-}  // namespace spool
-
 class LogSpool {
  public:
   // Creates and locks the spool of `basename` (its name: spool::fileName()) with

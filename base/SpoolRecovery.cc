@@ -13,7 +13,7 @@
 #include <cstring>
 
 #include "muon/base/LogFile.h"
-#include "muon/base/LogSpool.h"
+#include "muon/base/SpoolFormat.h"
 #include "muon/base/Logging.h"
 #include "muon/base/Timestamp.h"
 
@@ -138,10 +138,9 @@ std::string linesOf(const char* buffer, const SpoolContents::Buffer& b) {
 
 // Appends and flushes; false if any byte did not reach the file.
 bool writeAll(LogFile* out, const std::string& text) {
-  uint64_t lostBefore = out->stats().lostBytes;
-  out->append(text.data(), text.size());
-  out->flush();
-  return out->stats().lostBytes == lostBefore;
+  WriteResult r = out->append(text.data(), text.size());
+  r += out->flush();
+  return r.error == 0;
 }
 
 }  // namespace
@@ -259,7 +258,7 @@ RecoveryReport recoverSpool(const std::string& path, const std::string& basename
                   "%s), %llu larger buffers (%llu messages)\n",
                   contents.pid, now.c_str(), static_cast<unsigned long long>(dropped.buffers),
                   static_cast<unsigned long long>(dropped.messages));
-    spool::beginReport(h, spool::writePosition(out));
+    spool::beginReport(h, out->nextPosition());
     if (writeAll(out, text)) {
       spool::endReport(h, dropped.buffers, dropped.messages);
       report.droppedMessages = dropped.messages;
@@ -286,7 +285,7 @@ RecoveryReport recoverSpool(const std::string& path, const std::string& basename
     spool::Slot* slot = sp.slot(b.slot);
     if (!b.lines.empty()) {
       // From here a recovery killed half-way is undone like a dead backend's write.
-      spool::markWriting(slot, spool::writePosition(out));
+      spool::markWriting(slot, out->nextPosition());
       std::string text = std::move(header);
       header.clear();
       text += linesOf(sp.data() + spool::bufferOffset(h->slotCount, h->bufferSize, b.slot), b);

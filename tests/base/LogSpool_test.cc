@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ChildProcess.h"
+#include "FaultEnv.h"
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/LogFile.h"
@@ -244,6 +245,36 @@ TEST(SpoolFormat, EveryNameTheWriterMakesIsReadBackByTheOneParser) {
   EXPECT_EQ(muon::spoolBasename("/d/app.v2.42.3.spool", 42), "/d/app.v2");
   EXPECT_EQ(muon::spoolBasename("/d/app.v2.42.3.spool", 3), "/d/app.v2.42");
   EXPECT_EQ(muon::spoolBasename("/d/app.42.spool.new", 42), "");
+}
+
+TEST(SpoolRecovery, AWriteRefusedByTheDiskKeepsTheSpoolForTheNextRecovery) {
+  TempDir dir;
+  leaveDeadSpool(dir.file("full"), {"one\n", "two\n"});
+  std::vector<std::string> spools = muon::findSpools(dir.path(), "full");
+  ASSERT_EQ(spools.size(), 1u);
+  muon::test::FaultEnv env;
+  env.writeErrno = ENOSPC;
+  muon::LogFile::Options o;
+  o.env = &env;
+  muon::LogFile out(dir.file("full"), off_t{1} << 40, false, 3, 1024, o);
+  testing::internal::CaptureStderr();
+  muon::RecoveryReport r = muon::recoverSpool(spools[0], "", [&](long) { return &out; });
+  testing::internal::GetCapturedStderr();
+  EXPECT_NE(r.error.find("cannot write to '" + out.currentFileName() + "'"), std::string::npos)
+      << r.error;
+  EXPECT_EQ(r.lines, 0u);
+  ASSERT_EQ(::access(spools[0].c_str(), F_OK), 0) << "kept for the next recovery";
+
+  env.writeErrno = 0;
+  testing::internal::CaptureStderr();  // "writing to ... again"
+  r = muon::recoverSpool(spools[0], "", [&](long) { return &out; });
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.lines, 2u);
+  EXPECT_NE(::access(spools[0].c_str(), F_OK), 0) << "removed once written";
+  std::string text = readFile(out.currentFileName());
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3) << text;  // header, one, two
+  EXPECT_NE(text.find("one\ntwo\n"), std::string::npos) << text;
 }
 
 TEST(SpoolRecovery, AnotherBasenamesSpoolIsNeverTouched) {
