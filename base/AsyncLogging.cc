@@ -166,7 +166,7 @@ void AsyncLogging::openSpool(const std::string& basename) {
   }
   spool_ = std::move(spool);
   messageUnit_ = uint64_t{1} << kMessagesShift;
-  entrySize_ = LogSpool::kEntrySize;
+  entrySize_ = spool::kEntrySize;
 }
 
 AsyncLogging::~AsyncLogging() {
@@ -218,7 +218,7 @@ void AsyncLogging::appendTo(const char* logline, size_t len) {
   // The line from the front, message n's index entry (if any) from the back.
   if (offset + len + (n + 1) * entrySize <= kBufferSize) {
     std::memcpy(b->data + offset, logline, len);
-    if (kIndexed) LogSpool::record(b->data, kBufferSize, b->seal, n, offset, len);
+    if (kIndexed) spool::record(b->data, kBufferSize, b->seal, n, offset, len);
     b->commit(len + (uint64_t{1} << kCommitMessageShift));
     return;
   }
@@ -518,7 +518,7 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
     std::fputs(line, stderr);
     // Crash-safe: a report we die in the middle of is cut out and written
     // by the recovery, as a buffer is.
-    if (spool_) spool_->beginReport(spool::writePosition(&output_));
+    if (spool_) spool_->beginReport(output_.nextPosition());
     output_.append(line, static_cast<size_t>(n));
     if (spool_) spool_->endReport(dropped.buffers, dropped.messages);
   }
@@ -526,7 +526,7 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
     b->waitForWriters();
     // Recovery cuts the file back to this position if we die before
     // markFree(), and writes the buffer again: once, either way.
-    if (spool_) spool_->markWriting(b->slot, spool::writePosition(&output_));
+    if (spool_) spool_->markWriting(b->slot, output_.nextPosition());
     output_.append(b->data, b->length(entrySize_));  // written at once: LogFile is unbuffered
     if (spool_) spool_->markFree(b->slot);
     // Its room goes back now, not after the whole batch: producers waiting

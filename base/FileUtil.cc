@@ -86,7 +86,14 @@ AppendFile::AppendFile(std::string path, int fd, Env* env, WriteFunction write, 
       fd_(fd),
       env_(env),
       write_(std::move(write)),
-      buffer_(buffered ? new char[kBufferSize] : nullptr) {}
+      buffer_(buffered ? new char[kBufferSize] : nullptr) {
+  struct stat st;
+  if (::fstat(fd_, &st) == 0) {
+    identified_ = true;
+    device_ = static_cast<uint64_t>(st.st_dev);
+    inode_ = static_cast<uint64_t>(st.st_ino);
+  }
+}
 
 AppendFile::~AppendFile() {
   flush();
@@ -118,13 +125,12 @@ WriteResult AppendFile::flush() {
   return r;
 }
 
-bool AppendFile::position(FilePosition* pos) const {
-  struct stat st;
-  if (::fstat(fd_, &st) != 0) return false;
+bool AppendFile::nextPosition(FilePosition* pos) const {
+  if (!identified_) return false;
   pos->path = path_;
-  pos->device = static_cast<uint64_t>(st.st_dev);
-  pos->inode = static_cast<uint64_t>(st.st_ino);
-  pos->size = static_cast<uint64_t>(st.st_size);
+  pos->device = device_;
+  pos->inode = inode_;
+  pos->size = sizeIncludingBuffered();
   return true;
 }
 

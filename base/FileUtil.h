@@ -49,7 +49,7 @@ bool pathNamesFile(const std::string& path, int fd);
 
 // Which file the next byte appended lands in, and where: what a crash-safe
 // AsyncLogging records before it writes a buffer, so that recovery can tell
-// whether the write happened (see LogSpool.h).
+// whether the write happened (see SpoolFormat.h).
 struct FilePosition {
   std::string path;
   uint64_t device = 0;
@@ -92,9 +92,11 @@ class AppendFile {
   // Writes out what is buffered.
   WriteResult flush();
 
-  // The file's identity and size (what is written; call flush() first to
-  // count what is buffered). False if fstat fails.
-  bool position(FilePosition* pos) const;
+  // Where the next byte appended lands: this file (its identity, taken when
+  // it was created) at the size its writes made it, what is buffered counted
+  // as written. Known from the writes, without a system call. False if the
+  // identity could not be had.
+  bool nextPosition(FilePosition* pos) const;
 
   // Every chunk written from now on goes through these stages first and is
   // written as one record; a record a failed write cut short is cut back out
@@ -129,6 +131,9 @@ class AppendFile {
   const std::string path_;
   const int fd_;
   Env* const env_;
+  bool identified_ = false;  // device_ and inode_ are known
+  uint64_t device_ = 0;
+  uint64_t inode_ = 0;
   WriteFunction write_;
   std::unique_ptr<char[]> buffer_;
   size_t buffered_ = 0;

@@ -82,14 +82,14 @@ void LogFile::setClock(ClockFunc clock) {
   currentDay_ = localDay(clock_());
 }
 
-void LogFile::append(const char* logline, size_t len) {
+WriteResult LogFile::append(const char* logline, size_t len) {
   MaybeLock lock(mutex_.get());
-  appendUnlocked(logline, len);
+  return appendUnlocked(logline, len);
 }
 
-void LogFile::flush() {
+WriteResult LogFile::flush() {
   MaybeLock lock(mutex_.get());
-  flushUnlocked();
+  return flushUnlocked();
 }
 
 bool LogFile::rollFile() {
@@ -108,12 +108,11 @@ LogFile::Stats LogFile::stats() const {
   return s;
 }
 
-bool LogFile::position(FilePosition* pos) {
+FilePosition LogFile::nextPosition() const {
   MaybeLock lock(mutex_.get());
-  if (!file_) return false;
-  WriteResult r = file_->flush();
-  report(r);
-  return r.error == 0 && file_->position(pos);
+  FilePosition pos;
+  if (file_ && !file_->nextPosition(&pos)) pos = FilePosition();
+  return pos;
 }
 
 std::string LogFile::currentFileName() const {
@@ -121,48 +120,54 @@ std::string LogFile::currentFileName() const {
   return file_ ? file_->path() : std::string();
 }
 
-void LogFile::appendUnlocked(const char* logline, size_t len) {
+WriteResult LogFile::appendUnlocked(const char* logline, size_t len) {
   if (!file_) {
     // Retry the open at most once a second, not once a line.
     Timestamp now = clock_();
     if (now.secondsSinceEpoch() == lastRollSecond_ || !rollFileUnlocked(now)) {
       totals_.lostBytes += len;
-      return;
+      WriteResult lost;
+      lost.error = createReport_.savedErrno != 0 ? createReport_.savedErrno : EIO;
+      return lost;
     }
   }
-  report(file_->append(logline, len));
+  WriteResult r = file_->append(logline, len);
+  report(r);
 
   if (file_->sizeIncludingBuffered() > static_cast<uint64_t>(rollSize_)) {
-    rollFileUnlocked(clock_());
+    rollFileUnlocked(clock_(), &r);
   } else if (++count_ >= checkEveryN_) {
     count_ = 0;
     Timestamp now = clock_();
     if (localDay(now) != currentDay_) {
-      rollFileUnlocked(now);
+      rollFileUnlocked(now, &r);
     } else if (now.secondsSinceEpoch() - lastFlushSecond_ >= flushInterval_) {
-      flushUnlocked();
+      r += flushUnlocked();
     }
   }
+  return r;
 }
 
-void LogFile::flushUnlocked() {
+WriteResult LogFile::flushUnlocked() {
   lastFlushSecond_ = clock_().secondsSinceEpoch();
   if (!file_) {
     rollFileUnlocked(clock_());
-    return;
+    return WriteResult();  // nothing was waiting to be written
   }
-  report(file_->flush());
+  WriteResult r = file_->flush();
+  report(r);
   // Deleted or renamed under us (logrotate, an operator): start a new file,
   // or every later line would go to a file nobody can find.
   struct stat byFd, byName;
   if (::fstat(file_->fd(), &byFd) == 0 &&
       (byFd.st_nlink == 0 || env_->stat(file_->path().c_str(), &byName) != 0 ||
        byName.st_ino != byFd.st_ino || byName.st_dev != byFd.st_dev)) {
-    rollFileUnlocked(clock_());
+    rollFileUnlocked(clock_(), &r);
   }
+  return r;
 }
 
-bool LogFile::rollFileUnlocked(Timestamp now) {
+bool LogFile::rollFileUnlocked(Timestamp now, WriteResult* flushed) {
   int64_t second = now.secondsSinceEpoch();
   std::string name = logFileName(basename_, now);
   // Several rolls in one second share the timestamp; a sequence number keeps
@@ -194,7 +199,8 @@ bool LogFile::rollFileUnlocked(Timestamp now) {
     reportError(&createReport_, "create", name, savedErrno);
     return false;
   }
-  retire();
+  WriteResult retired = retire();
+  if (flushed) *flushed += retired;
   file_ = std::move(file);
   for (const auto& stage : options_.stages) stage->startFile();
   file_->setStages(&options_.stages);
@@ -276,13 +282,15 @@ void LogFile::applyRetention(Timestamp now) {
   }
 }
 
-void LogFile::retire() {
-  if (!file_) return;
-  report(file_->flush());
+WriteResult LogFile::retire() {
+  if (!file_) return WriteResult();
+  WriteResult r = file_->flush();
+  report(r);
   totals_.writtenBytes += file_->writtenBytes();
   totals_.lostBytes += file_->lostBytes();
   totals_.writeErrors += file_->writeErrors();
   file_.reset();
+  return r;
 }
 
 void LogFile::report(const WriteResult& r) {

@@ -84,8 +84,13 @@ class LogFile {
   LogFile(const LogFile&) = delete;
   LogFile& operator=(const LogFile&) = delete;
 
-  void append(const char* logline, size_t len);
-  void flush();
+  // What became of these bytes (error: the errno of the first failure, or
+  // of the open that failed when there is no file; 0 when nothing was
+  // lost). A buffered append writes earlier bytes when the buffer fills, a
+  // flush or a roll inside it writes the buffer out: their failures count
+  // too. Every failure is also counted in stats() and reported on stderr.
+  WriteResult append(const char* logline, size_t len);
+  WriteResult flush();
   // Closes the current file and starts a new one. False if it cannot be
   // created; the current file is then kept and written to. This is also the
   // reopen after an outside rotation (logrotate, SIGHUP): names carry the
@@ -102,9 +107,11 @@ class LogFile {
     uint64_t filesCreated = 0;
   };
   Stats stats() const;
-  // Flushes, then says where the next append will land. False while no
-  // file is open or its buffered bytes could not be written.
-  bool position(FilePosition* pos);
+  // Where the next append lands if it goes to the current file: the file
+  // and its size as the writes left it (buffered bytes counted as written),
+  // known without flushing or asking the file system. Empty while no file
+  // is open (or its identity is unknown).
+  FilePosition nextPosition() const;
   // The file being written ("" while none could be opened).
   std::string currentFileName() const;
 
@@ -125,10 +132,12 @@ class LogFile {
   static constexpr int kReportInterval = 10;  // seconds between two reports of one error
 
  private:
-  void appendUnlocked(const char* logline, size_t len);
-  void flushUnlocked();
-  bool rollFileUnlocked(Timestamp now);
-  void retire();  // folds the closing file's counters into totals_
+  WriteResult appendUnlocked(const char* logline, size_t len);
+  WriteResult flushUnlocked();
+  // *flushed (if given) gets what writing out the closing file's buffer did.
+  bool rollFileUnlocked(Timestamp now, WriteResult* flushed = nullptr);
+  // Writes out the closing file's buffer, folds its counters into totals_.
+  WriteResult retire();
   // After a new file is opened: the link, then the retention pass.
   void updateCurrentLink();
   void applyRetention(Timestamp now);

@@ -8,11 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
-#include "muon/base/LogFile.h"
 #include "muon/base/Logging.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -41,18 +39,12 @@ uint64_t randomKey() {
 
 }  // namespace
 
-std::string LogSpool::spoolName(const std::string& basename, long pid, int sequence) {
-  std::string name = basename + "." + std::to_string(pid);
-  if (sequence > 0) name += "." + std::to_string(sequence);
-  return name + ".spool";
-}
-
 std::unique_ptr<LogSpool> LogSpool::create(const std::string& basename, size_t slots,
                                            size_t bufferSize, std::string* error) {
   const long pid = ::getpid();
   // Not a name recovery looks at, until publish(): a half-made spool must
   // never be taken for a dead one.
-  std::string path = spoolName(basename, pid) + ".new";
+  std::string path = spool::unpublishedName(basename, pid);
   int fd = -1;
   int lockError = 0;
   // A recovery removing abandoned .new files (muon-recover, or another
@@ -77,7 +69,7 @@ std::unique_ptr<LogSpool> LogSpool::create(const std::string& basename, size_t s
     *error = "cannot create spool '" + path + "': removed by another process as it was made";
     return nullptr;
   }
-  size_t mapSize = spool::buffersOffset(slots) + slots * bufferSize;
+  size_t mapSize = spool::spoolSize(slots, bufferSize);
   void* map = MAP_FAILED;
   if (lockError != 0) {
     *error = systemError("cannot lock spool", path, lockError);
@@ -122,10 +114,10 @@ LogSpool::LogSpool(std::string path, int fd, char* map, size_t mapSize, size_t s
 
 LogSpool::~LogSpool() {
   const spool::Header* h = header();
-  bool empty = __atomic_load_n(&h->reportState, __ATOMIC_ACQUIRE) == kFree &&
+  bool empty = __atomic_load_n(&h->reportState, __ATOMIC_ACQUIRE) == spool::kFree &&
                h->droppedMessages == h->reportedMessages;
   for (size_t i = 0; i < slots_; ++i) {
-    if (__atomic_load_n(&slot(i)->state, __ATOMIC_ACQUIRE) != kFree) empty = false;
+    if (__atomic_load_n(&slot(i)->state, __ATOMIC_ACQUIRE) != spool::kFree) empty = false;
   }
   // Unlink before unlocking: no recovery can open it in between.
   if (empty) ::unlink(path_.c_str());
@@ -136,7 +128,7 @@ LogSpool::~LogSpool() {
 bool LogSpool::publish(std::string* error) {
   const long pid = ::getpid();
   for (int sequence = 0; sequence < 100; ++sequence) {
-    std::string name = spoolName(basename_, pid, sequence);
+    std::string name = spool::fileName(basename_, pid, sequence);
     // RENAME_NOREPLACE: a spool by that name belongs to a process of the
     // same pid elsewhere (another PID namespace sharing the directory), or
     // to a dead process not yet recovered; neither may be replaced.
@@ -149,12 +141,8 @@ bool LogSpool::publish(std::string* error) {
       return false;
     }
   }
-  *error = "no free spool name for " + spoolName(basename_, pid);
+  *error = "no free spool name for " + spool::fileName(basename_, pid);
   return false;
-}
-
-spool::Slot* LogSpool::slot(size_t i) const {
-  return reinterpret_cast<spool::Slot*>(map_ + spool::slotOffset(i));
 }
 
 void LogSpool::prefault(size_t i) const {
@@ -182,61 +170,11 @@ uint64_t LogSpool::activate(size_t i) {
   uint64_t generation = s->generation + 1;
   s->generation = generation;
   s->sequence = nextSequence_++;
-  __atomic_store_n(&s->state, uint64_t{kActive}, __ATOMIC_RELEASE);
-  return sealFor(key_, generation);
+  __atomic_store_n(&s->state, uint64_t{spool::kActive}, __ATOMIC_RELEASE);
+  return spool::sealFor(key_, generation);
 }
 
 void LogSpool::markWriting(size_t i, const FilePosition& pos) { spool::markWriting(slot(i), pos); }
-
-namespace {
-
-template <size_t kPathSize>
-void storePosition(spool::Position<kPathSize>* at, const FilePosition& pos) {
-  at->device = pos.device;
-  at->inode = pos.inode;
-  at->size = pos.size;
-  size_t n = std::min(pos.path.size(), kPathSize - 1);
-  std::memcpy(at->path, pos.path.data(), n);
-  at->path[n] = '\0';
-}
-
-}  // namespace
-
-void spool::markWriting(Slot* s, const FilePosition& pos) {
-  storePosition(&s->at, pos);
-  __atomic_store_n(&s->state, uint64_t{LogSpool::kWriting}, __ATOMIC_RELEASE);
-}
-
-FilePosition spool::writePosition(LogFile* out) {
-  FilePosition at;
-  if (!out->position(&at)) at = FilePosition();
-  return at;
-}
-
-void spool::beginReport(Header* h, const FilePosition& pos) {
-  h->reportedBuffersBefore = h->reportedBuffers;
-  h->reportedMessagesBefore = h->reportedMessages;
-  storePosition(&h->reportAt, pos);
-  __atomic_store_n(&h->reportState, uint64_t{LogSpool::kWriting}, __ATOMIC_RELEASE);
-}
-
-void spool::endReport(Header* h, uint64_t buffers, uint64_t messages) {
-  // Counted before the record is let go: in between, recovery cuts the
-  // report out and goes by the counts from before it.
-  __atomic_store_n(&h->reportedBuffers, h->reportedBuffers + buffers, __ATOMIC_RELAXED);
-  __atomic_store_n(&h->reportedMessages, h->reportedMessages + messages, __ATOMIC_RELAXED);
-  __atomic_store_n(&h->reportState, uint64_t{LogSpool::kFree}, __ATOMIC_RELEASE);
-}
-
-void spool::abandonReport(Header* h) {
-  __atomic_store_n(&h->reportedBuffers, h->reportedBuffersBefore, __ATOMIC_RELAXED);
-  __atomic_store_n(&h->reportedMessages, h->reportedMessagesBefore, __ATOMIC_RELAXED);
-  __atomic_store_n(&h->reportState, uint64_t{LogSpool::kFree}, __ATOMIC_RELEASE);
-}
-
-void LogSpool::markFree(size_t i) {
-  __atomic_store_n(&slot(i)->state, uint64_t{kFree}, __ATOMIC_RELEASE);
-}
 
 void LogSpool::countDropped(uint64_t buffers, uint64_t messages) {
   spool::Header* h = header();

@@ -13,7 +13,7 @@
 #include <cstring>
 
 #include "muon/base/LogFile.h"
-#include "muon/base/LogSpool.h"
+#include "muon/base/SpoolFormat.h"
 #include "muon/base/Logging.h"
 #include "muon/base/Timestamp.h"
 
@@ -27,22 +27,18 @@ uint64_t load64(const char* p) {
   return v;
 }
 
-bool allDigits(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// The lines of one buffer, from its index (see LogSpool.h): entry n is at
+// The lines of one buffer, from its index (see SpoolFormat.h): entry n is at
 // bufferSize - 16 (n + 1). An entry counts only if its check is right and
 // its line lies after the previous line and before the entry itself; gaps
 // in the index are messages a kill cut short.
 void readIndex(const char* buffer, size_t bufferSize, uint64_t seal, SpoolContents::Buffer* out) {
   uint64_t end = 0;        // end of the last line found
   uint64_t lastFound = 0;  // 1 + index of the last entry found
-  for (uint64_t n = 0; (n + 1) * LogSpool::kEntrySize <= bufferSize; ++n) {
-    uint64_t position = bufferSize - (n + 1) * LogSpool::kEntrySize;
+  for (uint64_t n = 0; (n + 1) * spool::kEntrySize <= bufferSize; ++n) {
+    uint64_t position = bufferSize - (n + 1) * spool::kEntrySize;
     if (position < end) break;  // the index has met the lines
     uint64_t word = load64(buffer + position);
-    if (load64(buffer + position + 8) != LogSpool::entryCheck(seal, n, word)) continue;
+    if (load64(buffer + position + 8) != spool::entryCheck(seal, n, word)) continue;
     uint64_t offset = word >> 32;
     uint64_t length = word & 0xffffffffu;
     if (length == 0 || offset < end || offset + length > position) continue;
@@ -125,9 +121,7 @@ class OpenSpool {
   char* data() const { return static_cast<char*>(map_); }
   size_t size() const { return size_; }
   spool::Header* header() const { return reinterpret_cast<spool::Header*>(data()); }
-  spool::Slot* slot(size_t i) const {
-    return reinterpret_cast<spool::Slot*>(data() + spool::slotOffset(i));
-  }
+  spool::Slot* slot(size_t i) const { return spool::slotAt(data(), i); }
 
  private:
   int fd_ = -1;
@@ -144,10 +138,9 @@ std::string linesOf(const char* buffer, const SpoolContents::Buffer& b) {
 
 // Appends and flushes; false if any byte did not reach the file.
 bool writeAll(LogFile* out, const std::string& text) {
-  uint64_t lostBefore = out->stats().lostBytes;
-  out->append(text.data(), text.size());
-  out->flush();
-  return out->stats().lostBytes == lostBefore;
+  WriteResult r = out->append(text.data(), text.size());
+  r += out->flush();
+  return r.error == 0;
 }
 
 }  // namespace
@@ -168,27 +161,26 @@ bool readSpool(const char* data, size_t size, SpoolContents* contents, std::stri
              std::to_string(spool::kVersion) + ")";
     return false;
   }
-  if (h.slotCount == 0 || h.slotCount > spool::kMaxSlots || h.bufferSize < LogSpool::kEntrySize ||
+  if (h.slotCount == 0 || h.slotCount > spool::kMaxSlots || h.bufferSize < spool::kEntrySize ||
       h.bufferSize > (uint64_t{1} << 31) || h.bufferSize % spool::kPageSize != 0) {
     *error = "corrupt spool header";
     return false;
   }
-  size_t buffers = spool::buffersOffset(h.slotCount);
-  if (size < buffers + h.slotCount * h.bufferSize) {
+  if (size < spool::spoolSize(h.slotCount, h.bufferSize)) {
     *error = "spool cut short (" + std::to_string(size) + " bytes)";
     return false;
   }
   contents->pid = static_cast<long>(h.pid);
   contents->buffers.clear();
   // A report cut short counts as not written: the counts from before it.
-  contents->reportWriting = h.reportState == LogSpool::kWriting;
+  contents->reportWriting = h.reportState == spool::kWriting;
   if (contents->reportWriting) contents->reportAt = spool::positionOf(h.reportAt);
   const uint64_t reportedBuffers =
       contents->reportWriting ? h.reportedBuffersBefore : h.reportedBuffers;
   const uint64_t reportedMessages =
       contents->reportWriting ? h.reportedMessagesBefore : h.reportedMessages;
   if (reportedBuffers > h.droppedBuffers || reportedMessages > h.droppedMessages ||
-      (h.reportState != LogSpool::kFree && !contents->reportWriting)) {
+      (h.reportState != spool::kFree && !contents->reportWriting)) {
     appendError(error, "the drop counts make no sense");
     contents->unreported = SpoolContents::Drops();
   } else {
@@ -198,18 +190,18 @@ bool readSpool(const char* data, size_t size, SpoolContents* contents, std::stri
   for (size_t i = 0; i < h.slotCount; ++i) {
     spool::Slot s;
     std::memcpy(&s, data + spool::slotOffset(i), sizeof s);
-    if (s.state == LogSpool::kFree) continue;
-    if (s.state != LogSpool::kActive && s.state != LogSpool::kWriting) {
+    if (s.state == spool::kFree) continue;
+    if (s.state != spool::kActive && s.state != spool::kWriting) {
       appendError(error, "slot " + std::to_string(i) + " has a bad state");
       continue;
     }
     SpoolContents::Buffer b;
     b.slot = i;
     b.sequence = s.sequence;
-    b.writing = s.state == LogSpool::kWriting;
+    b.writing = s.state == spool::kWriting;
     if (b.writing) b.writtenAt = spool::positionOf(s.at);
-    readIndex(data + buffers + i * h.bufferSize, h.bufferSize,
-              LogSpool::sealFor(h.key, s.generation), &b);
+    readIndex(data + spool::bufferOffset(h.slotCount, h.bufferSize, i), h.bufferSize,
+              spool::sealFor(h.key, s.generation), &b);
     contents->buffers.push_back(std::move(b));
   }
   std::sort(contents->buffers.begin(), contents->buffers.end(),
@@ -233,8 +225,6 @@ RecoveryReport recoverSpool(const std::string& path, const std::string& basename
     return report;
   }
   spool::Header* h = sp.header();
-  const size_t buffers = spool::buffersOffset(h->slotCount);
-  const uint64_t bufferSize = h->bufferSize;
   bool everythingWritten = report.error.empty();  // else keep the spool for a closer look
 
   // A report the dead process (or a dead recovery) was writing goes: it is
@@ -268,7 +258,7 @@ RecoveryReport recoverSpool(const std::string& path, const std::string& basename
                   "%s), %llu larger buffers (%llu messages)\n",
                   contents.pid, now.c_str(), static_cast<unsigned long long>(dropped.buffers),
                   static_cast<unsigned long long>(dropped.messages));
-    spool::beginReport(h, spool::writePosition(out));
+    spool::beginReport(h, out->nextPosition());
     if (writeAll(out, text)) {
       spool::endReport(h, dropped.buffers, dropped.messages);
       report.droppedMessages = dropped.messages;
@@ -295,10 +285,10 @@ RecoveryReport recoverSpool(const std::string& path, const std::string& basename
     spool::Slot* slot = sp.slot(b.slot);
     if (!b.lines.empty()) {
       // From here a recovery killed half-way is undone like a dead backend's write.
-      spool::markWriting(slot, spool::writePosition(out));
+      spool::markWriting(slot, out->nextPosition());
       std::string text = std::move(header);
       header.clear();
-      text += linesOf(sp.data() + buffers + b.slot * bufferSize, b);
+      text += linesOf(sp.data() + spool::bufferOffset(h->slotCount, h->bufferSize, b.slot), b);
       if (!writeAll(out, text)) {
         appendError(&report.error, "cannot write to '" + out->currentFileName() + "'");
         everythingWritten = false;
@@ -306,7 +296,7 @@ RecoveryReport recoverSpool(const std::string& path, const std::string& basename
       }
       report.lines += b.lines.size();
     }
-    __atomic_store_n(&slot->state, uint64_t{LogSpool::kFree}, __ATOMIC_RELEASE);
+    spool::markFree(slot);
   }
   // Unlinked while still locked, so no other recovery can open it meanwhile.
   if (everythingWritten) ::unlink(path.c_str());
@@ -314,78 +304,51 @@ RecoveryReport recoverSpool(const std::string& path, const std::string& basename
 }
 
 std::string spoolBasename(const std::string& spoolPath, long pid) {
-  static const std::string kSuffix = ".spool";
-  const std::string pidPart = "." + std::to_string(pid);
-  if (spoolPath.size() <= kSuffix.size() ||
-      spoolPath.compare(spoolPath.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0) {
-    return "";
-  }
-  std::string rest = spoolPath.substr(0, spoolPath.size() - kSuffix.size());
-  for (int strip = 0; strip < 2; ++strip) {
-    if (rest.size() > pidPart.size() &&
-        rest.compare(rest.size() - pidPart.size(), pidPart.size(), pidPart) == 0) {
-      return rest.substr(0, rest.size() - pidPart.size());
+  spool::Name readings[2];
+  const int n = spool::parseName(spoolPath, readings);
+  for (int i = 0; i < n; ++i) {
+    if (!readings[i].unpublished && readings[i].pid == std::to_string(pid)) {
+      return readings[i].basename;
     }
-    size_t dot = rest.rfind('.');  // <basename>.<pid>.<n>: drop the <n>
-    if (dot == std::string::npos || !allDigits(rest.substr(dot + 1))) break;
-    rest.resize(dot);
   }
   return "";
 }
 
-std::vector<std::string> findSpools(const std::string& dir, const std::string& prefix) {
+namespace {
+
+// The names in `dir` that parseName() reads as a spool of `prefix` (any
+// basename when `prefix` is empty), published or not. Full paths, sorted.
+std::vector<std::string> spoolsIn(const std::string& dir, const std::string& prefix,
+                                  bool unpublished) {
   std::vector<std::string> result;
   DIR* d = ::opendir(dir.c_str());
   if (!d) return result;
   while (struct dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    static const std::string kSuffix = ".spool";
-    if (name.size() <= kSuffix.size() ||
-        name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0) {
-      continue;
+    spool::Name readings[2];
+    const int n = spool::parseName(e->d_name, readings);
+    // A longer basename that starts with ours (<prefix>.db) is another
+    // program's; <prefix>.<a>.<b>.spool may be ours, the pid in it tells.
+    bool ours = false;
+    for (int i = 0; i < n; ++i) {
+      ours = ours || (readings[i].unpublished == unpublished &&
+                      (prefix.empty() || readings[i].basename == prefix));
     }
-    if (!prefix.empty()) {
-      // <prefix>.<pid>.spool or <prefix>.<pid>.<n>.spool, nothing else: a
-      // longer basename that starts with ours is another program's.
-      if (name.compare(0, prefix.size() + 1, prefix + ".") != 0) continue;
-      std::string middle =
-          name.substr(prefix.size() + 1, name.size() - prefix.size() - 1 - kSuffix.size());
-      size_t dot = middle.find('.');
-      bool ok = dot == std::string::npos
-                    ? allDigits(middle)
-                    : allDigits(middle.substr(0, dot)) && allDigits(middle.substr(dot + 1));
-      if (!ok) continue;
-    } else {
-      std::string rest = name.substr(0, name.size() - kSuffix.size());
-      size_t dot = rest.rfind('.');
-      if (dot == std::string::npos || dot == 0 || !allDigits(rest.substr(dot + 1))) continue;
-    }
-    result.push_back(dir + "/" + name);
+    if (ours) result.push_back(dir + "/" + e->d_name);
   }
   ::closedir(d);
   std::sort(result.begin(), result.end());
   return result;
 }
 
+}  // namespace
+
+std::vector<std::string> findSpools(const std::string& dir, const std::string& prefix) {
+  return spoolsIn(dir, prefix, false);
+}
+
 std::vector<std::string> removeAbandonedSpools(const std::string& dir, const std::string& prefix) {
   std::vector<std::string> removed;
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return removed;
-  static const std::string kSuffix = ".spool.new";
-  while (struct dirent* e = ::readdir(d)) {
-    // <prefix>.<pid>.spool.new; with no prefix, <anything>.<pid>.spool.new.
-    std::string name = e->d_name;
-    if (name.size() <= kSuffix.size() ||
-        name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0) {
-      continue;
-    }
-    std::string rest = name.substr(0, name.size() - kSuffix.size());
-    size_t dot = rest.rfind('.');
-    if (dot == std::string::npos || dot == 0 || !allDigits(rest.substr(dot + 1)) ||
-        (!prefix.empty() && rest.substr(0, dot) != prefix)) {
-      continue;
-    }
-    std::string path = dir + "/" + name;
+  for (const std::string& path : spoolsIn(dir, prefix, true)) {
     int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) continue;
     // Held: its creator lives. Renamed or made again since we opened it:
@@ -396,8 +359,6 @@ std::vector<std::string> removeAbandonedSpools(const std::string& dir, const std
     }
     ::close(fd);
   }
-  ::closedir(d);
-  std::sort(removed.begin(), removed.end());
   return removed;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "FakeClock.h"
+#include "FaultEnv.h"
 #include "PosixRegex.h"
 #include "TempDir.h"
 #include "muon/base/Logging.h"
@@ -281,6 +282,68 @@ TEST_F(LogFileTest, FailedWritesAreCountedReportedAndRecoverable) {
   err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("No space left on device"), std::string::npos) << err;
   EXPECT_EQ(file.stats().lostBytes, 1026u);
+}
+
+TEST_F(LogFileTest, AppendAndFlushSayWhenTheirBytesFailed) {
+  muon::test::FaultEnv env;
+  env.writeErrno = ENOSPC;
+  LogFile::Options o;
+  o.env = &env;
+  testing::internal::CaptureStderr();
+  // Buffered: the append keeps the line, the flush that writes it fails.
+  LogFile buffered(dir_.file("buffered"), 1 << 20, false, 3, 1024, o);
+  EXPECT_EQ(buffered.append("one\n", 4).error, 0);
+  EXPECT_EQ(buffered.flush().error, ENOSPC);
+  // A roll inside the append writes out the buffer it closes: its failure
+  // is the append's.
+  LogFile rolling(dir_.file("rolling"), 10, false, 3, 1024, o);
+  EXPECT_EQ(rolling.append("three\n", 6).error, 0);
+  EXPECT_EQ(rolling.append("four four\n", 10).error, ENOSPC);
+  EXPECT_EQ(rolling.stats().lostBytes, 16u);
+  // Unbuffered: the append itself.
+  o.buffered = false;
+  LogFile direct(dir_.file("direct"), 1 << 20, false, 3, 1024, o);
+  EXPECT_EQ(direct.append("two\n", 4).error, ENOSPC);
+  // No file to write to: the open's errno.
+  LogFile nowhere(dir_.file("no/such/dir/app"), 1 << 20, false);
+  EXPECT_EQ(nowhere.append("five\n", 5).error, ENOENT);
+  testing::internal::GetCapturedStderr();
+
+  env.writeErrno = 0;
+  EXPECT_EQ(buffered.append("six\n", 4).error, 0);
+  muon::WriteResult r = buffered.flush();
+  EXPECT_EQ(r.error, 0);
+  EXPECT_EQ(r.written, 4u);
+  EXPECT_EQ(direct.append("seven\n", 6).error, 0);
+  EXPECT_EQ(readFile(direct.currentFileName()), "seven\n");
+}
+
+TEST_F(LogFileTest, NextPositionIsWhereTheNextAppendLandsAndFlushesNothing) {
+  LogFile file(dir_.file("pos"), 1 << 20, false);
+  file.append("abc\n", 4);
+  muon::FilePosition pos = file.nextPosition();
+  EXPECT_EQ(pos.path, file.currentFileName());
+  EXPECT_EQ(pos.size, 4u) << "the buffered line counts";
+  EXPECT_EQ(readFile(file.currentFileName()), "") << "and stays in the buffer";
+  struct stat st;
+  ASSERT_EQ(::stat(pos.path.c_str(), &st), 0);
+  EXPECT_EQ(pos.device, static_cast<uint64_t>(st.st_dev));
+  EXPECT_EQ(pos.inode, static_cast<uint64_t>(st.st_ino));
+  file.flush();
+  ASSERT_EQ(::stat(pos.path.c_str(), &st), 0);
+  EXPECT_EQ(static_cast<uint64_t>(st.st_size), pos.size);
+  // After a roll: the new file, from its start.
+  const std::string before = file.currentFileName();
+  ASSERT_TRUE(file.rollFile());
+  pos = file.nextPosition();
+  EXPECT_NE(pos.path, before);
+  EXPECT_EQ(pos.path, file.currentFileName());
+  EXPECT_EQ(pos.size, 0u);
+  // No file: no position (nothing can have been written to one).
+  testing::internal::CaptureStderr();
+  LogFile nowhere(dir_.file("no/such/dir/app"), 1 << 20, false);
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(nowhere.nextPosition().path, "");
 }
 
 TEST_F(LogFileTest, ShortWritesAndEintrAreRetried) {

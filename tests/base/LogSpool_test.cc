@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ChildProcess.h"
+#include "FaultEnv.h"
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/LogFile.h"
@@ -45,13 +46,13 @@ class HandSpool {
   }
   void put(size_t slot, const std::string& line) {
     std::memcpy(spool_->data(slot) + offset_, line.data(), line.size());
-    LogSpool::record(spool_->data(slot), kBufferSize, seal_, n_++, offset_, line.size());
+    muon::spool::record(spool_->data(slot), kBufferSize, seal_, n_++, offset_, line.size());
     offset_ += line.size();
   }
   // The entry of message n in `slot` (two words: offset|length, check).
   uint64_t* entry(size_t slot, uint64_t n) {
     return reinterpret_cast<uint64_t*>(spool_->data(slot) + kBufferSize -
-                                       (n + 1) * LogSpool::kEntrySize);
+                                       (n + 1) * muon::spool::kEntrySize);
   }
   SpoolContents read(std::string* error) {
     std::string bytes = readFile(spool_->path());
@@ -134,11 +135,11 @@ TEST(LogSpool, AnEntryPointingIntoItsOwnIndexOrBackwardsIsRefused) {
   uint64_t intoIndex = (uint64_t{kBufferSize - 8} << 32) | 100;
   uint64_t* e = h.entry(0, 1);
   e[0] = intoIndex;
-  e[1] = LogSpool::entryCheck(h.seal(), 1, intoIndex);
+  e[1] = muon::spool::entryCheck(h.seal(), 1, intoIndex);
   uint64_t backwards = (uint64_t{2} << 32) | 3;
   e = h.entry(0, 2);
   e[0] = backwards;
-  e[1] = LogSpool::entryCheck(h.seal(), 2, backwards);
+  e[1] = muon::spool::entryCheck(h.seal(), 2, backwards);
   std::string error;
   SpoolContents c = h.read(&error);
   ASSERT_EQ(c.buffers.size(), 1u);
@@ -212,6 +213,68 @@ std::string allLogText(const TempDir& dir, const std::string& prefix) {
     }
   }
   return text;
+}
+
+TEST(SpoolFormat, EveryNameTheWriterMakesIsReadBackByTheOneParser) {
+  namespace spool = muon::spool;
+  spool::Name r[2];
+  // The first name, and the one a crowded directory gets: both readings of
+  // the second are given, <basename>.<pid>.<n> first-come last.
+  ASSERT_EQ(spool::parseName(spool::fileName("/d/app", 42), r), 1);
+  EXPECT_EQ(r[0].basename, "/d/app");
+  EXPECT_EQ(r[0].pid, "42");
+  EXPECT_EQ(r[0].sequence, "");
+  EXPECT_FALSE(r[0].unpublished);
+  ASSERT_EQ(spool::parseName(spool::fileName("app.v2", 42, 3), r), 2);
+  EXPECT_EQ(r[0].basename, "app.v2.42");
+  EXPECT_EQ(r[0].pid, "3");
+  EXPECT_EQ(r[1].basename, "app.v2");
+  EXPECT_EQ(r[1].pid, "42");
+  EXPECT_EQ(r[1].sequence, "3");
+  ASSERT_EQ(spool::parseName(spool::unpublishedName("app", 42), r), 1);
+  EXPECT_EQ(r[0].basename, "app");
+  EXPECT_EQ(r[0].pid, "42");
+  EXPECT_TRUE(r[0].unpublished);
+  for (const char* name : {"app.spool", ".42.spool", "app.4x2.spool", "app.42.spool.bak",
+                           "app.42.spool.new.bak", "app.42.new"}) {
+    EXPECT_EQ(spool::parseName(name, r), 0) << name;
+  }
+  // A spool is made under its first name only: no sequence in a .new name.
+  ASSERT_EQ(spool::parseName("app.42.1.spool.new", r), 1);
+  EXPECT_EQ(r[0].basename, "app.42");
+  EXPECT_EQ(muon::spoolBasename("/d/app.v2.42.3.spool", 42), "/d/app.v2");
+  EXPECT_EQ(muon::spoolBasename("/d/app.v2.42.3.spool", 3), "/d/app.v2.42");
+  EXPECT_EQ(muon::spoolBasename("/d/app.42.spool.new", 42), "");
+}
+
+TEST(SpoolRecovery, AWriteRefusedByTheDiskKeepsTheSpoolForTheNextRecovery) {
+  TempDir dir;
+  leaveDeadSpool(dir.file("full"), {"one\n", "two\n"});
+  std::vector<std::string> spools = muon::findSpools(dir.path(), "full");
+  ASSERT_EQ(spools.size(), 1u);
+  muon::test::FaultEnv env;
+  env.writeErrno = ENOSPC;
+  muon::LogFile::Options o;
+  o.env = &env;
+  muon::LogFile out(dir.file("full"), off_t{1} << 40, false, 3, 1024, o);
+  testing::internal::CaptureStderr();
+  muon::RecoveryReport r = muon::recoverSpool(spools[0], "", [&](long) { return &out; });
+  testing::internal::GetCapturedStderr();
+  EXPECT_NE(r.error.find("cannot write to '" + out.currentFileName() + "'"), std::string::npos)
+      << r.error;
+  EXPECT_EQ(r.lines, 0u);
+  ASSERT_EQ(::access(spools[0].c_str(), F_OK), 0) << "kept for the next recovery";
+
+  env.writeErrno = 0;
+  testing::internal::CaptureStderr();  // "writing to ... again"
+  r = muon::recoverSpool(spools[0], "", [&](long) { return &out; });
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.lines, 2u);
+  EXPECT_NE(::access(spools[0].c_str(), F_OK), 0) << "removed once written";
+  std::string text = readFile(out.currentFileName());
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3) << text;  // header, one, two
+  EXPECT_NE(text.find("one\ntwo\n"), std::string::npos) << text;
 }
 
 TEST(SpoolRecovery, AnotherBasenamesSpoolIsNeverTouched) {
@@ -325,12 +388,12 @@ TEST(MuonRecover, ARelativeLogPathIsTakenInTheSpoolsDirectory) {
   muon::spool::Slot slot;
   const off_t at = static_cast<off_t>(muon::spool::slotOffset(0));
   ASSERT_EQ(::pread(fd, &slot, sizeof slot, at), static_cast<ssize_t>(sizeof slot));
-  ASSERT_EQ(slot.state, LogSpool::kActive);
+  ASSERT_EQ(slot.state, muon::spool::kActive);
   slot.at.device = static_cast<uint64_t>(st.st_dev);
   slot.at.inode = static_cast<uint64_t>(st.st_ino);
   slot.at.size = 7;  // "before\n"
   std::snprintf(slot.at.path, sizeof slot.at.path, "%s", log.c_str());
-  slot.state = LogSpool::kWriting;
+  slot.state = muon::spool::kWriting;
   ASSERT_EQ(::pwrite(fd, &slot, sizeof slot, at), static_cast<ssize_t>(sizeof slot));
   ::close(fd);
 
@@ -356,7 +419,7 @@ TEST(MuonRecover, RemovesTheHalfMadeSpoolOfAProgramKilledInItsStartUp) {
   }
   ASSERT_TRUE(muon::test::waitWithDeadline(pid, &status, std::chrono::seconds(30)));
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  const std::string dead = LogSpool::spoolName(dir.file("a"), pid) + ".new";
+  const std::string dead = muon::spool::unpublishedName(dir.file("a"), pid);
   ASSERT_EQ(::access(dead.c_str(), F_OK), 0);
   // One being made right now (held by this process), and names that only
   // look like one, stay.

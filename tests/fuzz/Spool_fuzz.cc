@@ -36,18 +36,18 @@ std::vector<char> validSpool() {
   std::memcpy(image.data(), &h, sizeof h);
   for (size_t slot = 0; slot < kSlots; ++slot) {
     spool::Slot s{};
-    s.state = slot == 0 ? LogSpool::kActive : LogSpool::kWriting;
+    s.state = slot == 0 ? spool::kActive : spool::kWriting;
     s.generation = slot + 1;
     s.sequence = kSlots - slot;
     std::strcpy(s.at.path, "/nonexistent/log");
-    std::memcpy(image.data() + spool::kPageSize * (1 + slot), &s, sizeof s);
+    std::memcpy(image.data() + spool::slotOffset(slot), &s, sizeof s);
     char* buffer = image.data() + spool::buffersOffset(kSlots) + slot * kBufferSize;
-    uint64_t seal = LogSpool::sealFor(h.key, s.generation);
+    uint64_t seal = spool::sealFor(h.key, s.generation);
     uint64_t offset = 0;
     for (uint64_t n = 0; n < 5; ++n) {
       std::string line = "line " + std::to_string(n) + " of slot " + std::to_string(slot) + "\n";
       std::memcpy(buffer + offset, line.data(), line.size());
-      LogSpool::record(buffer, kBufferSize, seal, n, offset, line.size());
+      spool::record(buffer, kBufferSize, seal, n, offset, line.size());
       offset += line.size();
     }
   }
@@ -82,7 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& r : b.lines) {
       FUZZ_CHECK(r.length > 0 && r.offset >= end);
       end = r.offset + r.length;
-      FUZZ_CHECK(end + muon::LogSpool::kEntrySize <= h.bufferSize);
+      FUZZ_CHECK(end + muon::spool::kEntrySize <= h.bufferSize);
     }
   }
   return 0;
