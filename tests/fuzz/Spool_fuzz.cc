@@ -7,6 +7,11 @@
 // Inputs shorter than a spool are laid over a valid two-slot spool built
 // here (so mutations of the header, the slot pages and the entries are
 // reached at once); longer ones are taken as they are.
+//
+// The same bytes, as a file name, go to spool::parseName, which recovery
+// and muon-recover run on every name in a log directory: each reading it
+// gives must spell the name again, with a non-empty basename and numbers
+// made of digits.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +21,7 @@
 
 #include "FuzzCheck.h"
 #include "muon/base/LogSpool.h"
+#include "muon/base/SpoolFormat.h"
 #include "muon/base/SpoolRecovery.h"
 
 namespace {
@@ -54,9 +60,32 @@ std::vector<char> validSpool() {
   return image;
 }
 
+bool allDigits(const std::string& s) {
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+void checkNameParser(const uint8_t* data, size_t size) {
+  const std::string name(reinterpret_cast<const char*>(data), size < 256 ? size : 256);
+  muon::spool::Name readings[2];
+  const int n = muon::spool::parseName(name, readings);
+  FUZZ_CHECK(n >= 0 && n <= 2);
+  for (int i = 0; i < n; ++i) {
+    const muon::spool::Name& r = readings[i];
+    FUZZ_CHECK(!r.basename.empty() && !r.pid.empty() && allDigits(r.pid) && allDigits(r.sequence));
+    std::string spelled = r.basename + "." + r.pid;
+    if (!r.sequence.empty()) spelled += "." + r.sequence;
+    spelled += r.unpublished ? ".spool.new" : ".spool";
+    FUZZ_CHECK(spelled == name);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  checkNameParser(data, size);
   static const std::vector<char> base = validSpool();
   std::vector<char> image;
   if (size >= base.size()) {
