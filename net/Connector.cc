@@ -140,7 +140,13 @@ void Connector::connecting(int sockfd) {
   channel_->doNotLogHup();
   // A callback (newConnection -> user code) may drop the last owner.
   channel_->tie(shared_from_this());
-  channel_->enableWriting();
+  if (!channel_->enableWriting()) {
+    // The poller refused the socket (epoll out of watches: ENOSPC, ENOMEM):
+    // nothing would ever report the outcome, so the attempt fails now.
+    const int err = errno;
+    attemptFailed(removeAndResetChannel(), err, true);
+    return;
+  }
   if (connectTimeoutMs_ > 0) {
     std::weak_ptr<Connector> weak(shared_from_this());
     connectTimer_ = loop_->runAfter(connectTimeoutMs_ / 1000.0, [weak] {

@@ -70,7 +70,8 @@ class TcpClient {
   // called; stop() in the callback ends them, connect() in it tries again
   // at once. After an error retrying cannot help (EACCES, EPERM,
   // EAFNOSUPPORT) the client has given up before the call. Not called once
-  // stop() was called (nor after the client is destroyed).
+  // stop() was called, nor after the client is destroyed (as the top of this
+  // file says: in the loop thread, or from another once it is idle).
   void setConnectFailureCallback(ConnectFailureCallback cb);
 
  private:
