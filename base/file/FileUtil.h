@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "muon/base/FileIo.h"
+
 namespace muon {
 
 class Env;
@@ -30,22 +32,6 @@ class FileStage;
 
 // Same contract as write(2): bytes written, or -1 with errno set.
 using WriteFunction = std::function<ssize_t(int fd, const char* data, size_t len)>;
-
-// write(2)s all of [data, data+len) to `fd`, retrying EINTR and short
-// writes. Returns 0, or the errno of the write that failed (EIO for one that
-// took nothing without an error). Async-signal-safe; leaves errno as it was.
-int writeToFd(int fd, const char* data, size_t len);
-
-// "dir/name" -> "dir" ("." for a bare name, "/" for "/name").
-std::string directoryOf(const std::string& path);
-// "dir/name" -> "name".
-std::string fileNameOf(const std::string& path);
-// `path` itself if it is absolute, else the working directory now joined
-// with it ("./" dropped); `path` itself if the working directory cannot be
-// had. Symbolic links are left as they are.
-std::string absolutePath(const std::string& path);
-// Whether `path` names the file open as `fd` now (same device and inode).
-bool pathNamesFile(const std::string& path, int fd);
 
 // Which file the next byte appended lands in, and where: what a crash-safe
 // AsyncLogging records before it writes a buffer, so that recovery can tell

@@ -15,7 +15,7 @@
 
 #include "muon/base/Backtrace.h"
 #include "muon/base/CurrentThread.h"
-#include "muon/base/FileUtil.h"
+#include "muon/base/FileIo.h"
 #include "muon/base/TimeZone.h"
 #include "muon/base/TscClock.h"
 
