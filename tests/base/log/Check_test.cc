@@ -1,4 +1,4 @@
-// CHECK, CHECK_op, CHECK_NOTNULL, PCHECK, DCHECK (base/Check.h).
+// CHECK, CHECK_op, CHECK_NOTNULL, PCHECK, DCHECK (base/log/Check.h).
 #include "muon/base/Check.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// LOG_IF, LOG_EVERY_N, LOG_FIRST_N, LOG_EVERY_T (base/RateLimit.h).
+// LOG_IF, LOG_EVERY_N, LOG_FIRST_N, LOG_EVERY_T (base/log/RateLimit.h).
 #include "muon/base/RateLimit.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Logger::enableBacktrace: the ring of lines below the level (base/Backtrace.h).
+// Logger::enableBacktrace: the ring of lines below the level (base/log/Backtrace.h).
 #include "muon/base/Backtrace.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Per-module levels: Logger::setModuleLevel, setLogLevels (MUON_LOG_LEVEL's
-// syntax), and the LogSite cache behind them (base/LogLevels.cc).
+// syntax), and the LogSite cache behind them (base/log/LogLevels.cc).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -86,12 +86,13 @@ TEST_F(LogLevelsTest, APatternThatMatchesNothingChangesNothing) {
 }
 
 TEST_F(LogLevelsTest, PathGlobsMatchTrailingComponentsAndStarStopsAtASlash) {
-  Logger::setModuleLevel("tests/*", Logger::TRACE);  // tests/base/... has one more '/'
+  // This file is tests/base/log/LogLevels_test.cc.
+  Logger::setModuleLevel("tests/*/*", Logger::TRACE);  // one '/' short
   EXPECT_EQ(levelsWritten(), "INFO,WARN,ERROR");
-  Logger::setModuleLevel("tests/*/*", Logger::TRACE);
+  Logger::setModuleLevel("tests/*/*/*", Logger::TRACE);
   EXPECT_EQ(levelsWritten(), "TRACE,DEBUG,INFO,WARN,ERROR");
   Logger::clearModuleLevels();
-  Logger::setModuleLevel("base/LogLevels_t?st.cc", Logger::DEBUG);
+  Logger::setModuleLevel("log/LogLevels_t?st.cc", Logger::DEBUG);
   EXPECT_EQ(levelsWritten(), "DEBUG,INFO,WARN,ERROR");
   Logger::clearModuleLevels();
   EXPECT_EQ(levelsWritten(), "INFO,WARN,ERROR");
@@ -99,7 +100,7 @@ TEST_F(LogLevelsTest, PathGlobsMatchTrailingComponentsAndStarStopsAtASlash) {
 
 TEST_F(LogLevelsTest, ThePatternSetLastWinsAndSettingOneAgainMakesItLast) {
   Logger::setModuleLevel("LogLevels_test", Logger::DEBUG);
-  Logger::setModuleLevel("base/*", Logger::ERROR);
+  Logger::setModuleLevel("log/*", Logger::ERROR);
   EXPECT_EQ(levelsWritten(), "ERROR");
   Logger::setModuleLevel("LogLevels_test", Logger::TRACE);
   EXPECT_EQ(levelsWritten(), "TRACE,DEBUG,INFO,WARN,ERROR");
