@@ -7,11 +7,10 @@
 #include <cstring>
 #include <new>
 
-#include <sys/mman.h>
 #include <sys/prctl.h>
 
+#include "muon/base/BufferStore.h"
 #include "muon/base/LogSpool.h"
-#include "muon/base/SpoolRecovery.h"
 #include "muon/base/Timestamp.h"
 
 namespace muon {
@@ -22,6 +21,7 @@ constexpr int kSlotShift = 56;
 constexpr int kMessagesShift = 36;
 constexpr uint64_t kBytesMask = (uint64_t{1} << kMessagesShift) - 1;
 constexpr uint64_t kMessagesMask = (uint64_t{1} << (kSlotShift - kMessagesShift)) - 1;
+constexpr uint64_t kOneMessage = uint64_t{1} << kMessagesShift;
 // A buffer's commit word: bytes in the low 40 bits, messages above them, so
 // that one fetch_add records both.
 constexpr int kCommitMessageShift = 40;
@@ -38,16 +38,6 @@ uint64_t makeReserveWord(size_t slot) { return static_cast<uint64_t>(slot) << kS
 uint64_t bytesOf(uint64_t word) { return word & kBytesMask; }
 uint64_t messagesOf(uint64_t word) { return (word >> kMessagesShift) & kMessagesMask; }
 
-// Default mode: buffers are mapped, not malloc'ed: munmap gives a burst's
-// memory back to the system at once, where free() would keep it in a malloc
-// arena. We never memset them; MAP_POPULATE has the kernel fault every page
-// in at once, so that the producer that later fills the buffer takes no
-// page faults. nullptr when the system has no memory to give.
-char* mapBuffer() {
-  void* p = ::mmap(nullptr, AsyncLogging::kBufferSize, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-  return p == MAP_FAILED ? nullptr : static_cast<char*>(p);
-}
 // Commits are spread over kCommitStripes counters, each on a cache line of
 // its own, and a thread always uses the same one: producers on different
 // cores then contend for the reserve word only, not also for one commit
@@ -110,7 +100,7 @@ struct AsyncLogging::Buffer {
 
   const size_t slot;
   char* data = nullptr;  // set before the buffer is first published
-  uint64_t seal = 0;     // crash-safe mode: this generation's entry seal
+  uint64_t seal = 0;     // this generation's index seal (the store's activate())
   // The reserve word when this buffer stopped being current (set under
   // mutex_); once committed bytes reach its bytes, no writer is left.
   uint64_t finalReserved = 0;
@@ -136,8 +126,11 @@ AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, const Op
       basename_(options.crashSafe ? absolutePath(basename) : basename),
       // Only the backend thread uses it, so no lock. checkEveryN = 1: each
       // append is a whole buffer, so check the day on every one.
-      output_(basename_, rollSize, false, flushInterval_, 1, unbuffered(options.files)) {
-  if (options.crashSafe) openSpool(basename_);
+      output_(basename_, rollSize, false, flushInterval_, 1, unbuffered(options.files)),
+      store_(openStore(options.crashSafe)) {
+  entrySize_ = store_->entrySize();
+  assert((entrySize_ == 0 || entrySize_ == spool::kEntrySize) &&
+         "AsyncLogging: an index other than the spool's");
   std::lock_guard<std::mutex> lock(mutex_);
   Buffer* first = takeSpare();
   if (!first) throw std::bad_alloc();
@@ -146,27 +139,23 @@ AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, const Op
   spares_.reserve(kMaxBuffers);
 }
 
-void AsyncLogging::openSpool(const std::string& basename) {
-  std::string error;
-  std::unique_ptr<LogSpool> spool = LogSpool::create(basename, kMaxBuffers, kBufferSize, &error);
-  // Dead processes' lines go first, before any of ours (there are none yet:
-  // nobody can append before the constructor returns).
-  for (const RecoveryReport& r : recoverDeadSpools(basename, &output_)) {
-    linesRecovered_ += r.lines;
-    if (!r.error.empty()) {
-      std::fprintf(stderr, "muon::AsyncLogging: recovering '%s': %s\n", r.spool.c_str(),
-                   r.error.c_str());
+std::unique_ptr<BufferStore> AsyncLogging::openStore(bool crashSafe) {
+  if (crashSafe) {
+    // Nobody can append before the constructor returns: the recovered
+    // lines come before any of ours.
+    LogSpool::Opened opened = LogSpool::open(basename_, kMaxBuffers, kBufferSize, &output_);
+    for (const RecoveryReport& r : opened.recovered) {
+      linesRecovered_ += r.lines;
+      if (!r.error.empty()) {
+        std::fprintf(stderr, "muon::AsyncLogging: recovering '%s': %s\n", r.spool.c_str(),
+                     r.error.c_str());
+      }
     }
-  }
-  if (spool && !spool->publish(&error)) spool.reset();
-  if (!spool) {
+    if (opened.spool) return std::move(opened.spool);
     std::fprintf(stderr, "muon::AsyncLogging: %s; logging without crash safety\n",
-                 error.c_str());
-    return;
+                 opened.error.c_str());
   }
-  spool_ = std::move(spool);
-  messageUnit_ = uint64_t{1} << kMessagesShift;
-  entrySize_ = spool::kEntrySize;
+  return std::make_unique<MemoryStore>(kBufferSize);
 }
 
 AsyncLogging::~AsyncLogging() {
@@ -174,17 +163,12 @@ AsyncLogging::~AsyncLogging() {
   // Lines appended after stop(), or without start() at all, have no backend
   // to write them; they are written here, so that none is lost.
   writeLeftovers();
-  for (Buffer*& b : slots_) {
+  for (Buffer* b : slots_) {
     if (!b) continue;
-    if (spool_) {
-      spool_->markFree(b->slot);  // all written: the current one is empty
-    } else {
-      ::munmap(b->data, kBufferSize);
-    }
-    delete b;
-    b = nullptr;
+    store_->discard(b->slot);  // all written: the current one is empty
+    release(b);
   }
-  // spool_ goes next: every slot is free now, so it removes its file.
+  // store_ goes next: with every slot free, a spool removes its file.
 }
 
 void AsyncLogging::setWriteFunction(WriteFunction write) {
@@ -193,12 +177,12 @@ void AsyncLogging::setWriteFunction(WriteFunction write) {
   output_.setWriteFunction(std::move(write));
 }
 
-std::string AsyncLogging::spoolPath() const { return spool_ ? spool_->path() : std::string(); }
+std::string AsyncLogging::spoolPath() const { return store_->path(); }
 
 void AsyncLogging::append(const char* logline, size_t len) {
   if (len == 0) return;
-  // One body, instantiated for each mode, so that the plain mode's path
-  // carries none of the crash-safe index's arithmetic.
+  // One body, instantiated with the index and without, so that a store
+  // without one (the plain mode) costs none of its arithmetic.
   if (entrySize_ == 0) {
     appendTo<false>(logline, len);
   } else {
@@ -208,10 +192,12 @@ void AsyncLogging::append(const char* logline, size_t len) {
 
 template <bool kIndexed>
 void AsyncLogging::appendTo(const char* logline, size_t len) {
-  const uint64_t entrySize = kIndexed ? entrySize_ : 0;
+  // The index is the spool's (SpoolFormat.h), the one store that keeps one:
+  // its entry size is a constant here (the constructor checked entrySize_).
+  const uint64_t entrySize = kIndexed ? spool::kEntrySize : 0;
   if (len > kBufferSize - entrySize) len = kBufferSize - entrySize;
   // acquire: pairs with the release that published the buffer's slot.
-  uint64_t word = reserve_.fetch_add(len + (kIndexed ? messageUnit_ : 0), std::memory_order_acquire);
+  uint64_t word = reserve_.fetch_add(len + (kIndexed ? kOneMessage : 0), std::memory_order_acquire);
   Buffer* b = slots_[word >> kSlotShift];
   uint64_t offset = bytesOf(word);
   uint64_t n = kIndexed ? messagesOf(word) : 0;
@@ -291,7 +277,7 @@ void AsyncLogging::dropExcess() {
     Buffer* b = queued_[i];
     b->waitForWriters();  // a late writer may still be copying into it
     countDropped(1, b->messages());
-    if (spool_) spool_->markFree(b->slot);  // dropped on purpose: nothing to recover
+    store_->discard(b->slot);  // dropped on purpose: nothing to recover
     recycle(b);
   }
   queued_.resize(keep);
@@ -300,9 +286,9 @@ void AsyncLogging::dropExcess() {
 void AsyncLogging::countDropped(uint64_t buffers, uint64_t messages) {
   unreported_.buffers += buffers;
   unreported_.messages += messages;
-  // In the spool too, so that a recovery reports them if this process dies
+  // In the store too: a spool's recovery reports them if this process dies
   // before it does.
-  if (spool_) spool_->countDropped(buffers, messages);
+  store_->countDropped(buffers, messages);
 }
 
 AsyncLogging::Buffer* AsyncLogging::takeSpare() {
@@ -321,7 +307,7 @@ AsyncLogging::Buffer* AsyncLogging::takeSpare() {
     if (!b) return nullptr;
   }
   b->reset();
-  if (spool_) b->seal = spool_->activate(b->slot);
+  b->seal = store_->activate(b->slot);
   return b;
 }
 
@@ -331,16 +317,10 @@ size_t AsyncLogging::freeSlot() const {
   return slot;
 }
 
-char* AsyncLogging::memoryFor(size_t slot) const {
-  if (!spool_) return mapBuffer();
-  spool_->prefault(slot);
-  return spool_->data(slot);
-}
-
 AsyncLogging::Buffer* AsyncLogging::install() {
   size_t slot = freeSlot();
   assert(slot < kMaxBuffers && "AsyncLogging: buffer bound broken");
-  char* memory = memoryFor(slot);
+  char* memory = store_->memoryFor(slot);
   if (!memory) return nullptr;
   ++buffersMapped_;
   Buffer* b = new Buffer(slot);
@@ -354,7 +334,7 @@ void AsyncLogging::prepareSpares(std::unique_lock<std::mutex>& lock) {
     if (slot == kMaxBuffers) return;
     Buffer* b = slots_[slot] = new Buffer(slot);  // claims the slot
     lock.unlock();
-    char* memory = memoryFor(slot);  // the slow part, outside the lock
+    char* memory = store_->memoryFor(slot);  // the slow part, outside the lock
     lock.lock();
     if (!memory) {
       slots_[slot] = nullptr;
@@ -382,11 +362,7 @@ void AsyncLogging::trimSpares() {
 }
 
 void AsyncLogging::release(Buffer* b) {
-  if (spool_) {
-    spool_->release(b->slot);
-  } else {
-    ::munmap(b->data, kBufferSize);
-  }
+  store_->release(b->slot, b->data);
   slots_[b->slot] = nullptr;
   delete b;
 }
@@ -431,7 +407,7 @@ AsyncLogging::Stats AsyncLogging::stats() const {
   s.messagesDropped = dropped_.messages + unreported_.messages;
   s.buffersDropped = dropped_.buffers + unreported_.buffers;
   s.producerWaits = producerWaits_;
-  s.crashSafe = spool_ != nullptr;
+  s.crashSafe = store_->crashSafe();
   s.linesRecovered = linesRecovered_;
   s.buffersMapped = buffersMapped_;
   for (const Buffer* b : slots_) s.buffersHeld += b != nullptr;
@@ -516,19 +492,13 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
                           static_cast<unsigned long long>(dropped.buffers),
                           static_cast<unsigned long long>(dropped.messages));
     std::fputs(line, stderr);
-    // Crash-safe: a report we die in the middle of is cut out and written
-    // by the recovery, as a buffer is.
-    if (spool_) spool_->beginReport(output_.nextPosition());
-    output_.append(line, static_cast<size_t>(n));
-    if (spool_) spool_->endReport(dropped.buffers, dropped.messages);
+    store_->writeReport(line, static_cast<size_t>(n), dropped.buffers, dropped.messages, &output_);
   }
   for (Buffer* b : batch) {
     b->waitForWriters();
-    // Recovery cuts the file back to this position if we die before
-    // markFree(), and writes the buffer again: once, either way.
-    if (spool_) spool_->markWriting(b->slot, output_.nextPosition());
-    output_.append(b->data, b->length(entrySize_));  // written at once: LogFile is unbuffered
-    if (spool_) spool_->markFree(b->slot);
+    // Written at once (LogFile is unbuffered); a failure is LogFile's to
+    // count and report, and the buffer is done with either way.
+    store_->write(b->slot, b->data, b->length(entrySize_), &output_);
     // Its room goes back now, not after the whole batch: producers waiting
     // under kBlock refill while the rest of the batch is written.
     std::lock_guard<std::mutex> lock(mutex_);

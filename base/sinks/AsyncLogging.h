@@ -52,7 +52,7 @@
 
 namespace muon {
 
-class LogSpool;
+class BufferStore;
 
 class AsyncLogging {
  public:
@@ -153,7 +153,7 @@ class AsyncLogging {
   };
 
   void threadFunc();
-  // append() in the plain mode (false) or the crash-safe mode (true).
+  // append() without (false) or with (true) the store's per-message index.
   template <bool kIndexed>
   void appendTo(const char* logline, size_t len);
   void appendSlow(Buffer* full, uint64_t word, const char* logline, size_t len);
@@ -165,16 +165,13 @@ class AsyncLogging {
   bool retireCurrent();
   // Applies the overflow rule after a buffer was queued. mutex_ held.
   void dropExcess();
-  // Counts lines dropped, to be reported (and in the spool). mutex_ held.
+  // Counts lines dropped, to be reported (and in the store). mutex_ held.
   void countDropped(uint64_t buffers, uint64_t messages);
   Buffer* takeSpare();  // nullptr if none can be mapped. mutex_ held
   // The first slot no buffer uses (kMaxBuffers if none). mutex_ held.
   size_t freeSlot() const;
   // A new buffer in a free slot, with memory (nullptr if none). mutex_ held.
   Buffer* install();
-  // Memory for the buffer in `slot`: mapped, or the spool's, made resident.
-  // nullptr if it cannot be had. Any thread; no lock needed.
-  char* memoryFor(size_t slot) const;
   // Maps spares ahead of need, outside the lock. Backend thread; mutex_ held on entry and exit.
   void prepareSpares(std::unique_lock<std::mutex>& lock);
   // A written or dropped buffer becomes a spare. mutex_ held.
@@ -191,21 +188,22 @@ class AsyncLogging {
   void writeBatch(const std::vector<Buffer*>& batch, Dropped dropped);
   // After the backend is gone: writes what is left, in the calling thread.
   void writeLeftovers();
-  // Crash-safe set-up: creates the spool, recovers dead ones, publishes ours.
-  void openSpool(const std::string& basename);
+  // The buffers' store: the spool in crash-safe mode (made after dead
+  // processes' spools are recovered into output_), else memory, which is
+  // also what a spool that cannot be made falls back to.
+  std::unique_ptr<BufferStore> openStore(bool crashSafe);
 
   const int flushInterval_;
   const OverflowPolicy policy_;
 
   // The reserve word: the current buffer's slot in the top 8 bits, the
-  // messages reserved in it in the next 20 (crash-safe mode only: the index
-  // of each message's entry), the bytes reserved in the low 36. One fetch_add
-  // both picks the current buffer and reserves space in it, so a reservation
-  // can never land in a buffer that was already swapped out.
+  // messages reserved in it in the next 20 (only with a store that keeps an
+  // index: each message's entry), the bytes reserved in the low 36. One
+  // fetch_add both picks the current buffer and reserves space in it, so a
+  // reservation can never land in a buffer that was already swapped out.
   alignas(64) std::atomic<uint64_t> reserve_;
-  // What one append adds to the message field: 1 there in crash-safe mode,
-  // 0 otherwise; and the index bytes each message takes (16 or 0).
-  uint64_t messageUnit_ = 0;
+  // The store's entrySize(), read once: the index bytes each message takes
+  // (0: no index, and the message field stays 0).
   uint64_t entrySize_ = 0;
   alignas(64) mutable std::mutex mutex_;
   std::condition_variable backendCond_;   // a buffer is queued, a flush asked, or stop
@@ -235,7 +233,9 @@ class AsyncLogging {
   // write in progress (a slow disk would stall whoever asks).
   LogFile::Stats fileStats_;
   LogFile output_;  // used by the backend thread only (and before start())
-  std::unique_ptr<LogSpool> spool_;  // crash-safe mode; set in the constructor
+  // Set in the constructor. Its buffer calls are ordered as BufferStore.h
+  // asks: under mutex_, or by the one thread that writes output_.
+  std::unique_ptr<BufferStore> store_;
   std::thread thread_;
 };
 

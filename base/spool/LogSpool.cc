@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "muon/base/LogFile.h"
 #include "muon/base/Logging.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -98,13 +99,25 @@ std::unique_ptr<LogSpool> LogSpool::create(const std::string& basename, size_t s
   header->bufferSize = bufferSize;
   header->key = s->key_;
   header->pid = static_cast<uint64_t>(pid);
-  for (size_t i = 0; i < slots; ++i) s->slot(i)->generation = 0;
+  for (size_t i = 0; i < slots; ++i) s->slotHeader(i)->generation = 0;
   return s;
+}
+
+LogSpool::Opened LogSpool::open(const std::string& basename, size_t slots, size_t bufferSize,
+                                LogFile* output) {
+  Opened opened;
+  opened.spool = create(basename, slots, bufferSize, &opened.error);
+  // Dead processes' lines go first, before any of ours (there are none yet:
+  // the spool is not published, and its owner logs nothing before it is).
+  opened.recovered = recoverDeadSpools(basename, output);
+  if (opened.spool && !opened.spool->publish(&opened.error)) opened.spool.reset();
+  return opened;
 }
 
 LogSpool::LogSpool(std::string path, int fd, char* map, size_t mapSize, size_t slots,
                    size_t bufferSize)
-    : path_(std::move(path)),
+    : BufferStore(spool::kEntrySize, true),
+      path_(std::move(path)),
       fd_(fd),
       map_(map),
       mapSize_(mapSize),
@@ -117,7 +130,7 @@ LogSpool::~LogSpool() {
   bool empty = __atomic_load_n(&h->reportState, __ATOMIC_ACQUIRE) == spool::kFree &&
                h->droppedMessages == h->reportedMessages;
   for (size_t i = 0; i < slots_; ++i) {
-    if (__atomic_load_n(&slot(i)->state, __ATOMIC_ACQUIRE) != spool::kFree) empty = false;
+    if (__atomic_load_n(&slotHeader(i)->state, __ATOMIC_ACQUIRE) != spool::kFree) empty = false;
   }
   // Unlink before unlocking: no recovery can open it in between.
   if (empty) ::unlink(path_.c_str());
@@ -145,19 +158,21 @@ bool LogSpool::publish(std::string* error) {
   return false;
 }
 
-void LogSpool::prefault(size_t i) const {
+char* LogSpool::memoryFor(size_t i) {
   // A file page that is clean or not yet in memory faults on the first
   // store to it (a read-only mapping for dirty tracking); a buffer's 1024
   // such faults would land on producers, one line in ~37. Populating for
   // write takes them here instead. Older kernels: touch each page.
-  if (::madvise(data(i), bufferSize_, MADV_POPULATE_WRITE) == 0) return;
-  for (size_t off = 0; off < bufferSize_; off += spool::kPageSize) {
-    volatile char* p = data(i) + off;
-    *p = *p;
+  if (::madvise(data(i), bufferSize_, MADV_POPULATE_WRITE) != 0) {
+    for (size_t off = 0; off < bufferSize_; off += spool::kPageSize) {
+      volatile char* p = data(i) + off;
+      *p = *p;
+    }
   }
+  return data(i);
 }
 
-void LogSpool::release(size_t i) const {
+void LogSpool::release(size_t i, char*) {
   // Unmaps the pages (as munmap does for the default mode's buffers); they
   // stay in the page cache, reclaimable once written back, and their disk
   // blocks stay allocated for the next burst. Punching them out instead
@@ -166,7 +181,7 @@ void LogSpool::release(size_t i) const {
 }
 
 uint64_t LogSpool::activate(size_t i) {
-  spool::Slot* s = slot(i);
+  spool::Slot* s = slotHeader(i);
   uint64_t generation = s->generation + 1;
   s->generation = generation;
   s->sequence = nextSequence_++;
@@ -174,12 +189,29 @@ uint64_t LogSpool::activate(size_t i) {
   return spool::sealFor(key_, generation);
 }
 
-void LogSpool::markWriting(size_t i, const FilePosition& pos) { spool::markWriting(slot(i), pos); }
+WriteResult LogSpool::write(size_t i, const char* lines, size_t len, LogFile* file) {
+  // Recovery cuts the file back to this position if we die before the
+  // slot is free, and writes the buffer again: once, either way.
+  spool::markWriting(slotHeader(i), file->nextPosition());
+  WriteResult r = file->append(lines, len);
+  spool::markFree(slotHeader(i));
+  return r;
+}
 
 void LogSpool::countDropped(uint64_t buffers, uint64_t messages) {
   spool::Header* h = header();
   __atomic_store_n(&h->droppedBuffers, h->droppedBuffers + buffers, __ATOMIC_RELAXED);
   __atomic_store_n(&h->droppedMessages, h->droppedMessages + messages, __ATOMIC_RELEASE);
+}
+
+WriteResult LogSpool::writeReport(const char* report, size_t len, uint64_t buffers,
+                                  uint64_t messages, LogFile* file) {
+  // A report we die in the middle of is cut out and written by the
+  // recovery, as a buffer is.
+  spool::beginReport(header(), file->nextPosition());
+  WriteResult r = file->append(report, len);
+  spool::endReport(header(), buffers, messages);
+  return r;
 }
 
 }  // namespace muon

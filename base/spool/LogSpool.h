@@ -27,10 +27,13 @@
 // between counting a drop and freeing the buffer has the buffer's lines both
 // recovered and reported dropped: reported too much, never too little.)
 //
-// Thread safety: create() and the destructor from one thread; activate(),
-// markWriting() and markFree() for one slot, and countDropped(), are
-// ordered by AsyncLogging's lock or owned by its backend; beginReport() and
-// endReport() by the backend (one writer of the file); producers call
+// LogSpool is AsyncLogging's BufferStore in crash-safe mode: each call of
+// that interface is the spool's record of the buffer's state.
+//
+// Thread safety: create(), open() and the destructor from one thread; the
+// BufferStore calls as BufferStore.h says (activate() and write() of one
+// slot, discard() and countDropped() are ordered by AsyncLogging's lock or
+// made by its backend; writeReport() by the backend); producers call
 // spool::record() each on its own reservation.
 #pragma once
 
@@ -38,12 +41,15 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "muon/base/BufferStore.h"
 #include "muon/base/SpoolFormat.h"
+#include "muon/base/SpoolRecovery.h"
 
 namespace muon {
 
-class LogSpool {
+class LogSpool : public BufferStore {
  public:
   // Creates and locks the spool of `basename` (its name: spool::fileName()) with
   // `slots` buffers of `bufferSize` bytes, under a temporary name that no
@@ -51,44 +57,53 @@ class LogSpool {
   // message in *error when it cannot.
   static std::unique_ptr<LogSpool> create(const std::string& basename, size_t slots,
                                           size_t bufferSize, std::string* error);
+
+  // What a crash-safe AsyncLogging starts with: its spool made (create()),
+  // then what dead processes of `basename` left in theirs written to
+  // `output` (recoverDeadSpools(), so their lines come before any of the new
+  // spool's), then the new spool published. The recovery is done whether or
+  // not a spool could be made.
+  struct Opened {
+    std::unique_ptr<LogSpool> spool;  // nullptr: none could be made or published
+    std::string error;                // why there is no spool
+    std::vector<RecoveryReport> recovered;  // one per dead spool
+  };
+  static Opened open(const std::string& basename, size_t slots, size_t bufferSize,
+                     LogFile* output);
+
   // Unmaps; removes the spool file when nothing in it is left to recover
   // or report (a clean stop), keeps it otherwise.
-  ~LogSpool();
-  LogSpool(const LogSpool&) = delete;
-  LogSpool& operator=(const LogSpool&) = delete;
+  ~LogSpool() override;
 
   // Renames the spool to spool::fileName(): from here on a recovery finds it (and
   // leaves it alone while this process holds the lock). Never replaces a
   // file: if another spool has the name, a sequence number is added.
   bool publish(std::string* error);
-  const std::string& path() const { return path_; }
+  std::string path() const override { return path_; }
 
   char* data(size_t slot) const { return buffers_ + slot * bufferSize_; }
-  // Makes the slot's pages resident and writable now, so that producers
-  // take no page faults in it. Best effort.
-  void prefault(size_t slot) const;
-  // Gives the slot's memory back (a burst is over); its disk blocks stay.
-  void release(size_t slot) const;
 
+  // BufferStore. memoryFor() makes the slot's pages resident and writable
+  // (best effort); release() gives them back (a burst is over), their disk
+  // blocks stay.
+  char* memoryFor(size_t slot) override;
+  void release(size_t slot, char* memory) override;
   // The slot becomes a fresh current buffer: a new generation, the next
-  // place in the order, state kActive. Returns the seal that record() needs.
-  uint64_t activate(size_t slot);
-  // The backend is about to write the slot at `pos`.
-  void markWriting(size_t slot, const FilePosition& pos);
-  // Everything in the slot is written (or dropped on purpose).
-  void markFree(size_t i) { spool::markFree(slot(i)); }
-
-  // Counts messages dropped (before their buffer is marked free).
-  void countDropped(uint64_t buffers, uint64_t messages);
-  // The backend is about to write a drop report at `pos`; it is written.
-  void beginReport(const FilePosition& pos) { spool::beginReport(header(), pos); }
-  void endReport(uint64_t buffers, uint64_t messages) {
-    spool::endReport(header(), buffers, messages);
-  }
+  // place in the order, state kActive. Returns the seal record() needs.
+  uint64_t activate(size_t slot) override;
+  // kWriting at the file's next position, the write, then kFree.
+  WriteResult write(size_t slot, const char* lines, size_t len, LogFile* file) override;
+  void discard(size_t slot) override { spool::markFree(slotHeader(slot)); }
+  // Counted before their buffer is marked free.
+  void countDropped(uint64_t buffers, uint64_t messages) override;
+  // The report kWriting at the file's next position, the write, then the
+  // counts reported.
+  WriteResult writeReport(const char* report, size_t len, uint64_t buffers, uint64_t messages,
+                          LogFile* file) override;
 
  private:
   LogSpool(std::string path, int fd, char* map, size_t mapSize, size_t slots, size_t bufferSize);
-  spool::Slot* slot(size_t i) const { return spool::slotAt(map_, i); }
+  spool::Slot* slotHeader(size_t i) const { return spool::slotAt(map_, i); }
   spool::Header* header() const { return reinterpret_cast<spool::Header*>(map_); }
 
   std::string basename_;

@@ -1,10 +1,10 @@
 // SpoolRecovery: writes out what a dead process left in its spool.
 //
-// A crash-safe AsyncLogging calls recoverDeadSpools() for its basename when
-// it is constructed, and muon-recover calls recoverSpool() for every spool
-// in a directory. A spool whose lock a live process holds is never touched.
-// For a dead one, recovery first reports the drops the dead process had not
-// reported (kDrop), in one line
+// A crash-safe AsyncLogging, as it is constructed, has LogSpool::open() call
+// recoverDeadSpools() for its basename, and muon-recover calls
+// recoverSpool() for every spool in a directory. A spool whose lock a live
+// process holds is never touched. For a dead one, recovery first reports
+// the drops the dead process had not reported (kDrop), in one line
 //   Dropped log messages of pid P, not reported before it died (recovered
 //   at TIME), N larger buffers (M messages)
 // then writes, in the order the buffers became current, one line

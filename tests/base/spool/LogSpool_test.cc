@@ -146,6 +146,54 @@ TEST(LogSpool, AnEntryPointingIntoItsOwnIndexOrBackwardsIsRefused) {
   EXPECT_EQ(h.text(0, c.buffers[0]), "good\n");
 }
 
+// LogSpool as AsyncLogging's BufferStore: what each call leaves in the spool
+// is what a recovery would find if the process died right there.
+TEST(LogSpool, AsTheStoreItRecordsEachBufferUntilItIsWrittenOrDiscarded) {
+  TempDir dir;
+  HandSpool h(dir.file("s"));
+  LogSpool& store = h.spool();
+  EXPECT_EQ(store.memoryFor(0), store.data(0));
+  h.activate(0);
+  h.put(0, "kept\n");
+  h.activate(1);
+  h.put(1, "dropped\n");
+  store.countDropped(1, 1);
+  store.discard(1);
+  std::string error;
+  SpoolContents c = h.read(&error);
+  ASSERT_EQ(c.buffers.size(), 1u) << "a discarded buffer has nothing to recover";
+  EXPECT_EQ(c.buffers[0].slot, 0u);
+  EXPECT_EQ(c.unreported.messages, 1u);
+
+  // Each write is seen from inside: the spool says where it started.
+  muon::LogFile::Options o;
+  o.buffered = false;
+  muon::LogFile out(dir.file("s"), off_t{1} << 40, false, 3, 1, o);
+  SpoolContents during;
+  out.setWriteFunction([&](int fd, const char* data, size_t len) {
+    std::string e;
+    during = h.read(&e);
+    return ::write(fd, data, len);
+  });
+  const std::string report = "1 dropped\n";
+  EXPECT_EQ(store.writeReport(report.data(), report.size(), 1, 1, &out).error, 0);
+  EXPECT_TRUE(during.reportWriting);
+  EXPECT_EQ(during.reportAt.size, 0u);
+  EXPECT_EQ(during.reportAt.path, out.currentFileName());
+
+  EXPECT_EQ(store.write(0, store.data(0), 5, &out).error, 0);
+  ASSERT_EQ(during.buffers.size(), 1u);
+  EXPECT_TRUE(during.buffers[0].writing);
+  EXPECT_EQ(during.buffers[0].writtenAt.size, report.size());
+  EXPECT_EQ(during.unreported.messages, 0u) << "the report is written";
+
+  c = h.read(&error);
+  EXPECT_TRUE(c.buffers.empty()) << "written: nothing left to recover";
+  EXPECT_FALSE(c.reportWriting);
+  EXPECT_EQ(c.unreported.messages, 0u);
+  EXPECT_EQ(readFile(out.currentFileName()), "1 dropped\nkept\n");
+}
+
 TEST(SpoolRecovery, BytesThatAreNotASpoolAreRefusedWithTheReason) {
   SpoolContents c;
   std::string error;
