@@ -18,9 +18,11 @@ namespace detail {
 
 // Keeps the last `lines` lines; 0 empties the ring and turns it off.
 void backtraceResize(size_t lines);
-// Copies one whole line (ending in '\n') in, dropping the oldest if full.
+// Copies one entry in, dropping the oldest if full. Logger keeps each line
+// as a stored record (detail::storeRecord), so that a sink that takes
+// records gets them when the ring is written.
 void backtracePush(const char* line, size_t len);
-// The kept lines, oldest first; the ring is left empty.
+// The kept entries, oldest first; the ring is left empty.
 std::vector<std::string> backtraceTake();
 
 }  // namespace detail

@@ -5,12 +5,13 @@
 //   log.start();
 //   ...                                         // ... until `attached` dies
 //
-// A sink is any object with `void append(const char* line, size_t len)` and
-// `void flush()`, both safe to call from any thread (AsyncLogging,
-// SyslogSink). While the attachment lives, Logger's output and flush
-// functions call them; when it is destroyed or detach()ed, both go back to
-// stdout, so no output is left pointing at a sink that is gone. Declared
-// after the sink, it is destroyed before it.
+// A sink is any object with `void append(const char* line, size_t len)` or
+// `void append(const LogRecord& record)` (LogRecord.h; preferred when it has
+// both), and `void flush()`, all safe to call from any thread (AsyncLogging,
+// SyslogSink). While the attachment lives, Logger's lines and flushes go to
+// them; when it is destroyed or detach()ed, both go back to stdout, so no
+// output is left pointing at a sink that is gone. Declared after the sink, it
+// is destroyed before it.
 //
 // At most one sink is attached at a time: a newer attach() replaces the
 // older one, whose end then changes nothing. Logger::setOutput/setFlush
@@ -26,18 +27,23 @@
 #include <memory>
 
 namespace muon {
+
+struct LogRecord;
+
 namespace detail {
 
-// A sink seen through its address and two plain functions, so that Logger's
+// A sink seen through its address and plain functions, so that Logger's
 // output stays a function pointer and the sink's type stays in the caller.
+// attach() sets exactly one of appendText and appendRecord.
 struct SinkRef {
-  void* sink;
-  void (*append)(void* sink, const char* line, size_t len);
-  void (*flush)(void* sink);
+  void* sink = nullptr;
+  void (*appendText)(void* sink, const char* line, size_t len) = nullptr;
+  void (*appendRecord)(void* sink, const LogRecord& record) = nullptr;
+  void (*flush)(void* sink) = nullptr;
 };
 
-// Makes `ref` Logger's output (Logging.cc); detachSink undoes it if `ref` is
-// still the current one.
+// Makes `ref` Logger's output (a new LoggerConfig); detachSink undoes it if
+// `ref` is still the current one.
 void attachSink(const SinkRef* ref);
 void detachSink(const SinkRef* ref);
 

@@ -1,30 +1,29 @@
-// The level configuration behind LogSite: the default level, per-module
-// levels, whether the backtrace ring wants lines below the level, and the
-// registry of resolved sites that a change re-resolves.
+// The levels of the logger configuration: level names, MUON_LOG_LEVEL's
+// syntax, module patterns and their matching, and Logger's level setters
+// (each a change of the configuration, LoggerConfig.h).
 #include <fnmatch.h>
-#include <pthread.h>
+#include <strings.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "muon/base/Logging.h"
+#include "muon/base/LoggerConfig.h"
 
 namespace muon {
 
 namespace {
 
-struct ModuleLevel {
-  std::string pattern;
-  Logger::LogLevel level;
-};
+using detail::ModuleLevel;
+using detail::ModuleLevels;
 
-struct LevelConfig {
+// What a MUON_LOG_LEVEL spec sets.
+struct Levels {
   Logger::LogLevel defaultLevel = Logger::INFO;
-  std::vector<ModuleLevel> modules;  // the last match wins
+  ModuleLevels modules;  // the last match wins
 };
 
 std::string trimmed(const std::string& s) {
@@ -33,8 +32,8 @@ std::string trimmed(const std::string& s) {
   return s.substr(begin, s.find_last_not_of(" \t") - begin + 1);
 }
 
-bool parseSpec(const char* spec, LevelConfig* out, std::string* error) {
-  LevelConfig config;
+bool parseSpec(const char* spec, Levels* out, std::string* error) {
+  Levels levels;
   bool sawDefault = false;
   const char* p = spec;
   for (;;) {
@@ -53,35 +52,23 @@ bool parseSpec(const char* spec, LevelConfig* out, std::string* error) {
         return false;
       }
       sawDefault = true;
-      config.defaultLevel = level;
+      levels.defaultLevel = level;
     } else if (trimmed(entry.substr(0, eq)).empty()) {
       *error = "'" + entry + "' has no pattern";
       return false;
     } else {
-      config.modules.push_back(ModuleLevel{trimmed(entry.substr(0, eq)), level});
+      levels.modules.push_back(ModuleLevel{trimmed(entry.substr(0, eq)), level});
     }
     if (end == nullptr) break;
     p = end + 1;
   }
-  *out = std::move(config);
+  *out = std::move(levels);
   return true;
 }
 
 constexpr const char* kSpecSyntax =
     "expected LEVEL or PATTERN=LEVEL, comma-separated, with LEVEL one of trace, debug, info, "
     "warn, error, fatal";
-
-LevelConfig configFromEnvironment() {
-  LevelConfig config;
-  const char* env = std::getenv("MUON_LOG_LEVEL");
-  std::string error;
-  if (env && *env && !parseSpec(env, &config, &error)) {
-    std::fprintf(stderr, "muon: ignoring MUON_LOG_LEVEL=%s: %s (%s); using info\n", env,
-                 error.c_str(), kSpecSyntax);
-    config = LevelConfig();
-  }
-  return config;
-}
 
 bool matches(const std::string& pattern, const char* file) {
   if (pattern.find('/') != std::string::npos) {
@@ -99,109 +86,80 @@ bool matches(const std::string& pattern, const char* file) {
   return dot != nullptr && ::fnmatch(pattern.c_str(), std::string(base, dot).c_str(), 0) == 0;
 }
 
-// Everything below is guarded by this mutex.
-std::mutex g_mutex;
-LevelConfig& config() {
-  static LevelConfig c = configFromEnvironment();
-  return c;
-}
-bool g_formatBelowLevel = false;  // the backtrace ring is on
-detail::LogSite* g_sites = nullptr;
-
-void resolve(detail::LogSite& site) {
-  const LevelConfig& c = config();
-  Logger::LogLevel level = c.defaultLevel;
-  for (auto it = c.modules.rbegin(); it != c.modules.rend(); ++it) {
-    if (matches(it->pattern, site.file)) {
-      level = it->level;
-      break;
-    }
-  }
-  // level first: a statement that sees the new threshold sees its level.
-  site.level.store(level, std::memory_order_relaxed);
-  site.threshold.store(g_formatBelowLevel ? Logger::TRACE : level, std::memory_order_relaxed);
-}
-
-void resolveAll() {
-  for (detail::LogSite* s = g_sites; s != nullptr; s = s->next) resolve(*s);
-}
-
-// fork() copies only the calling thread: a child that inherited g_mutex
-// locked by another thread would hang at its first unresolved statement. So
-// the fork waits for the mutex, and both sides release it.
-void lockBeforeFork() { g_mutex.lock(); }
-void unlockAfterFork() { g_mutex.unlock(); }
-struct AtForkRegistration {
-  AtForkRegistration() { ::pthread_atfork(&lockBeforeFork, &unlockAfterFork, &unlockAfterFork); }
-};
-AtForkRegistration g_atForkRegistration;
-
 }  // namespace
 
 namespace detail {
 
-LogSite* resolveAndAdmit(LogSite& site, int level) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  // Unresolved under the mutex: not registered yet (another thread may have
-  // done both since this one looked).
-  if (site.threshold.load(std::memory_order_relaxed) == LogSite::kUnresolved) {
-    site.next = g_sites;
-    g_sites = &site;
+Logger::LogLevel levelFor(const LoggerConfig& config, const char* file) {
+  if (config.modules != nullptr) {
+    for (auto it = config.modules->rbegin(); it != config.modules->rend(); ++it) {
+      if (matches(it->pattern, file)) return it->level;
+    }
   }
-  resolve(site);
-  return site.threshold.load(std::memory_order_relaxed) <= level ? &site : nullptr;
+  return config.defaultLevel;
 }
 
-int initialDefaultLevel() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  return config().defaultLevel;
-}
-
-void formatBelowLevel(bool on) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  g_formatBelowLevel = on;
-  resolveAll();
+void levelsFromEnvironment(LoggerConfig* config) {
+  Levels levels;
+  const char* env = std::getenv("MUON_LOG_LEVEL");
+  std::string error;
+  if (env && *env && !parseSpec(env, &levels, &error)) {
+    std::fprintf(stderr, "muon: ignoring MUON_LOG_LEVEL=%s: %s (%s); using info\n", env,
+                 error.c_str(), kSpecSyntax);
+    levels = Levels();
+  }
+  config->defaultLevel = levels.defaultLevel;
+  config->modules = keepModules(std::move(levels.modules));
 }
 
 }  // namespace detail
 
+bool Logger::parseLogLevel(const char* name, LogLevel* level) {
+  const size_t length = std::strlen(name);
+  for (int i = 0; i < NUM_LOG_LEVELS; ++i) {
+    const std::string_view known = detail::levelName(i);
+    if (known.size() == length && ::strncasecmp(name, known.data(), length) == 0) {
+      *level = static_cast<LogLevel>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+Logger::LogLevel Logger::logLevel() { return detail::loggerConfig().defaultLevel; }
+
 void Logger::setLogLevel(LogLevel level) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  config().defaultLevel = level;
-  g_logLevel.store(level, std::memory_order_relaxed);
-  resolveAll();
+  detail::changeLoggerConfig([&](detail::LoggerConfig& c) { c.defaultLevel = level; });
 }
 
 void Logger::setModuleLevel(const std::string& pattern, LogLevel level) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  std::vector<ModuleLevel>& modules = config().modules;
-  for (auto it = modules.begin(); it != modules.end(); ++it) {
-    if (it->pattern == pattern) {
-      modules.erase(it);
-      break;
+  detail::changeLoggerConfig([&](detail::LoggerConfig& c) {
+    ModuleLevels modules;
+    if (c.modules != nullptr) {
+      for (const ModuleLevel& m : *c.modules) {
+        if (m.pattern != pattern) modules.push_back(m);
+      }
     }
-  }
-  modules.push_back(ModuleLevel{pattern, level});
-  resolveAll();
+    modules.push_back(ModuleLevel{pattern, level});
+    c.modules = detail::keepModules(std::move(modules));
+  });
 }
 
 void Logger::clearModuleLevels() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  config().modules.clear();
-  resolveAll();
+  detail::changeLoggerConfig([](detail::LoggerConfig& c) { c.modules = nullptr; });
 }
 
 bool Logger::setLogLevels(const char* spec, std::string* error) {
-  LevelConfig parsed;
+  Levels parsed;
   std::string why;
   if (!parseSpec(spec, &parsed, &why)) {
     if (error) *error = why + " (" + kSpecSyntax + ")";
     return false;
   }
-  std::lock_guard<std::mutex> lock(g_mutex);
-  config() = std::move(parsed);
-  g_logLevel.store(config().defaultLevel, std::memory_order_relaxed);
-  resolveAll();
+  detail::changeLoggerConfig([&](detail::LoggerConfig& c) {
+    c.defaultLevel = parsed.defaultLevel;
+    c.modules = detail::keepModules(std::move(parsed.modules));
+  });
   return true;
 }
 

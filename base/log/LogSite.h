@@ -5,12 +5,12 @@
 // own in a static LogSite, and a disabled statement costs one relaxed load of
 // that cache and a compare, as a single global level did.
 //
-// A site starts unresolved. Its first execution takes the registry mutex,
-// works out its levels from the configuration (LogLevels.cc) and links the
-// site into the registry; every change of the configuration re-resolves the
-// registered sites under the same mutex. Sites live in static storage for the
-// life of the program: a shared object holding LOG_* statements must not be
-// unloaded (dlclose) while muon may change levels.
+// A site starts unresolved. Its first execution takes the configuration's
+// mutex, works out its levels from the configuration (LoggerConfig.h) and
+// links the site into the registry; every change of the levels re-resolves
+// the registered sites under the same mutex. Sites live in static storage
+// for the life of the program: a shared object holding LOG_* statements must
+// not be unloaded (dlclose) while muon may change levels.
 //
 // This is an internal header, included by Logging.h: include that.
 #pragma once
@@ -18,51 +18,10 @@
 #include <atomic>
 #include <cstddef>
 
+#include "muon/base/LineLayout.h"
+
 namespace muon {
 namespace detail {
-
-// Offset of the basename in a path: "a/b/c.cc" -> 4. constexpr, so the
-// macros can compute it at compile time.
-constexpr size_t basenameOffset(const char* path) {
-  size_t offset = 0;
-  for (size_t i = 0; path[i] != '\0'; ++i) {
-    if (path[i] == '/') offset = i + 1;
-  }
-  return offset;
-}
-
-// What a line ends with, " - file.cc:42\n", built at compile time once per
-// LOG_* statement (inside its LogSite), so a line only copies it.
-struct SourceLocation {
-  static constexpr size_t kCapacity = 96;
-  char trailer[kCapacity];
-  size_t length;
-};
-
-constexpr SourceLocation makeSourceLocation(const char* path, int line) {
-  SourceLocation where{};
-  size_t n = 0;
-  where.trailer[n++] = ' ';
-  where.trailer[n++] = '-';
-  where.trailer[n++] = ' ';
-  // Room is kept for ':', ten digits and '\n'; a longer name is cut.
-  const char* base = path + basenameOffset(path);
-  for (size_t i = 0; base[i] != '\0' && n < SourceLocation::kCapacity - 12; ++i) {
-    where.trailer[n++] = base[i];
-  }
-  where.trailer[n++] = ':';
-  char digits[10] = {};
-  size_t count = 0;
-  unsigned v = line > 0 ? static_cast<unsigned>(line) : 0u;
-  do {
-    digits[count++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  while (count > 0) where.trailer[n++] = digits[--count];
-  where.trailer[n++] = '\n';
-  where.length = n;
-  return where;
-}
 
 struct LogSite {
   static constexpr int kUnresolved = -1;
@@ -84,13 +43,8 @@ struct LogSite {
   LogSite* next = nullptr;  // the registry's list; guarded by its mutex
 };
 
-// Out of line (LogLevels.cc): registers and resolves `site`, then admits.
+// Out of line (LoggerConfig.cc): registers and resolves `site`, then admits.
 LogSite* resolveAndAdmit(LogSite& site, int level);
-// The default level MUON_LOG_LEVEL asks for (read once), for Logger::logLevel().
-int initialDefaultLevel();
-// Whether sites format lines below their level (the backtrace ring is on);
-// re-resolves every registered site.
-void formatBelowLevel(bool on);
 
 // The site if a statement at `level` is to be formatted, else nullptr.
 inline LogSite* admit(LogSite& site, int level) {

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <mutex>
 #include <pthread.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include <string>
@@ -16,22 +15,19 @@
 #include "muon/base/Backtrace.h"
 #include "muon/base/CurrentThread.h"
 #include "muon/base/FileIo.h"
+#include "muon/base/LogRecord.h"
+#include "muon/base/LoggerConfig.h"
 #include "muon/base/TimeZone.h"
 #include "muon/base/TscClock.h"
 
 namespace muon {
 
-namespace {
+using detail::kLevelNameLength;
+using detail::kLevelNames;
+using detail::kMicroOffset;
+using detail::kPrefixCapacity;
 
-// Padded to 8 bytes so that a line copies a fixed 8 (one move) and keeps 6.
-constexpr char kLevelNames[Logger::NUM_LOG_LEVELS][8] = {
-    "TRACE  ", "DEBUG  ", "INFO   ", "WARN   ", "ERROR  ", "FATAL  ",
-};
-constexpr size_t kLevelNameLength = 6;
-// Date-time, microseconds, 'Z', space, and "%5d " of a tid up to 10 digits;
-// copied as a fixed-size block into the empty line buffer.
-constexpr size_t kPrefixCapacity = 48;
-static_assert(kPrefixCapacity + sizeof kLevelNames[0] < LogStream::kBufferSize, "");
+namespace detail {
 
 // The default output: each line goes to stdout's descriptor with one
 // write(2) as it is logged, not through stdio. stdio holds lines in a 4 KiB
@@ -56,29 +52,10 @@ void defaultOutput(const char* msg, size_t len) {
 // put in stdout's buffer (printf), so that it precedes a FATAL line's abort.
 void defaultFlush() { std::fflush(stdout); }
 
-std::atomic<Logger::OutputFunc> g_output{&defaultOutput};
-std::atomic<Logger::FlushFunc> g_flush{&defaultFlush};
+}  // namespace detail
 
-// The attached sink (Logger::attach), reached through two plain functions.
-// Cleared before the SinkRef is freed; a line that finds it cleared goes to
-// stdout.
-std::atomic<const detail::SinkRef*> g_sink{nullptr};
-void sinkOutput(const char* msg, size_t len) {
-  const detail::SinkRef* ref = g_sink.load(std::memory_order_acquire);
-  if (ref) {
-    ref->append(ref->sink, msg, len);
-  } else {
-    defaultOutput(msg, len);
-  }
-}
-void sinkFlush() {
-  const detail::SinkRef* ref = g_sink.load(std::memory_order_acquire);
-  if (ref) {
-    ref->flush(ref->sink);
-  } else {
-    defaultFlush();
-  }
-}
+namespace {
+
 // TscClock: the wall clock at half the cost of clock_gettime (see TscClock.h).
 std::atomic<Logger::ClockFunc> g_clock{&TscClock::now};
 
@@ -108,43 +85,10 @@ struct PrefixCache {
 };
 thread_local PrefixCache t_prefix;
 
-constexpr size_t kMicroOffset = 18;  // "20261121 08:15:02." is 18 chars
-
-// The fields of a date-time, each 0..99.
-void write2(char* p, int v) { detail::writeTwoDigits(p, static_cast<unsigned>(v)); }
-
-// Writes 0 <= micro < 10^6 as six digits.
-void writeMicro(char* p, int micro) {
-  const auto m = static_cast<unsigned>(micro);
-  detail::writeTwoDigits(p, m / 10000);
-  detail::writeTwoDigits(p + 2, m / 100 % 100);
-  detail::writeTwoDigits(p + 4, m % 100);
-}
-
 void rebuildPrefix(int64_t second, unsigned generation) {
   TimeZone tz = Logger::timeZone();
-  DateTime dt = tz.toLocalTime(second);
-  char* p = t_prefix.text;
-  // Years 0..9999 print as 4 digits; anything else is out of a log's range.
-  int year = dt.year < 0 ? 0 : (dt.year > 9999 ? 9999 : dt.year);
-  write2(p, year / 100);
-  write2(p + 2, year % 100);
-  write2(p + 4, dt.month);
-  write2(p + 6, dt.day);
-  p[8] = ' ';
-  write2(p + 9, dt.hour);
-  p[11] = ':';
-  write2(p + 12, dt.minute);
-  p[14] = ':';
-  write2(p + 15, dt.second);
-  p[17] = '.';
-  p += kMicroOffset + 6;  // the digits are written per line
-  if (tz.isUtc()) *p++ = 'Z';
-  *p++ = ' ';
-  std::string_view tid = CurrentThread::tidString();
-  std::memcpy(p, tid.data(), tid.size());
-  p += tid.size();
-  t_prefix.length = static_cast<size_t>(p - t_prefix.text);
+  t_prefix.length = detail::writePrefix(t_prefix.text, tz.toLocalTime(second), tz.isUtc(),
+                                        CurrentThread::tidString());
   ++t_prefix.builds;
   t_prefix.second = second;
   t_prefix.generation = generation;
@@ -178,26 +122,6 @@ AtForkRegistration g_atForkRegistration;
 
 }  // namespace
 
-std::atomic<int> Logger::g_logLevel{detail::initialDefaultLevel()};
-
-namespace {
-
-// The rare-path settings. g_attentionLevel is the lowest level whose lines
-// take Logger::writeRare: TRACE while the ring is on (any line may be below
-// its statement's level), else min(flush level, FATAL).
-std::mutex g_rareMutex;  // serializes the setters below
-std::atomic<int> g_flushLevel{Logger::FATAL};
-std::atomic<size_t> g_backtraceLines{0};
-std::atomic<int> g_attentionLevel{Logger::FATAL};
-
-void updateAttentionLevel() {  // g_rareMutex held
-  int level = std::min<int>(Logger::FATAL, g_flushLevel.load(std::memory_order_relaxed));
-  if (g_backtraceLines.load(std::memory_order_relaxed) > 0) level = Logger::TRACE;
-  g_attentionLevel.store(level, std::memory_order_relaxed);
-}
-
-}  // namespace
-
 const char* strerror_tl(int savedErrno) {
   thread_local char t_errnoBuf[512];
   return ::strerror_r(savedErrno, t_errnoBuf, sizeof t_errnoBuf);
@@ -213,7 +137,9 @@ Logger::Logger(const detail::LogSite& site, LogLevel level)
 Logger::Logger(const detail::LogSite& site, LogLevel level, const char* func)
     : site_(site), level_(level), savedErrno_(0) {
   formatHeader(level);
+  functionBegin_ = messageBegin_;
   stream_ << func << ' ';
+  messageBegin_ = static_cast<uint32_t>(stream_.buffer().length());
 }
 
 Logger::Logger(const detail::LogSite& site, bool toAbort)
@@ -262,12 +188,17 @@ void Logger::formatHeader(LogLevel level) {
   // kLevelNameLength bytes of them count.
   LogStream::Buffer& buf = stream_.buffer();
   char* p = buf.current();
+  const size_t prefixLength = cache.length;
+  // What record() needs and the prefix cache may forget before it runs (a
+  // << operand that logs may start a new second).
+  micro_ = micro;
+  second_ = cache.second;
   std::memcpy(p, cache.text, kPrefixCapacity);
-  writeMicro(p + kMicroOffset, micro);
-  p += cache.length;
-  std::memcpy(p, kLevelNames[level], sizeof kLevelNames[level]);
-  p += kLevelNameLength;
-  buf.add(static_cast<size_t>(p - buf.current()));
+  detail::writeMicro(p + kMicroOffset, micro);
+  std::memcpy(p + prefixLength, kLevelNames[level], sizeof kLevelNames[level]);
+  const size_t headerLength = prefixLength + kLevelNameLength;
+  buf.add(headerLength);
+  messageBegin_ = static_cast<uint32_t>(headerLength);
 }
 
 void Logger::finish() {
@@ -291,114 +222,198 @@ void Logger::finish() {
   buf.append(where.trailer, n);
 }
 
-Logger::~Logger() {
-  finish();
-  // One compare covers the rare cases: a level that flushes, FATAL, and
-  // with the backtrace ring on every line (it may be below its level).
-  if (__builtin_expect(level_ >= g_attentionLevel.load(std::memory_order_relaxed), 0)) {
-    writeRare();
-    return;
+namespace {
+
+void flushWith(const detail::LoggerConfig& config) {
+  if (config.flush != nullptr) {
+    config.flush();
+  } else {
+    config.sink.flush(config.sink.sink);
   }
-  const LogStream::Buffer& buf = stream_.buffer();
-  OutputFunc output = g_output.load(std::memory_order_relaxed);
-  if (output == &sinkOutput) {
-    // An attached sink, called directly rather than through sinkOutput.
-    const detail::SinkRef* ref = g_sink.load(std::memory_order_acquire);
-    if (ref) {
-      ref->append(ref->sink, buf.data(), buf.length());
-      return;
-    }
+}
+
+// Writes a line to a sink that takes text or to the output function; false
+// if the attached sink takes records instead.
+inline bool writeText(const detail::LoggerConfig& config, const char* line, size_t len) {
+  const detail::SinkRef& sink = config.sink;
+  if (sink.appendText != nullptr) {
+    sink.appendText(sink.sink, line, len);
+    return true;
   }
-  output(buf.data(), buf.length());
-}
-
-void Logger::writeRare() {
-  const LogStream::Buffer& buf = stream_.buffer();
-  const bool backtrace = g_backtraceLines.load(std::memory_order_relaxed) > 0;
-  // A FATAL statement's site is never resolved (level kUnresolved): never below.
-  if (backtrace && level_ < site_.level.load(std::memory_order_relaxed)) {
-    detail::backtracePush(buf.data(), buf.length());
-    return;
-  }
-  OutputFunc output = g_output.load(std::memory_order_relaxed);
-  if (backtrace && level_ >= ERROR) writeBacktrace(output);
-  output(buf.data(), buf.length());
-  if (level_ >= g_flushLevel.load(std::memory_order_relaxed) || level_ == FATAL) flush();
-  if (level_ == FATAL) std::abort();
-}
-
-void Logger::writeBacktrace(OutputFunc output) {
-  std::vector<std::string> lines = detail::backtraceTake();
-  if (lines.empty()) return;
-  // The markers carry this line's date-time, thread and level, so that they
-  // read as log lines; the kept lines keep their own.
-  const size_t headerLength = t_prefix.length + kLevelNameLength;
-  std::string marker(stream_.buffer().data(), headerLength);
-  marker += "---- backtrace: the last ";
-  marker += std::to_string(lines.size());
-  marker += " lines below the level, oldest first ----\n";
-  output(marker.data(), marker.size());
-  for (const std::string& line : lines) output(line.data(), line.size());
-  marker.resize(headerLength);
-  marker += "---- end of backtrace ----\n";
-  output(marker.data(), marker.size());
-}
-
-void Logger::setFlushLevel(LogLevel level) {
-  std::lock_guard<std::mutex> lock(g_rareMutex);
-  g_flushLevel.store(level, std::memory_order_relaxed);
-  updateAttentionLevel();
-}
-
-Logger::LogLevel Logger::flushLevel() {
-  return static_cast<LogLevel>(g_flushLevel.load(std::memory_order_relaxed));
-}
-
-void Logger::enableBacktrace(size_t lines) {
-  std::lock_guard<std::mutex> lock(g_rareMutex);
-  detail::backtraceResize(lines);
-  g_backtraceLines.store(lines, std::memory_order_relaxed);
-  detail::formatBelowLevel(lines > 0);
-  updateAttentionLevel();
-}
-
-bool Logger::parseLogLevel(const char* name, LogLevel* level) {
-  static constexpr const char* kNames[NUM_LOG_LEVELS] = {"trace", "debug", "info",
-                                                         "warn",  "error", "fatal"};
-  for (int i = 0; i < NUM_LOG_LEVELS; ++i) {
-    if (::strcasecmp(name, kNames[i]) == 0) {
-      *level = static_cast<LogLevel>(i);
-      return true;
-    }
+  if (config.output != nullptr) {
+    config.output(line, len);
+    return true;
   }
   return false;
 }
 
+void writeRecord(const detail::LoggerConfig& config, const LogRecord& record) {
+  if (!writeText(config, record.text.data(), record.text.size())) {
+    config.sink.appendRecord(config.sink.sink, record);
+  }
+}
+
+}  // namespace
+
+// writeRecord(config, record()), making the record only for a sink that
+// takes records.
+inline void Logger::write(const detail::LoggerConfig& config) const {
+  const LogStream::Buffer& buf = stream_.buffer();
+  if (!writeText(config, buf.data(), buf.length())) writeAsRecord(config.sink);
+}
+
+// Out of line: the record's stack frame stays off the paths that write text.
+__attribute__((noinline)) void Logger::writeAsRecord(const detail::SinkRef& sink) const {
+  sink.appendRecord(sink.sink, record());
+}
+
+Logger::~Logger() {
+  finish();
+  // The statement's one look at the configuration.
+  const detail::LoggerConfig& config = detail::loggerConfig();
+  // One compare covers the rare cases: a level that flushes, FATAL, and
+  // every line while the backtrace ring is on (it may be below its level)
+  // or a sink that takes records is attached.
+  if (__builtin_expect(level_ >= config.attentionLevel, 0)) {
+    writeRare(config);
+    return;
+  }
+  // Text, to the attached sink or the output function.
+  const LogStream::Buffer& buf = stream_.buffer();
+  const detail::SinkRef& sink = config.sink;
+  if (sink.appendText != nullptr) {
+    sink.appendText(sink.sink, buf.data(), buf.length());
+  } else {
+    config.output(buf.data(), buf.length());
+  }
+}
+
+LogRecord Logger::record() const {
+  const LogStream::Buffer& buf = stream_.buffer();
+  const char* data = buf.data();
+  const detail::SourceLocation& where = site_.where;
+  // The trailer is always whole at the end (finish); a message that did not
+  // fit was cut before it.
+  const size_t messageEnd = buf.length() - where.length;
+  const size_t messageBegin = std::min<size_t>(messageBegin_, messageEnd);
+  LogRecord r;
+  r.time = Timestamp::fromUnixTime(second_, micro_);
+  r.level = level_;
+  r.tid = CurrentThread::tid();
+  r.file = std::string_view(data + messageEnd + detail::SourceLocation::kFileOffset,
+                            where.fileLength);
+  r.line = where.line;
+  // "func " between the level and the message.
+  if (functionBegin_ != 0 && messageBegin > functionBegin_) {
+    r.function = std::string_view(data + functionBegin_, messageBegin - functionBegin_ - 1);
+  }
+  r.message = std::string_view(data + messageBegin, messageEnd - messageBegin);
+  r.text = buf.toStringView();
+  return r;
+}
+
+void Logger::writeRare(const detail::LoggerConfig& config) {
+  const bool backtrace = config.backtraceLines > 0;
+  // A FATAL statement's site is never resolved (level kUnresolved): never below.
+  if (backtrace && level_ < site_.level.load(std::memory_order_relaxed)) {
+    keepInBacktrace();
+    return;
+  }
+  if (backtrace && level_ >= ERROR) writeBacktrace(config);
+  write(config);
+  if (level_ >= config.flushLevel || level_ == FATAL) flushWith(config);
+  if (level_ == FATAL) std::abort();
+}
+
+// Kept as a record, so that a sink that takes records gets one when the
+// ring is written. Out of line: its buffer stays off writeRare's frame.
+__attribute__((noinline)) void Logger::keepInBacktrace() const {
+  const LogRecord line = record();
+  const size_t size = detail::storedSize(line);
+  // A line's record is its text and a header.
+  char stored[LogStream::kBufferSize + 256];
+  if (__builtin_expect(size <= sizeof stored, 1)) {
+    detail::storeRecord(line, stored);
+    detail::backtracePush(stored, size);
+  } else {
+    std::string heap(size, '\0');
+    detail::storeRecord(line, heap.data());
+    detail::backtracePush(heap.data(), size);
+  }
+}
+
+void Logger::writeBacktrace(const detail::LoggerConfig& config) {
+  std::vector<std::string> kept = detail::backtraceTake();
+  if (kept.empty()) return;
+  // The markers carry this line's date-time, thread and level, so that they
+  // read as log lines; no statement wrote them, so they have no trailer.
+  // The kept lines keep their own.
+  const std::string_view header(stream_.buffer().data(),
+                                functionBegin_ != 0 ? functionBegin_ : messageBegin_);
+  auto writeMarker = [&](const std::string& message) {
+    const std::string text = std::string(header) + message + '\n';
+    LogRecord marker = record();
+    marker.file = std::string_view();
+    marker.line = 0;
+    marker.function = std::string_view();
+    marker.message = std::string_view(text).substr(header.size(), message.size());
+    marker.text = text;
+    writeRecord(config, marker);
+  };
+  writeMarker("---- backtrace: the last " + std::to_string(kept.size()) +
+              " lines below the level, oldest first ----");
+  for (const std::string& stored : kept) writeRecord(config, detail::loadRecord(stored.data()));
+  writeMarker("---- end of backtrace ----");
+}
+
+void Logger::setFlushLevel(LogLevel level) {
+  detail::changeLoggerConfig([&](detail::LoggerConfig& c) { c.flushLevel = level; });
+}
+
+Logger::LogLevel Logger::flushLevel() { return detail::loggerConfig().flushLevel; }
+
+void Logger::enableBacktrace(size_t lines) {
+  detail::changeLoggerConfig([&](detail::LoggerConfig& c) {
+    detail::backtraceResize(lines);
+    c.backtraceLines = lines;
+  });
+}
+
 void Logger::setOutput(OutputFunc out) {
-  g_output.store(out ? out : &defaultOutput, std::memory_order_relaxed);
+  detail::changeLoggerConfig([&](detail::LoggerConfig& c) {
+    c.output = out ? out : &detail::defaultOutput;
+    c.sink.appendText = nullptr;  // lines no longer go to an attached sink
+    c.sink.appendRecord = nullptr;
+  });
 }
 
 void Logger::setFlush(FlushFunc flush) {
-  g_flush.store(flush ? flush : &defaultFlush, std::memory_order_relaxed);
+  detail::changeLoggerConfig([&](detail::LoggerConfig& c) {
+    c.flush = flush ? flush : &detail::defaultFlush;
+    c.sink.flush = nullptr;
+  });
 }
 
-void Logger::flush() { g_flush.load(std::memory_order_relaxed)(); }
+void Logger::flush() { flushWith(detail::loggerConfig()); }
 
 void detail::attachSink(const SinkRef* ref) {
-  g_sink.store(ref, std::memory_order_release);
-  g_output.store(&sinkOutput, std::memory_order_release);
-  g_flush.store(&sinkFlush, std::memory_order_release);
+  changeLoggerConfig([&](LoggerConfig& c) {
+    c.sink = *ref;
+    c.attachment = ref;
+    c.output = nullptr;
+    c.flush = nullptr;
+  });
 }
 
 void detail::detachSink(const SinkRef* ref) {
-  if (!g_sink.compare_exchange_strong(ref, nullptr, std::memory_order_acq_rel)) {
-    return;  // a newer attach() replaced it
-  }
-  // Only our own functions are put back: a setOutput() made since stays.
-  Logger::OutputFunc out = &sinkOutput;
-  g_output.compare_exchange_strong(out, &defaultOutput);
-  Logger::FlushFunc flush = &sinkFlush;
-  g_flush.compare_exchange_strong(flush, &defaultFlush);
+  changeLoggerConfig([&](LoggerConfig& c) {
+    if (c.attachment != ref) return;  // a newer attach() replaced it
+    // Only the sink's own routes are put back: a setOutput() made since stays.
+    if (c.output == nullptr) c.output = &defaultOutput;
+    if (c.flush == nullptr) c.flush = &defaultFlush;
+    c.sink = SinkRef();
+    c.attachment = nullptr;
+  });
 }
 
 void Logger::setClock(ClockFunc clock) {

@@ -5,16 +5,18 @@
 // Each statement formats one line into a LogStream on the caller's stack and
 // hands it to the output function in one call (by default one write(2) to
 // stdout's descriptor, so that each line reaches a pipe or file as it is
-// logged, not through stdio's buffer; an AsyncLogging backend in servers).
-// The line layout is muduo's:
+// logged, not through stdio's buffer; an AsyncLogging backend in servers),
+// or to an attached sink that takes records as a LogRecord (LogRecord.h).
+// The line layout is muduo's (LineLayout.h):
 //
 //   20261121 08:15:02.123456Z  4321 INFO  message - file.cc:42
 //
 // date and time (the 'Z' only in UTC), thread id "%5d ", level padded to 6,
 // the message, " - ", the source file's basename and line, '\n'.
 // Any thread may log at any time; the setters are safe to call from any
-// thread too, but are meant for start-up (a line being formatted while a
-// level changes follows the old or the new one).
+// thread too, but are meant for start-up. The settings are one immutable
+// configuration that each setter replaces whole (LoggerConfig.h); a line
+// being formatted while a setting changes follows the old or the new one.
 //
 // Also here, as in glog's logging.h: LOG_IF, LOG_EVERY_N, LOG_FIRST_N,
 // LOG_EVERY_T (RateLimit.h); CHECK, CHECK_EQ ..., CHECK_NOTNULL, PCHECK,
@@ -28,6 +30,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "muon/base/LogAttachment.h"
 #include "muon/base/LogSite.h"
@@ -37,8 +40,19 @@
 namespace muon {
 
 class TimeZone;
+struct LogRecord;
 
 namespace detail {
+
+struct LoggerConfig;
+
+// Whether Sink has append(const LogRecord&), for Logger::attach.
+template <typename Sink, typename = void>
+struct TakesRecords : std::false_type {};
+template <typename Sink>
+struct TakesRecords<Sink, std::void_t<decltype(std::declval<Sink&>().append(
+                              std::declval<const LogRecord&>()))>> : std::true_type {};
+
 // Makes `stream << a << b` a void expression, so that it can be the last
 // operand of ?: in the LOG_* macros. '&' binds looser than '<<', so it takes
 // the whole chain.
@@ -71,7 +85,7 @@ class Logger {
   LogStream& stream() { return stream_; }
 
   // The default level: statements in files no module level matches.
-  static LogLevel logLevel() { return static_cast<LogLevel>(g_logLevel.load(std::memory_order_relaxed)); }
+  static LogLevel logLevel();
   static void setLogLevel(LogLevel level);
   // "trace", "debug", ... (case-insensitive); false if the name is unknown.
   static bool parseLogLevel(const char* name, LogLevel* level);
@@ -117,14 +131,25 @@ class Logger {
   static void setFlush(FlushFunc flush);  // nullptr: back to fflush(stdout)
   static void flush();                    // calls the flush function
 
-  // Sends every line to `sink` (append/flush, e.g. an AsyncLogging) until
-  // the returned LogAttachment is destroyed; then stdout again.
+  // Sends every line to `sink` until the returned LogAttachment is
+  // destroyed; then stdout again. A sink with append(const LogRecord&) gets
+  // records (LogRecord.h), one with append(const char* line, size_t len)
+  // the text; flush() gets the flushes (LogAttachment.h).
   template <typename Sink>
   static LogAttachment attach(Sink& sink) {
-    return LogAttachment(detail::SinkRef{
-        &sink,
-        [](void* s, const char* line, size_t len) { static_cast<Sink*>(s)->append(line, len); },
-        [](void* s) { static_cast<Sink*>(s)->flush(); }});
+    detail::SinkRef ref;
+    ref.sink = &sink;
+    if constexpr (detail::TakesRecords<Sink>::value) {
+      ref.appendRecord = [](void* s, const LogRecord& record) {
+        static_cast<Sink*>(s)->append(record);
+      };
+    } else {
+      ref.appendText = [](void* s, const char* line, size_t len) {
+        static_cast<Sink*>(s)->append(line, len);
+      };
+    }
+    ref.flush = [](void* s) { static_cast<Sink*>(s)->flush(); };
+    return LogAttachment(ref);
   }
 
   // The zone the date-time is printed in (UTC by default).
@@ -141,16 +166,27 @@ class Logger {
  private:
   void formatHeader(LogLevel level);
   void finish();
-  // Backtrace ring, flush level and FATAL: kept off the common path.
-  void writeRare();
-  void writeBacktrace(void (*output)(const char* msg, size_t len));
-
-  static std::atomic<int> g_logLevel;
+  // The line as a record, for a sink that takes records.
+  LogRecord record() const;
+  // Hands the line to the configured output or sink, as text or record.
+  void write(const detail::LoggerConfig& config) const;
+  void writeAsRecord(const detail::SinkRef& sink) const;
+  // Records, the backtrace ring, flush level and FATAL: off the common path.
+  void writeRare(const detail::LoggerConfig& config);
+  void keepInBacktrace() const;
+  void writeBacktrace(const detail::LoggerConfig& config);
 
   LogStream stream_;
   const detail::LogSite& site_;
   LogLevel level_;
   int savedErrno_;  // LOG_SYSERR's errno, taken before the arguments run; 0 otherwise
+  // For record(): where in the buffer the function's name begins (TRACE
+  // and DEBUG; 0: none), which is where the level name ends, and where the
+  // message does; the microsecond and second the line's date-time shows.
+  uint32_t functionBegin_ = 0;  // next to savedErrno_: both zeroed in one store
+  uint32_t messageBegin_;
+  int micro_;
+  int64_t second_;
 };
 
 // Writes errno's text for `savedErrno` into a per-thread buffer.

@@ -11,8 +11,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <vector>
+
+#include "muon/base/LineLayout.h"
+#include "muon/base/LogRecord.h"
+#include "muon/base/TimeZone.h"
 
 namespace muon {
 
@@ -30,25 +35,33 @@ constexpr int kDebug = 7;
 // gives up on the connection.
 constexpr int kTcpTimeoutMs = 2000;
 
-bool isDigits(const char* p, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    if (p[i] < '0' || p[i] > '9') return false;
+// The one place a level becomes a syslog severity.
+int severityOf(Logger::LogLevel level) {
+  switch (level) {
+    case Logger::TRACE:
+    case Logger::DEBUG:
+      return kDebug;
+    case Logger::INFO:
+      return kInformational;
+    case Logger::WARN:
+      return kWarning;
+    case Logger::ERROR:
+      return kError;
+    case Logger::FATAL:
+      return kCritical;
+    default:
+      return kNotice;
   }
-  return true;
 }
 
-int severityOf(const char* level, size_t len) {
-  struct Name {
-    const char* name;
-    int severity;
-  };
-  static constexpr Name kNames[] = {{"TRACE", kDebug},   {"DEBUG", kDebug},
-                                    {"INFO", kInformational}, {"WARN", kWarning},
-                                    {"ERROR", kError},   {"FATAL", kCritical}};
-  for (const Name& n : kNames) {
-    if (std::strlen(n.name) == len && std::memcmp(n.name, level, len) == 0) return n.severity;
-  }
-  return kNotice;
+// RFC 3339 in UTC, to the microsecond: "2026-11-21T08:15:02.123456Z".
+std::string utcTimestamp(Timestamp time) {
+  const DateTime dt = TimeZone::toUtcTime(time.secondsSinceEpoch());
+  const int year = std::clamp(dt.year, 0, 9999);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", year, dt.month, dt.day,
+                dt.hour, dt.minute, dt.second, time.microSecondsInSecond());
+  return buf;
 }
 
 // RFC 5424's header fields are printable ASCII without spaces, of bounded length.
@@ -66,44 +79,34 @@ std::string defaultHostname() {
   return name;
 }
 
+// "<PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID - - ", MSG to follow: no MSGID, no
+// structured data.
+std::string headerOf(int facility, int severity, const std::string& timestamp,
+                     const std::string& hostname, const std::string& appName, pid_t pid) {
+  return "<" + std::to_string(facility * 8 + severity) + ">1 " + timestamp + ' ' +
+         headerField(hostname, 255) + ' ' + headerField(appName, 48) + ' ' +
+         std::to_string(pid) + " - - ";
+}
+
 }  // namespace
+
+std::string SyslogSink::format(const LogRecord& record, int facility,
+                               const std::string& hostname, const std::string& appName,
+                               pid_t pid) {
+  std::string out = headerOf(facility, severityOf(record.level), utcTimestamp(record.time),
+                             hostname, appName, pid);
+  out += std::to_string(record.tid);
+  out += ' ';
+  detail::appendFromLevel(&out, record);
+  return out;
+}
 
 std::string SyslogSink::format(const char* line, size_t len, int facility,
                                const std::string& hostname, const std::string& appName,
                                pid_t pid) {
   if (len > 0 && line[len - 1] == '\n') --len;
-  int severity = kNotice;
-  std::string timestamp = "-";
-  const char* msg = line;
-  size_t msgLen = len;
-  // muon's layout: "YYYYmmdd HH:MM:SS.uuuuuu[Z] tid LEVEL message - file:line".
-  if (len > 25 && isDigits(line, 8) && line[8] == ' ' && line[11] == ':' && line[14] == ':' &&
-      line[17] == '.' && isDigits(line + 18, 6)) {
-    size_t pos = 24;
-    if (line[pos] == 'Z') {
-      timestamp.assign(line, 4);
-      timestamp += '-';
-      timestamp.append(line + 4, 2);
-      timestamp += '-';
-      timestamp.append(line + 6, 2);
-      timestamp += 'T';
-      timestamp.append(line + 9, 15);
-      timestamp += 'Z';
-      ++pos;
-    }
-    while (pos < len && line[pos] == ' ') ++pos;
-    msg = line + pos;
-    msgLen = len - pos;
-    while (pos < len && line[pos] >= '0' && line[pos] <= '9') ++pos;  // the thread id
-    if (pos < len && line[pos] == ' ') ++pos;
-    size_t end = pos;
-    while (end < len && line[end] != ' ') ++end;
-    severity = severityOf(line + pos, end - pos);
-  }
-  std::string out = "<" + std::to_string(facility * 8 + severity) + ">1 " + timestamp + ' ' +
-                    headerField(hostname, 255) + ' ' + headerField(appName, 48) + ' ' +
-                    std::to_string(pid) + " - - ";
-  out.append(msg, msgLen);
+  std::string out = headerOf(facility, kNotice, "-", hostname, appName, pid);
+  out.append(line, len);
   return out;
 }
 
@@ -127,7 +130,20 @@ SyslogSink::~SyslogSink() {
   closeSocket();
 }
 
+void SyslogSink::append(const LogRecord& record) {
+  const size_t size = detail::storedSize(record);
+  Queued item{std::unique_ptr<char[]>(new char[size]), size, true};
+  detail::storeRecord(record, item.bytes.get());
+  enqueue(std::move(item));
+}
+
 void SyslogSink::append(const char* line, size_t len) {
+  Queued item{std::unique_ptr<char[]>(new char[len]), len, false};
+  std::memcpy(item.bytes.get(), line, len);
+  enqueue(std::move(item));
+}
+
+void SyslogSink::enqueue(Queued item) {
   bool wasEmpty;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -136,8 +152,8 @@ void SyslogSink::append(const char* line, size_t len) {
       return;
     }
     wasEmpty = queue_.empty();
-    queue_.emplace_back(line, len);
-    ++queuedTotal_;
+    queue_.push_back(std::move(item));
+    tickets_.issue();
   }
   // The sender waits only for an empty queue to fill; it looks again after
   // every batch, so later lines need no wake-up (and no futex call).
@@ -146,9 +162,7 @@ void SyslogSink::append(const char* line, size_t len) {
 
 void SyslogSink::flush() {
   std::unique_lock<std::mutex> lock(mutex_);
-  const uint64_t target = queuedTotal_;
-  flushCond_.wait_for(lock, std::chrono::milliseconds(options_.flushTimeoutMs),
-                      [&] { return doneTotal_ >= target; });
+  tickets_.waitFor(lock, tickets_.newest(), std::chrono::milliseconds(options_.flushTimeoutMs));
 }
 
 SyslogSink::Stats SyslogSink::stats() const {
@@ -161,23 +175,29 @@ SyslogSink::Stats SyslogSink::stats() const {
 }
 
 void SyslogSink::senderLoop() {
-  std::deque<std::string> batch;
+  std::deque<Queued> batch;
   for (;;) {
+    uint64_t batchEnd;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       senderCond_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, and nothing left
       batch.swap(queue_);
+      batchEnd = tickets_.newest();
     }
     size_t handled = 0;
     bool unreachable = false;
-    for (const std::string& line : batch) {
+    for (const Queued& item : batch) {
       if (fd_ < 0 && !connectSocket()) {
         unreachable = true;
         break;
       }
-      if (sendMessage(format(line.data(), line.size(), options_.facility, hostname_, appName_,
-                             pid_))) {
+      const std::string message =
+          item.isRecord ? format(detail::loadRecord(item.bytes.get()), options_.facility,
+                                 hostname_, appName_, pid_)
+                        : format(item.bytes.get(), item.size, options_.facility, hostname_,
+                                 appName_, pid_);
+      if (sendMessage(message)) {
         sent_.fetch_add(1, std::memory_order_relaxed);
       } else {
         lost_.fetch_add(1, std::memory_order_relaxed);
@@ -192,10 +212,9 @@ void SyslogSink::senderLoop() {
     bool stopping;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      doneTotal_ += batch.size();
+      tickets_.markDone(batchEnd);
       stopping = stopping_;
     }
-    flushCond_.notify_all();
     batch.clear();
     if (unreachable && !stopping) {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -290,11 +309,8 @@ void SyslogSink::reportLosses() {
                            " lines dropped (queue full) and " +
                            std::to_string(lost - reportedLost_) +
                            " lost (daemon unreachable) since the last report";
-  // Not a muon line: format() gives it severity notice; make it a warning.
-  std::string message = format(text.data(), text.size(), options_.facility, hostname_, appName_,
-                                pid_);
-  message.replace(0, message.find('>') + 1,
-                  "<" + std::to_string(options_.facility * 8 + kWarning) + ">");
+  const std::string message =
+      headerOf(options_.facility, kWarning, "-", hostname_, appName_, pid_) + text;
   if (sendMessage(message)) {
     reportedDropped_ = dropped;
     reportedLost_ = lost;

@@ -4,13 +4,14 @@
 //   muon::SyslogSink syslog(muon::SyslogOptions{});   // /dev/log
 //   auto attached = muon::Logger::attach(syslog);
 //
-// A muon line "20261121 08:15:02.123456Z  4321 WARN  disk full - df.cc:42"
+// It takes LogRecords (LogRecord.h): a line logged as
+//   20261121 16:15:02.123456  4321 WARN  disk full - df.cc:42   (in UTC+8)
 // becomes
 //   <12>1 2026-11-21T08:15:02.123456Z myhost server 4321 - - 4321 WARN  disk full - df.cc:42
-// with the severity from the line's level (TRACE and DEBUG: debug, INFO:
-// info, WARN: warning, ERROR: err, FATAL: crit; a line that is not in muon's
-// format: notice), the time from the line when it is in UTC (else "-": the
-// daemon stamps it), and the message without the date-time.
+// with the severity from the record's level (TRACE and DEBUG: debug, INFO:
+// info, WARN: warning, ERROR: err, FATAL: crit), the time from the record,
+// always in UTC, and as MSG the line without its date-time: the thread id,
+// then everything from the level on, as the line has it.
 //
 // Transports: a UNIX datagram socket (/dev/log by default), UDP, or TCP with
 // octet counting (RFC 6587: "LEN SP MESSAGE"); numeric IPv4 addresses.
@@ -36,11 +37,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 
+#include "muon/base/FlushTickets.h"
+
 namespace muon {
+
+struct LogRecord;
 
 struct SyslogOptions {
   enum Transport { kUnixDatagram, kUdp, kTcp };
@@ -77,7 +83,12 @@ class SyslogSink {
   SyslogSink(const SyslogSink&) = delete;
   SyslogSink& operator=(const SyslogSink&) = delete;
 
-  // Queues one line (ending in '\n'); drops it, counted, if the queue is full.
+  // Queues one record (Logger::attach calls this); drops it, counted, if
+  // the queue is full.
+  void append(const LogRecord& record);
+  // Queues a line that did not come from Logger (ending in '\n' or not):
+  // sent whole as MSG, with severity notice and no time ("-": the daemon
+  // stamps it).
   void append(const char* line, size_t len);
   // Waits until every line queued before the call has been sent or counted
   // lost, or flushTimeoutMs has passed.
@@ -91,7 +102,10 @@ class SyslogSink {
   };
   Stats stats() const;
 
-  // The RFC 5424 message for one muon line, without framing (for tests).
+  // The RFC 5424 message for a record, and for a line that did not come
+  // from Logger, without framing (for tests).
+  static std::string format(const LogRecord& record, int facility, const std::string& hostname,
+                            const std::string& appName, pid_t pid);
   static std::string format(const char* line, size_t len, int facility,
                             const std::string& hostname, const std::string& appName, pid_t pid);
 
@@ -110,12 +124,20 @@ class SyslogSink {
   std::string appName_;
   const pid_t pid_;
 
+  // A stored record (detail::storeRecord) or a line that did not come from
+  // Logger.
+  struct Queued {
+    std::unique_ptr<char[]> bytes;
+    size_t size;
+    bool isRecord;
+  };
+  // Queues `item`, or drops it if the queue is full.
+  void enqueue(Queued item);
+
   mutable std::mutex mutex_;
   std::condition_variable senderCond_;  // a line queued, or stop
-  std::condition_variable flushCond_;   // a batch done
-  std::deque<std::string> queue_;       // guarded by mutex_
-  uint64_t queuedTotal_ = 0;            // guarded by mutex_: lines ever queued
-  uint64_t doneTotal_ = 0;              // guarded by mutex_: of those, sent or lost
+  std::deque<Queued> queue_;            // guarded by mutex_
+  FlushTickets tickets_;                // guarded by mutex_: one per line queued
   bool stopping_ = false;               // guarded by mutex_
 
   std::atomic<uint64_t> sent_{0};

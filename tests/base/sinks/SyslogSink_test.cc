@@ -5,15 +5,26 @@
 #include "muon/base/SyslogSink.h"
 
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "LineCapture.h"
 #include "Rsyslogd.h"
+#include "TempDir.h"
+#include "muon/base/CurrentThread.h"
+#include "muon/base/LogRecord.h"
 #include "muon/base/Logging.h"
+#include "muon/base/TimeZone.h"
 
 using muon::Logger;
+using muon::LogRecord;
 using muon::SyslogOptions;
 using muon::SyslogSink;
 using muon::test::Rsyslogd;
@@ -37,28 +48,128 @@ class SyslogSinkTest : public ::testing::Test {
   void TearDown() override { Logger::setLogLevel(Logger::INFO); }
 };
 
-TEST(SyslogFormat, LevelsBecomeSeveritiesAndAUtcTimeIsKept) {
+// A record as Logger makes it for
+//   LOG_<level> << "disk full";   (df.cc:42, thread 4321, at 2026-11-21 08:15:02.123456 UTC)
+LogRecord recordAt(Logger::LogLevel level, const std::string& text) {
+  LogRecord r;
+  r.time = muon::Timestamp(1795248902123456);
+  r.level = level;
+  r.tid = 4321;
+  r.file = "df.cc";
+  r.line = 42;
+  r.message = "disk full";
+  r.text = text;
+  return r;
+}
+
+TEST(SyslogFormat, LevelsBecomeSeveritiesAndTheTimeIsTheRecordsInUtc) {
   struct Case {
-    const char* level;
+    Logger::LogLevel level;
+    const char* name;
     int pri;  // facility 1 (user) * 8 + severity
   };
-  const Case cases[] = {{"TRACE", 15}, {"DEBUG", 15}, {"INFO ", 14},
-                        {"WARN ", 12}, {"ERROR", 11}, {"FATAL", 10}};
+  const Case cases[] = {{Logger::TRACE, "TRACE", 15}, {Logger::DEBUG, "DEBUG", 15},
+                        {Logger::INFO, "INFO ", 14},  {Logger::WARN, "WARN ", 12},
+                        {Logger::ERROR, "ERROR", 11}, {Logger::FATAL, "FATAL", 10}};
   for (const Case& c : cases) {
-    std::string line = std::string("20261121 08:15:02.123456Z  4321 ") + c.level + " disk full - df.cc:42\n";
-    EXPECT_EQ(SyslogSink::format(line.data(), line.size(), 1, "host", "app", 99),
+    EXPECT_EQ(SyslogSink::format(recordAt(c.level, ""), 1, "host", "app", 99),
               "<" + std::to_string(c.pri) + ">1 2026-11-21T08:15:02.123456Z host app 99 - - 4321 " +
-                  c.level + " disk full - df.cc:42");
+                  c.name + " disk full - df.cc:42");
   }
 }
 
-TEST(SyslogFormat, LocalTimeAndForeignLinesAreStampedByTheDaemon) {
-  std::string local = "20261121 16:15:02.123456 4321 WARN  x - a.cc:1\n";
-  EXPECT_EQ(SyslogSink::format(local.data(), local.size(), 16, "h", "my app", 7),
-            "<132>1 - h my_app 7 - - 4321 WARN  x - a.cc:1");
+TEST(SyslogFormat, MsgIsTheLineAfterItsDateTime) {
+  // What Logger wrote in UTC+8, with the function's name of a DEBUG line:
+  // MSG is that line from the thread id on, the time is the record's in UTC.
+  const std::string text = "20261121 16:15:02.123456  4321 DEBUG main disk full - df.cc:42\n";
+  LogRecord r = recordAt(Logger::DEBUG, text);
+  r.function = std::string_view(text).substr(37, 4);
+  r.message = std::string_view(text).substr(42, 9);
+  EXPECT_EQ(SyslogSink::format(r, 16, "h", "my app", 7),
+            "<135>1 2026-11-21T08:15:02.123456Z h my_app 7 - - " + text.substr(26, text.size() - 27));
+  // A record without a site (the backtrace ring's markers) has no trailer.
+  LogRecord marker = recordAt(Logger::ERROR, "");
+  marker.file = std::string_view();
+  marker.line = 0;
+  marker.message = "---- end of backtrace ----";
+  EXPECT_EQ(SyslogSink::format(marker, 1, "h", "a", 7),
+            "<11>1 2026-11-21T08:15:02.123456Z h a 7 - - 4321 ERROR ---- end of backtrace ----");
+}
+
+TEST(SyslogFormat, LinesNotFromLoggerAreSentWholeAndStampedByTheDaemon) {
   std::string foreign = "not a muon line\n";
   EXPECT_EQ(SyslogSink::format(foreign.data(), foreign.size(), 1, "", "a", 7),
             "<13>1 - - a 7 - - not a muon line");
+  // Text is not parsed, even when it looks like a muon line.
+  std::string local = "20261121 16:15:02.123456 4321 WARN  x - a.cc:1\n";
+  EXPECT_EQ(SyslogSink::format(local.data(), local.size(), 16, "h", "my app", 7),
+            "<133>1 - h my_app 7 - - 20261121 16:15:02.123456 4321 WARN  x - a.cc:1");
+}
+
+// A datagram socket standing in for the daemon: what the sink sends, as it
+// sends it.
+class FakeDaemon {
+ public:
+  FakeDaemon() : path_(dir_.file("log")), fd_(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) {
+    struct sockaddr_un addr = {};
+    addr.sun_family = AF_UNIX;
+    std::memcpy(addr.sun_path, path_.data(), path_.size());
+    bound_ = ::bind(fd_, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr) == 0;
+  }
+  ~FakeDaemon() { ::close(fd_); }
+  bool bound() const { return bound_; }
+  const std::string& path() const { return path_; }
+  // The next message, or "" after a second without one.
+  std::string receive() {
+    struct pollfd p = {fd_, POLLIN, 0};
+    if (::poll(&p, 1, 1000) != 1) return std::string();
+    char buf[4096];
+    ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+  }
+
+ private:
+  muon::test::TempDir dir_;
+  std::string path_;
+  int fd_;
+  bool bound_ = false;
+};
+
+muon::Timestamp fixedClock() { return muon::Timestamp(1795248902123456); }
+
+// With the line in local time the message still carries the instant, in UTC
+// (the record has it); MSG is the line after its date-time, byte for byte.
+TEST_F(SyslogSinkTest, TheTimeIsSentInUtcWhenLinesAreInLocalTime) {
+  FakeDaemon daemon;
+  ASSERT_TRUE(daemon.bound());
+  SyslogOptions options;
+  options.path = daemon.path();
+  options.hostname = "host";
+  options.appName = "app";
+  Logger::setClock(&fixedClock);
+  Logger::setTimeZone(muon::TimeZone::fixed(8 * 3600, "UTC+8"));
+  auto logDiskFull = [] { LOG_WARN << "disk full"; };
+  muon::test::LineCapture lines;
+  std::string sent;
+  {
+    SyslogSink sink(options);
+    {
+      auto attached = Logger::attach(sink);
+      logDiskFull();
+      Logger::flush();
+      sent = daemon.receive();
+    }
+    auto attached = Logger::attach(lines);
+    logDiskFull();
+  }
+  Logger::setTimeZone(muon::TimeZone());
+  Logger::setClock(nullptr);
+  ASSERT_EQ(lines.size(), 1u);
+  const std::string line = lines.last();
+  ASSERT_EQ(line.substr(0, 25), "20261121 16:15:02.123456 ") << line;
+  const size_t tid = line.find_first_not_of(' ', 25);
+  EXPECT_EQ(sent, "<12>1 2026-11-21T08:15:02.123456Z host app " + std::to_string(::getpid()) +
+                      " - - " + line.substr(tid, line.size() - 1 - tid));
 }
 
 // Logs one line per level through `options` and checks what rsyslogd got.

@@ -1,0 +1,143 @@
+// LineLayout: the layout of muon's text line, and the level names, in one
+// place. The line is muduo's:
+//
+//   20261121 08:15:02.123456Z  4321 INFO  message - file.cc:42
+//   [prefix                         ][level ][message][trailer      ]
+//
+// The prefix is the date-time ('Z' only in UTC), a space and the thread id as
+// "%5d "; the level name is padded to six; TRACE and DEBUG statements put
+// their function's name and a space before the message; the trailer is
+// " - ", the source file's basename, ':', the line and '\n'.
+//
+// Logger writes a line from these pieces on its fast path (the prefix once
+// per second per thread, the trailer once per statement at compile time);
+// formatters that give the same fields another shape (SyslogSink's MSG, the
+// backtrace markers) take them from here, so that no other file knows the
+// layout or spells a level name.
+//
+// This is an internal header, included by LogSite.h: include Logging.h.
+// Everything here is a pure function of its arguments: any thread.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "muon/base/LogStream.h"
+
+namespace muon {
+
+struct DateTime;
+struct LogRecord;
+
+namespace detail {
+
+// ---- level names ---------------------------------------------------------
+
+// Indexed by Logger::LogLevel. Padded to 8 bytes so that a line copies a
+// fixed 8 (one move) and keeps kLevelNameLength.
+inline constexpr int kLevelCount = 6;
+inline constexpr char kLevelNames[kLevelCount][8] = {
+    "TRACE  ", "DEBUG  ", "INFO   ", "WARN   ", "ERROR  ", "FATAL  ",
+};
+inline constexpr size_t kLevelNameLength = 6;
+
+// The bare name, "INFO" (0 <= level < kLevelCount).
+constexpr std::string_view levelName(int level) {
+  const char* name = kLevelNames[level];
+  size_t n = 0;
+  while (name[n] != ' ' && name[n] != '\0') ++n;
+  return std::string_view(name, n);
+}
+
+// ---- the prefix ------------------------------------------------------------
+
+// "20261121 08:15:02.123456Z  4321 " at most: date-time, microseconds, 'Z',
+// space and a tid up to 10 digits. Logger copies this many bytes as a block.
+inline constexpr size_t kPrefixCapacity = 48;
+// Where the six microsecond digits go: "20261121 08:15:02." is 18 chars.
+inline constexpr size_t kMicroOffset = 18;
+static_assert(kPrefixCapacity + sizeof kLevelNames[0] < LogStream::kBufferSize, "");
+
+// Writes the prefix of a line in the second `dt` into p (kPrefixCapacity
+// bytes), its microsecond digits left for writeMicro; returns its length.
+// `tid` is CurrentThread::tidString(), "%5d ".
+size_t writePrefix(char* p, const DateTime& dt, bool utc, std::string_view tid);
+
+// Writes 0 <= micro < 10^6 as six digits at p.
+inline void writeMicro(char* p, int micro) {
+  const auto m = static_cast<unsigned>(micro);
+  writeTwoDigits(p, m / 10000);
+  writeTwoDigits(p + 2, m / 100 % 100);
+  writeTwoDigits(p + 4, m % 100);
+}
+
+// ---- the trailer -------------------------------------------------------------
+
+// Offset of a path's basename: "a/b/c.cc" -> 4. constexpr, so the macros can
+// compute it at compile time.
+constexpr size_t basenameOffset(const char* path) {
+  size_t offset = 0;
+  for (size_t i = 0; path[i] != '\0'; ++i) {
+    if (path[i] == '/') offset = i + 1;
+  }
+  return offset;
+}
+
+// What a line ends with, " - file.cc:42\n", built at compile time once per
+// LOG_* statement (inside its LogSite), so a line only copies it; with the
+// basename's length and the line number, for records.
+struct SourceLocation {
+  static constexpr size_t kCapacity = 96;
+  // " - " before the basename.
+  static constexpr size_t kFileOffset = 3;
+  char trailer[kCapacity];
+  size_t length;
+  size_t fileLength;  // the basename's, as the trailer holds it (cut if long)
+  int line;
+};
+
+// The trailer for the `length` bytes of `basename` and `line`. (Not a
+// string_view: GCC then stops initializing LogSite statics at compile time.)
+constexpr SourceLocation makeTrailer(const char* basename, size_t length, int line) {
+  SourceLocation where{};
+  size_t n = 0;
+  where.trailer[n++] = ' ';
+  where.trailer[n++] = '-';
+  where.trailer[n++] = ' ';
+  // Room is kept for ':', ten digits and '\n'; a longer name is cut.
+  for (size_t i = 0; i < length && n < SourceLocation::kCapacity - 12; ++i) {
+    where.trailer[n++] = basename[i];
+  }
+  where.fileLength = n - SourceLocation::kFileOffset;
+  where.trailer[n++] = ':';
+  char digits[10] = {};
+  size_t count = 0;
+  unsigned v = line > 0 ? static_cast<unsigned>(line) : 0u;
+  where.line = static_cast<int>(v);
+  do {
+    digits[count++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  while (count > 0) where.trailer[n++] = digits[--count];
+  where.trailer[n++] = '\n';
+  where.length = n;
+  return where;
+}
+
+constexpr SourceLocation makeSourceLocation(const char* path, int line) {
+  const char* base = path + basenameOffset(path);
+  size_t length = 0;
+  while (base[length] != '\0') ++length;
+  return makeTrailer(base, length, line);
+}
+
+// ---- from a record -------------------------------------------------------------
+
+// Appends what follows the thread id in `record`'s line, without the '\n':
+// "INFO  message - file.cc:42" ("DEBUG func message ..."); no trailer for a
+// record without a site (file empty), as the backtrace markers.
+void appendFromLevel(std::string* out, const LogRecord& record);
+
+}  // namespace detail
+}  // namespace muon
