@@ -5,11 +5,9 @@
 #include <cassert>
 
 #include "muon/base/Logging.h"
-#include "muon/net/Channel.h"
 #include "muon/net/EventLoop.h"
 #include "muon/net/Poller.h"
 #include "muon/net/Socket.h"
-#include "muon/net/SocketsOps.h"
 
 namespace muon {
 namespace net {
@@ -27,25 +25,15 @@ TcpConnection::TcpConnection(EventLoop* loop, std::string name, int sockfd,
       name_(std::move(name)),
       state_(kConnecting),
       reading_(true),
-      uring_(loop->poller()->asUring()),
-      recvOperation_(nullptr),
-      sendOperation_(nullptr),
       receivedWhileStopped_(false),
-      deliveryQueued_(false),
-      engineReferences_(0),
       socket_(std::make_unique<Socket>(sockfd)),
-      channel_(std::make_unique<Channel>(loop, sockfd)),
+      transport_(loop->poller()->newTransport(
+          {loop, sockfd, &name_, this, &inputBuffer_, &outputBuffer_})),
       localAddr_(localAddr),
       peerAddr_(peerAddr),
       connectionCallback_(defaultConnectionCallback),
       messageCallback_(defaultMessageCallback),
       highWaterMark_(64 * 1024 * 1024) {
-  if (uring_ == nullptr) {
-    channel_->setReadCallback([this](Timestamp t) { handleRead(t); });
-    channel_->setWriteCallback([this] { handleWrite(); });
-    channel_->setCloseCallback([this] { handleClose(); });
-    channel_->setErrorCallback([this] { handleError(); });
-  }
   LOG_DEBUG << "TcpConnection::ctor[" << name_ << "] at " << static_cast<const void*>(this)
             << " fd=" << sockfd;
   socket_->setKeepAlive(true);
@@ -53,10 +41,8 @@ TcpConnection::TcpConnection(EventLoop* loop, std::string name, int sockfd,
 
 TcpConnection::~TcpConnection() {
   LOG_DEBUG << "TcpConnection::dtor[" << name_ << "] at " << static_cast<const void*>(this)
-            << " fd=" << channel_->fd() << " state=" << stateToString();
+            << " fd=" << socket_->fd() << " state=" << stateToString();
   assert(state_ == kDisconnected);
-  // Each request in flight holds a reference: none can be left.
-  assert(recvOperation_ == nullptr && sendOperation_ == nullptr);
 }
 
 bool TcpConnection::getTcpInfo(struct tcp_info* info) const { return socket_->getTcpInfo(info); }
@@ -86,8 +72,8 @@ bool TcpConnection::send(std::string&& message) {
 
 bool TcpConnection::send(Buffer* buf) {
   // From another thread the bytes are taken out as a string; in the loop
-  // thread they are sent from where they are (the io_uring engine may take
-  // the buffer's storage whole). Then, taken or dropped, they are gone.
+  // thread they are sent from where they are (the transport may take the
+  // buffer's storage whole). Then, taken or dropped, they are gone.
   const bool taken = sendFrom(buf->toStringView(), [buf] { return buf->retrieveAllAsString(); }, buf);
   buf->retrieveAll();
   return taken;
@@ -108,22 +94,21 @@ void TcpConnection::sendInLoop(std::string_view data, Buffer* source) {
     return;
   }
   size_t written = 0;
-  if (uring_ != nullptr && !writing() && outputBuffer_.readableBytes() == 0) {
-    // Nothing queued, io_uring: the head goes out as a send request with
-    // this iteration's enter, from a pinned copy; no system call here.
-    written = sendNow(data, source);
-  } else if (!writing() && outputBuffer_.readableBytes() == 0) {
-    // Nothing queued: try the socket directly, the common case.
-    ssize_t n = sockets::write(channel_->fd(), data.data(), data.size());
+  if (outputBuffer_.readableBytes() == 0 && !transport_->writing()) {
+    // Nothing queued: straight to the transport, the common case (a write
+    // on the readiness engines, a send request on io_uring).
+    const ssize_t n = transport_->write(data, source);
     if (n >= 0) {
       written = static_cast<size_t>(n);
-      if (written == data.size() && writeCompleteCallback_) {
+      // All written, none still in flight (io_uring reports outputDrained
+      // when its send completes instead).
+      if (written == data.size() && writeCompleteCallback_ && !transport_->writing()) {
         // Queued, not called: the user is inside a callback that sends, and
         // a write-complete callback that sends again must not recurse.
         loop_->queueInLoop([self = shared_from_this()] { self->writeCompleteCallback_(self); });
       }
     } else {
-      const int savedErrno = errno;  // before logging can change it
+      const int savedErrno = static_cast<int>(-n);
       if (savedErrno == EPIPE || savedErrno == ECONNRESET) {
         // The peer is gone. Close once, after the current callback returns:
         // the read side would never notice while reading is stopped.
@@ -131,7 +116,10 @@ void TcpConnection::sendInLoop(std::string_view data, Buffer* source) {
         loop_->queueInLoop([self = shared_from_this()] { self->forceCloseInLoop(); });
         return;
       }
-      if (savedErrno != EAGAIN) LOG_SYSERR << "TcpConnection::sendInLoop[" << name_ << "]";
+      if (savedErrno != EAGAIN) {
+        errno = savedErrno;
+        LOG_SYSERR << "TcpConnection::sendInLoop[" << name_ << "]";
+      }
     }
   }
   const size_t remaining = data.size() - written;
@@ -143,21 +131,8 @@ void TcpConnection::sendInLoop(std::string_view data, Buffer* source) {
       });
     }
     outputBuffer_.append(data.data() + written, remaining);
-    if (uring_ != nullptr) {
-      startSending();
-    } else {
-      channel_->enableWriting();
-    }
+    transport_->sendOutput();
   }
-}
-
-// n bytes at the head of the output buffer have gone to the kernel
-// (readiness engines).
-void TcpConnection::bytesWritten(size_t n) {
-  outputBuffer_.retrieve(n);
-  if (outputBuffer_.readableBytes() > 0) return;
-  channel_->disableWriting();
-  outputDrained();
 }
 
 // Everything queued has been written.
@@ -181,10 +156,10 @@ void TcpConnection::shutdown() {
 void TcpConnection::shutdownInLoop() {
   loop_->assertInLoopThread();
   // Still writing: outputDrained comes back here once the queue is empty.
-  if (writing() || outputBuffer_.readableBytes() > 0) return;
+  if (transport_->writing() || outputBuffer_.readableBytes() > 0) return;
   StateE expected = kShutdownPending;
   // A forceClose() from another thread may have won; it closes instead.
-  if (state_.compare_exchange_strong(expected, kWriteClosed)) socket_->shutdownWrite();
+  if (state_.compare_exchange_strong(expected, kWriteClosed)) transport_->shutdownWrite();
 }
 
 void TcpConnection::forceClose() {
@@ -235,7 +210,7 @@ void TcpConnection::startReadInLoop() {
   const StateE s = state_.load();
   // After the peer's FIN there is nothing to read (and a level-triggered
   // EOF would spin).
-  if (s != kPeerClosed && isOpen(s)) watchReading(true);
+  if (s != kPeerClosed && isOpen(s)) transport_->startReading();
   if (receivedWhileStopped_ && isOpen(s)) {
     // Bytes the kernel had already handed over when reading stopped.
     receivedWhileStopped_ = false;
@@ -250,13 +225,13 @@ void TcpConnection::startReadInLoop() {
 void TcpConnection::stopReadInLoop() {
   loop_->assertInLoopThread();
   reading_ = false;
-  watchReading(false);
+  transport_->stopReading();
 }
 
 // New bytes are at the end of the input buffer.
 void TcpConnection::bytesReceived(Timestamp receiveTime) {
   if (!reading_) {
-    // io_uring only: data the kernel handed over before the receive was cancelled.
+    // Handed over by the transport after stopRead(): kept for startRead().
     receivedWhileStopped_ = true;
     return;
   }
@@ -272,8 +247,8 @@ void TcpConnection::bytesReceived(Timestamp receiveTime) {
 // connection closes once what is queued has been written, so the peer gets
 // every reply it asked for before closing its side.
 void TcpConnection::peerClosed() {
-  if (uring_ == nullptr) channel_->disableReading();
-  const bool queued = writing() || outputBuffer_.readableBytes() > 0;
+  transport_->stopReading();
+  const bool queued = transport_->writing() || outputBuffer_.readableBytes() > 0;
   StateE s = state_.load();
   for (;;) {
     if (!isOpen(s)) return;
@@ -300,101 +275,14 @@ void TcpConnection::ioFailed(const char* where, int err) {
   handleClose();
 }
 
-// ---- readiness engines -----------------------------------------------------
-
-void TcpConnection::watchReading(bool on) {
-  if (uring_ != nullptr) {
-    if (on) {
-      startReceiving();
-    } else {
-      stopReceiving();
-    }
-  } else if (on) {
-    channel_->enableReading();
-  } else {
-    channel_->disableReading();
-  }
-}
-
-bool TcpConnection::writing() const {
-  return uring_ != nullptr ? sendOperation_ != nullptr : channel_->isWriting();
-}
-
-namespace {
-
-// The readiness engines' receive buffer, one per loop thread. A connection
-// with nothing buffered reads into it and lends it to its message callback
-// as the input buffer; what the callback leaves is then moved into the
-// connection's own buffer, and the loop's goes back empty. So the kernel
-// copies into memory that every connection of the loop reuses, warm in the
-// cache, and a connection whose callback takes whole messages holds no big
-// buffer between them. Its size lets one recv(2) take 64 KiB
-// (Buffer::readSocket).
-struct LoopReceiveBuffer {
-  Buffer buffer{64 * 1024};
-  bool lent = false;  // to the connection inside handleRead
-};
-thread_local LoopReceiveBuffer t_receiveBuffer;
-
-}  // namespace
-
-void TcpConnection::handleRead(Timestamp receiveTime) {
-  loop_->assertInLoopThread();
-  // Closed by an earlier callback of this iteration; the event is stale.
-  if (state_ == kDisconnected) return;
-  LoopReceiveBuffer& loopBuffer = t_receiveBuffer;
-  const bool borrowed = inputBuffer_.readableBytes() == 0 && !loopBuffer.lent;
-  if (borrowed) {
-    inputBuffer_.swap(loopBuffer.buffer);
-    loopBuffer.lent = true;
-  }
-  int savedErrno = 0;
-  const ssize_t n = inputBuffer_.readSocket(channel_->fd(), &savedErrno);
-  if (n > 0) bytesReceived(receiveTime);
-  if (borrowed) {
-    Buffer& own = loopBuffer.buffer;  // the connection's, while lent
-    if (inputBuffer_.readableBytes() > 0) {
-      own.append(inputBuffer_.peek(), inputBuffer_.readableBytes());
-      inputBuffer_.retrieveAll();
-    }
-    inputBuffer_.swap(own);
-    loopBuffer.lent = false;
-  }
-  if (n == 0) {
-    peerClosed();
-  } else if (n < 0 && savedErrno != EAGAIN) {
-    ioFailed("handleRead", savedErrno);
-  }
-}
-
-void TcpConnection::handleWrite() {
-  loop_->assertInLoopThread();
-  if (!channel_->isWriting()) {
-    LOG_TRACE << "Connection fd = " << channel_->fd() << " is down, no more writing";
-    return;
-  }
-  ssize_t n = sockets::write(channel_->fd(), outputBuffer_.peek(), outputBuffer_.readableBytes());
-  if (n > 0) {
-    bytesWritten(static_cast<size_t>(n));
-  } else if (n < 0 && errno != EAGAIN) {
-    ioFailed("handleWrite", errno);
-  }
-}
-
-void TcpConnection::handleError() {
-  int err = sockets::getSocketError(channel_->fd());
-  LOG_DEBUG << "TcpConnection::handleError [" << name_ << "] - SO_ERROR = " << err << " "
-            << strerror_tl(err);
-}
-
 // ---- lifecycle -------------------------------------------------------------
 
 void TcpConnection::connectEstablished() {
   loop_->assertInLoopThread();
   assert(state_ == kConnecting);
   setState(kConnected);
-  channel_->tie(shared_from_this());
-  if (reading_) watchReading(true);
+  transport_->attach(shared_from_this());
+  if (reading_) transport_->startReading();
   connectionCallback_(shared_from_this());
 }
 
@@ -403,21 +291,19 @@ void TcpConnection::connectDestroyed() {
   if (isOpen(state_.load())) {
     // The owner is going away with the connection still open.
     setState(kDisconnected);
-    channel_->disableAll();
-    cancelCompletions();
+    transport_->close();
     connectionCallback_(shared_from_this());
   }
-  channel_->remove();
+  transport_->detach();
 }
 
 void TcpConnection::handleClose() {
   loop_->assertInLoopThread();
   // Closed already (say, by an earlier error this iteration).
   if (state_.load() == kDisconnected) return;
-  LOG_TRACE << "fd = " << channel_->fd() << " state = " << stateToString();
+  LOG_TRACE << "fd = " << socket_->fd() << " state = " << stateToString();
   setState(kDisconnected);
-  channel_->disableAll();
-  cancelCompletions();
+  transport_->close();
   // The peer sees the end now, even if user code still holds the
   // connection.
   // The fd itself stays ours until the destructor, so its number cannot be

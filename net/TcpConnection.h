@@ -15,12 +15,12 @@
 // writes out whatever is still queued, then closes, so no reply the peer
 // asked for is dropped. See docs/net.md.
 //
-// On the io_uring engine the socket is driven by completions instead of
-// readiness: receive requests into blocks of the loop's receive ring (a
-// block becomes inputBuffer() when that is empty), and send requests from a
-// pinned buffer (the Buffer given to send(Buffer*), or a copy). Each request in flight
-// holds a shared_ptr to the connection, so no completion can outlive it;
-// closing cancels them. See docs/net.md, "The io_uring engine".
+// The connection is the lifecycle, the callbacks and the buffers; its
+// Transport, made by the loop's engine, moves the bytes between the buffers
+// and the socket: by readiness (epoll, poll) or by completions (io_uring,
+// where each request in flight holds a shared_ptr to the connection, and a
+// block of the loop's receive ring may become inputBuffer()). See
+// docs/net.md, "Transports".
 #pragma once
 
 #include <any>
@@ -35,24 +35,26 @@
 #include "muon/net/Buffer.h"
 #include "muon/net/Callbacks.h"
 #include "muon/net/InetAddress.h"
+#include "muon/net/Transport.h"
 
 struct tcp_info;
 
 namespace muon {
 namespace net {
 
-class Channel;
 class EventLoop;
 class Socket;
-class UringPoller;
 
-class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
+class TcpConnection : public std::enable_shared_from_this<TcpConnection>,
+                      private TransportOwner {
  public:
   // Made by TcpServer / TcpClient from a connected socket, which it owns
   // from now on. Users do not construct connections.
   TcpConnection(EventLoop* loop, std::string name, int sockfd, const InetAddress& localAddr,
                 const InetAddress& peerAddr);
-  ~TcpConnection();
+  // Virtual only because the class has virtual members (the transport's
+  // reports, private); it is not made to be derived from.
+  virtual ~TcpConnection();
   TcpConnection(const TcpConnection&) = delete;
   TcpConnection& operator=(const TcpConnection&) = delete;
 
@@ -133,9 +135,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   // Read it freely; append only through send().
   Buffer* outputBuffer() { return &outputBuffer_; }
 
-  // Internal: how many of the connection's shared_ptr owners are requests
-  // of the io_uring engine in flight (not users). Any thread.
-  long engineReferences() const { return engineReferences_.load(std::memory_order_acquire); }
+  // Internal: how many of the connection's shared_ptr owners are its
+  // transport's requests in flight (io_uring), not users. Any thread.
+  long engineReferences() const { return transport_->ownerReferences(); }
 
   // Internal, loop thread: called once when the connection is accepted /
   // connected, and once when its owner forgets it.
@@ -162,15 +164,10 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
     kClosing,
     kDisconnected,
   };
-  class RecvOperation;
-  class SendOperation;
-  friend class RecvOperation;
-  friend class SendOperation;
-
   // The send funnel: every send() overload comes here. makeOwned gives the
   // bytes as a std::string when they must travel to the loop thread.
-  // `source`, if given, is the Buffer holding data, which the io_uring
-  // engine may take whole instead of copying.
+  // `source`, if given, is the Buffer holding data, which the transport
+  // may take whole instead of copying.
   template <typename MakeOwned>
   bool sendFrom(std::string_view data, MakeOwned makeOwned, Buffer* source = nullptr);
   void sendInLoop(std::string_view data, Buffer* source = nullptr);
@@ -179,32 +176,14 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   void startReadInLoop();
   void stopReadInLoop();
 
-  // Readiness (epoll, poll): Channel callbacks.
-  void handleRead(Timestamp receiveTime);
-  void handleWrite();
-  void handleError();
-  // Completions (io_uring): TcpConnectionUring.cc.
-  void startReceiving();
-  void stopReceiving();
-  void received(int res, uint32_t flags, bool last);
-  void deliverReceived();
-  size_t sendNow(std::string_view data, Buffer* source);
-  void startSending();
-  void submitSend();
-  void sent(int res);
-  void cancelCompletions();
-
-  // What both engines do with what the socket said.
-  void bytesReceived(Timestamp receiveTime);
-  void peerClosed();
-  void bytesWritten(size_t n);
-  void outputDrained();
-  void ioFailed(const char* where, int err);
+  // What the transport reports (TransportOwner), loop thread.
+  void bytesReceived(Timestamp receiveTime) override;
+  void outputDrained() override;
+  void peerClosed() override;
+  void hungUp() override { handleClose(); }
+  void ioFailed(const char* where, int err) override;
   void handleClose();
 
-  // Reading on or off at the socket, as the engine does it.
-  void watchReading(bool on);
-  bool writing() const;
   void setState(StateE s) { state_.store(s, std::memory_order_release); }
   static bool isOpen(StateE s) { return s != kConnecting && s != kDisconnected; }
   const char* stateToString() const;
@@ -215,16 +194,12 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   // The application's wish (startRead / stopRead), not a stage of the
   // lifecycle: reading also stops when the peer's FIN has come.
   std::atomic<bool> reading_;
-  // Completions (io_uring engine only); loop thread.
-  UringPoller* const uring_;           // null on the readiness engines
-  RecvOperation* recvOperation_;       // the receive in flight, if any
-  SendOperation* sendOperation_;       // the send in flight, if any
-  Buffer sending_;                     // pinned: the bytes sendOperation_ is sending
-  bool receivedWhileStopped_;          // input arrived after stopRead(); shown at startRead()
-  bool deliveryQueued_;                // received bytes wait for the end of the batch
-  std::atomic<long> engineReferences_;  // RecvOperation / SendOperation alive
+  // Input the transport reported after stopRead() (a receive that
+  // completed before its cancellation, an event of the same iteration);
+  // shown at startRead(). Loop thread.
+  bool receivedWhileStopped_;
   std::unique_ptr<Socket> socket_;
-  std::unique_ptr<Channel> channel_;
+  const std::unique_ptr<Transport> transport_;  // after socket_: gone before the fd closes
   const InetAddress localAddr_;
   const InetAddress peerAddr_;
   ConnectionCallback connectionCallback_;

@@ -11,6 +11,7 @@
 #include "muon/net/EPollPoller.h"
 #include "muon/net/EventLoop.h"
 #include "muon/net/PollPoller.h"
+#include "muon/net/ReadinessTransport.h"
 #ifdef MUON_HAVE_URING
 #include "muon/net/UringPoller.h"
 #endif
@@ -23,6 +24,10 @@ Poller::~Poller() = default;
 bool Poller::hasChannel(Channel* channel) const {
   auto it = channels_.find(channel->fd());
   return it != channels_.end() && it->second == channel;
+}
+
+std::unique_ptr<Transport> Poller::newTransport(const Transport::Parts& parts) {
+  return std::make_unique<ReadinessTransport>(parts);
 }
 
 void Poller::assertInLoopThread() const { ownerLoop_->assertInLoopThread(); }

@@ -1,9 +1,10 @@
 // Poller: the I/O multiplexing interface behind EventLoop. Internal header.
 //
 // EPollPoller is the default; PollPoller (poll(2)) is for comparison and
-// debugging; UringPoller waits on io_uring and also offers completion-based
-// socket I/O (see UringPoller.h). EventLoop::Options picks one. A Poller
-// belongs to one EventLoop; every member is for its thread.
+// debugging; UringPoller waits on io_uring and drives connections by
+// completions (see UringPoller.h). EventLoop::Options picks one. A Poller
+// belongs to one EventLoop; every member but newTransport() is for its
+// thread.
 #pragma once
 
 #include <memory>
@@ -12,12 +13,12 @@
 
 #include "muon/base/Timestamp.h"
 #include "muon/net/EventLoop.h"
+#include "muon/net/Transport.h"
 
 namespace muon {
 namespace net {
 
 class Channel;
-class UringPoller;
 
 class Poller {
  public:
@@ -48,8 +49,11 @@ class Poller {
   // completed and return how many; EventLoop calls it after the active
   // channels.
   virtual size_t dispatchCompletions() { return 0; }
-  // The io_uring poller, or nullptr for the readiness-only engines.
-  virtual UringPoller* asUring() { return nullptr; }
+  // The transport that drives a connected socket on this engine: a
+  // ReadinessTransport here, a UringTransport on io_uring. Any thread (a
+  // TcpServer makes connections for its I/O loops in its own): it only
+  // builds the object, which acts in the loop thread from attach() on.
+  virtual std::unique_ptr<Transport> newTransport(const Transport::Parts& parts);
 
   void assertInLoopThread() const;
 

@@ -8,6 +8,7 @@
 
 #include "muon/base/Logging.h"
 #include "muon/net/Channel.h"
+#include "muon/net/UringTransport.h"
 
 namespace muon {
 namespace net {
@@ -42,6 +43,10 @@ std::unique_ptr<UringPoller> UringPoller::create(EventLoop* loop, std::string* r
 
 UringPoller::UringPoller(EventLoop* loop)
     : Poller(loop), ring_{}, ringReady_(false), nextGeneration_(1) {}
+
+std::unique_ptr<Transport> UringPoller::newTransport(const Transport::Parts& parts) {
+  return std::make_unique<UringTransport>(parts, this);
+}
 
 bool UringPoller::setUp(std::string* reason) {
   struct io_uring_params params {};

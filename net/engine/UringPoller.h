@@ -7,9 +7,9 @@
 //    and sockets of loops not using completions): a one-shot POLL_ADD per
 //    channel, re-armed after it fires. Re-arming polls the file again, so a
 //    channel sees level-triggered events exactly as on epoll.
-//  * Completions, for TcpConnection: Operation objects (a receive into, or
-//    a send from, a pinned buffer of the connection). The poller owns each
-//    Operation from
+//  * Completions, for connections (each gets a UringTransport from
+//    newTransport()): Operation objects (a receive into, or a send from, a
+//    pinned buffer of the connection). The poller owns each Operation from
 //    prepare() until its last completion (no IORING_CQE_F_MORE), then
 //    deletes it; an Operation that must keep its owner alive holds a
 //    shared_ptr to it. See docs/net.md, "The io_uring engine".
@@ -58,7 +58,7 @@ class UringPoller : public Poller {
   Timestamp poll(int timeoutMs, ChannelList* activeChannels) override;
   int updateChannel(Channel* channel) override;
   void removeChannel(Channel* channel) override;
-  UringPoller* asUring() override { return this; }
+  std::unique_ptr<Transport> newTransport(const Transport::Parts& parts) override;
   // Runs the operations' callbacks for the completions the last poll()
   // took, in order. Callbacks may prepare and cancel requests.
   size_t dispatchCompletions() override;

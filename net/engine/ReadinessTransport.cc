@@ -1,0 +1,104 @@
+#include "muon/net/ReadinessTransport.h"
+
+#include <errno.h>
+
+#include "muon/base/Logging.h"
+#include "muon/net/Buffer.h"
+#include "muon/net/EventLoop.h"
+#include "muon/net/SocketsOps.h"
+
+namespace muon {
+namespace net {
+
+namespace {
+
+// The readiness engines' receive buffer, one per loop thread. A connection
+// with nothing buffered reads into it and lends it to its message callback
+// as the input buffer; what the callback leaves is then moved into the
+// connection's own buffer, and the loop's goes back empty. So the kernel
+// copies into memory that every connection of the loop reuses, warm in the
+// cache, and a connection whose callback takes whole messages holds no big
+// buffer between them. Its size lets one recv(2) take 64 KiB
+// (Buffer::readSocket).
+struct LoopReceiveBuffer {
+  Buffer buffer{64 * 1024};
+  bool lent = false;  // to the connection inside handleRead
+};
+thread_local LoopReceiveBuffer t_receiveBuffer;
+
+}  // namespace
+
+ReadinessTransport::ReadinessTransport(const Parts& parts)
+    : Transport(parts), channel_(parts.loop, parts.fd), closed_(false) {
+  channel_.setReadCallback([this](Timestamp t) { handleRead(t); });
+  channel_.setWriteCallback([this] { handleWrite(); });
+  channel_.setCloseCallback([this] { owner_->hungUp(); });
+  channel_.setErrorCallback([this] { handleError(); });
+}
+
+ReadinessTransport::~ReadinessTransport() = default;
+
+ssize_t ReadinessTransport::write(std::string_view data, Buffer*) {
+  const ssize_t n = sockets::write(fd_, data.data(), data.size());
+  return n >= 0 ? n : -errno;
+}
+
+void ReadinessTransport::close() {
+  closed_ = true;
+  channel_.disableAll();
+}
+
+void ReadinessTransport::handleRead(Timestamp receiveTime) {
+  loop_->assertInLoopThread();
+  // Closed by an earlier callback of this iteration; the event is stale.
+  if (closed_) return;
+  LoopReceiveBuffer& loopBuffer = t_receiveBuffer;
+  const bool borrowed = input_->readableBytes() == 0 && !loopBuffer.lent;
+  if (borrowed) {
+    input_->swap(loopBuffer.buffer);
+    loopBuffer.lent = true;
+  }
+  int savedErrno = 0;
+  const ssize_t n = input_->readSocket(fd_, &savedErrno);
+  if (n > 0) owner_->bytesReceived(receiveTime);
+  if (borrowed) {
+    Buffer& own = loopBuffer.buffer;  // the connection's, while lent
+    if (input_->readableBytes() > 0) {
+      own.append(input_->peek(), input_->readableBytes());
+      input_->retrieveAll();
+    }
+    input_->swap(own);
+    loopBuffer.lent = false;
+  }
+  if (n == 0) {
+    owner_->peerClosed();
+  } else if (n < 0 && savedErrno != EAGAIN) {
+    owner_->ioFailed("handleRead", savedErrno);
+  }
+}
+
+void ReadinessTransport::handleWrite() {
+  loop_->assertInLoopThread();
+  if (!channel_.isWriting()) {
+    LOG_TRACE << "Connection fd = " << fd_ << " is down, no more writing";
+    return;
+  }
+  const ssize_t n = sockets::write(fd_, output_->peek(), output_->readableBytes());
+  if (n > 0) {
+    output_->retrieve(static_cast<size_t>(n));
+    if (output_->readableBytes() > 0) return;
+    channel_.disableWriting();
+    owner_->outputDrained();
+  } else if (n < 0 && errno != EAGAIN) {
+    owner_->ioFailed("handleWrite", errno);
+  }
+}
+
+void ReadinessTransport::handleError() {
+  const int err = sockets::getSocketError(fd_);
+  LOG_DEBUG << "TcpConnection::handleError [" << name_ << "] - SO_ERROR = " << err << " "
+            << strerror_tl(err);
+}
+
+}  // namespace net
+}  // namespace muon
