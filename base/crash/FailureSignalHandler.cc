@@ -98,18 +98,35 @@ const char* signalName(int sig) {
   }
 }
 
+// Sets `sig`'s action: `handler` (an SA_SIGINFO handler) with `flags`, or
+// the default action when `handler` is null. Async-signal-safe.
+void setAction(int sig, void (*handler)(int, siginfo_t*, void*), int flags) {
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  if (handler) {
+    sa.sa_sigaction = handler;
+    sa.sa_flags = SA_SIGINFO | flags;
+  } else {
+    sa.sa_handler = SIG_DFL;
+  }
+  ::sigemptyset(&sa.sa_mask);
+  ::sigaction(sig, &sa, nullptr);
+}
+
+// Lets `sig` reach the calling thread even if it had it blocked.
+// Async-signal-safe.
+void unblockInThisThread(int sig) {
+  sigset_t set;
+  ::sigemptyset(&set);
+  ::sigaddset(&set, sig);
+  ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
 // Restores the default action and raises `sig` again, so the process ends
 // the way it would have without us: same exit status, same core dump.
 [[noreturn]] void dieWith(int sig) {
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sa_handler = SIG_DFL;
-  ::sigemptyset(&sa.sa_mask);
-  ::sigaction(sig, &sa, nullptr);
-  sigset_t unblock;
-  ::sigemptyset(&unblock);
-  ::sigaddset(&unblock, sig);
-  ::pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);
+  setAction(sig, nullptr, 0);
+  unblockInThisThread(sig);
   ::raise(sig);
   // Only if something blocks the default action from ending us.
   ::_exit(128 + sig);
@@ -157,18 +174,10 @@ void onAlarm(int, siginfo_t*, void*) {
 }
 
 void armWatchdog(unsigned seconds) {
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = &onAlarm;
-  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
-  ::sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGALRM, &sa, nullptr);
+  setAction(SIGALRM, &onAlarm, SA_ONSTACK | SA_RESTART);
   // The crashing thread may have SIGALRM blocked (a thread that waits on
   // signals with sigwait usually does): the watchdog must reach it anyway.
-  sigset_t set;
-  ::sigemptyset(&set);
-  ::sigaddset(&set, SIGALRM);
-  ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  unblockInThisThread(SIGALRM);
   ::alarm(seconds);
 }
 
@@ -242,14 +251,9 @@ void installFailureSignalHandler(const FailureSignalOptions& options) {
   ::backtrace(frames, 2);
   installFailureSignalStack();
   for (int sig : kFailureSignals) {
-    struct sigaction sa;
-    std::memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = &onFailure;
     // SA_NODEFER: a second fault of the same kind inside the handler comes
     // back to it (and is reported as such) instead of killing us silently.
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-    ::sigemptyset(&sa.sa_mask);
-    ::sigaction(sig, &sa, nullptr);
+    setAction(sig, &onFailure, SA_ONSTACK | SA_NODEFER);
   }
 }
 
