@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "muon/base/Backtrace.h"
+#include "muon/base/BacktraceRing.h"
 #include "muon/base/CurrentThread.h"
 #include "muon/base/FileIo.h"
 #include "muon/base/LogRecord.h"

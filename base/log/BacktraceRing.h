@@ -1,5 +1,6 @@
-// The backtrace ring behind Logger::enableBacktrace: the last n lines that
-// were below their statement's level, kept so that the next ERROR or FATAL
+// BacktraceRing: the lines behind Logger::enableBacktrace (glog's name for
+// it; no stack is traced): the last n lines that were below their
+// statement's level, kept so that the next ERROR or FATAL
 // line can be preceded by what led up to it.
 //
 // Any thread may push and take; a mutex guards the ring. Only lines below

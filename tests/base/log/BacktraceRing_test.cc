@@ -1,5 +1,5 @@
-// Logger::enableBacktrace: the ring of lines below the level (base/log/Backtrace.h).
-#include "muon/base/Backtrace.h"
+// Logger::enableBacktrace: the ring of lines below the level (base/log/BacktraceRing.h).
+#include "muon/base/BacktraceRing.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -60,10 +60,10 @@ TEST_F(BacktraceTest, TheLastNLinesBelowTheLevelPrecedeTheNextErrorInOrderAndMar
   LOG_ERROR << "error";
   std::vector<std::string> got = capture_.lines();
   ASSERT_EQ(got.size(), 7u);
-  EXPECT_TRUE(has(got[0], "INFO  info - Backtrace_test.cc:"));
+  EXPECT_TRUE(has(got[0], "INFO  info - BacktraceRing_test.cc:"));
   EXPECT_TRUE(has(got[1], "ERROR ---- backtrace: the last 3 lines below the level, oldest first ----"))
       << got[1];
-  EXPECT_TRUE(has(got[2], "DEBUG ") && has(got[2], "debug 4 - Backtrace_test.cc:")) << got[2];
+  EXPECT_TRUE(has(got[2], "DEBUG ") && has(got[2], "debug 4 - BacktraceRing_test.cc:")) << got[2];
   EXPECT_TRUE(has(got[3], "debug 5 - ")) << got[3];
   EXPECT_TRUE(has(got[4], "TRACE ") && has(got[4], "trace 6 - ")) << got[4];
   EXPECT_TRUE(has(got[5], "ERROR ---- end of backtrace ----")) << got[5];
@@ -173,7 +173,7 @@ TEST(BacktraceDeathTest, FatalWritesTheRingFirst) {
       },
       ::testing::KilledBySignal(SIGABRT),
       "FATAL ---- backtrace: the last 1 lines below the level, oldest first ----\n"
-      ".* DEBUG .*what led up to it - Backtrace_test\\.cc:[0-9]+\n"
+      ".* DEBUG .*what led up to it - BacktraceRing_test\\.cc:[0-9]+\n"
       ".*FATAL ---- end of backtrace ----\n"
       ".*FATAL Check failed: 1 == 2");
 }

@@ -1,4 +1,4 @@
-#include "muon/base/Backtrace.h"
+#include "muon/base/BacktraceRing.h"
 
 #include <pthread.h>
 
