@@ -1,7 +1,5 @@
 #include "muon/base/BacktraceRing.h"
 
-#include <pthread.h>
-
 #include <mutex>
 
 namespace muon {
@@ -21,17 +19,10 @@ Ring& ring() {
   return r;
 }
 
-// A child of fork() must not inherit the ring's mutex locked by a thread
-// that does not exist in it: the fork waits for the mutex, both sides
-// release it.
-void lockBeforeFork() { ring().mutex.lock(); }
-void unlockAfterFork() { ring().mutex.unlock(); }
-struct AtForkRegistration {
-  AtForkRegistration() { ::pthread_atfork(&lockBeforeFork, &unlockAfterFork, &unlockAfterFork); }
-};
-AtForkRegistration g_atForkRegistration;
-
 }  // namespace
+
+void backtraceLockForFork() { ring().mutex.lock(); }
+void backtraceUnlockAfterFork() { ring().mutex.unlock(); }
 
 void backtraceResize(size_t lines) {
   Ring& r = ring();

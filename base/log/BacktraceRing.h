@@ -26,5 +26,14 @@ void backtracePush(const char* line, size_t len);
 // The kept entries, oldest first; the ring is left empty.
 std::vector<std::string> backtraceTake();
 
+// For fork(): a child must not inherit the ring's mutex locked by a thread
+// that does not exist in it, so the fork waits for the mutex and both sides
+// release it. Called only by the logger configuration's fork handler
+// (LoggerConfig.cc), after it has taken its own mutex: Logger::
+// enableBacktrace holds that one while it resizes the ring, so the two are
+// always taken in that order.
+void backtraceLockForFork();
+void backtraceUnlockAfterFork();
+
 }  // namespace detail
 }  // namespace muon

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include "muon/base/BacktraceRing.h"
+
 namespace muon {
 namespace detail {
 
@@ -81,9 +83,17 @@ EnvironmentAtStartUp g_environmentAtStartUp;
 
 // fork() copies only the calling thread: a child that inherited g_mutex
 // locked by another thread would hang at its first setter or unresolved
-// statement. So the fork waits for the mutex, and both sides release it.
-void lockBeforeFork() { g_mutex.lock(); }
-void unlockAfterFork() { g_mutex.unlock(); }
+// statement. So the fork waits for the mutex, and both sides release it;
+// the backtrace ring's mutex with it, taken after ours as enableBacktrace
+// takes them (one handler, so that no registration order can reverse them).
+void lockBeforeFork() {
+  g_mutex.lock();
+  backtraceLockForFork();
+}
+void unlockAfterFork() {
+  backtraceUnlockAfterFork();
+  g_mutex.unlock();
+}
 struct AtForkRegistration {
   AtForkRegistration() { ::pthread_atfork(&lockBeforeFork, &unlockAfterFork, &unlockAfterFork); }
 };
