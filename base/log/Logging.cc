@@ -278,14 +278,10 @@ Logger::~Logger() {
     writeRare(config);
     return;
   }
-  // Text, to the attached sink or the output function.
+  // Text, to the attached sink or the output function: a sink that takes
+  // records sets the attention level to TRACE, so one of those is here.
   const LogStream::Buffer& buf = stream_.buffer();
-  const detail::SinkRef& sink = config.sink;
-  if (sink.appendText != nullptr) {
-    sink.appendText(sink.sink, buf.data(), buf.length());
-  } else {
-    config.output(buf.data(), buf.length());
-  }
+  static_cast<void>(writeText(config, buf.data(), buf.length()));
 }
 
 LogRecord Logger::record() const {
