@@ -13,6 +13,7 @@
 namespace muon {
 
 std::atomic<uint32_t> detail::g_tscCalibration{0};
+std::atomic<bool> detail::g_tscInUse{false};
 
 namespace {
 
@@ -197,6 +198,7 @@ inline __attribute__((always_inline)) uint64_t nowNanos(Snapshot* snap, uint64_t
     uint64_t ns = realtimeNanos();
     if (mode == Mode::kWarmup && ns - g_state.anchorNs >= kWarmupNanos && tryCalibrate()) {
       g_state.mode.store(Mode::kTsc, std::memory_order_release);
+      detail::g_tscInUse.store(true, std::memory_order_release);
     }
     return ns;
   }
@@ -218,6 +220,30 @@ Timestamp TscClock::now() {
   return fromNanos(nowNanos(&snap, &tsc));
 }
 
+namespace {
+
+// The window of the second `ns` falls in, from the reading `tsc` on, by
+// the calibration `snap`; at most up to `limit` counts on. Empty if the
+// counter is slower than 1 kHz.
+void makeWindow(const Snapshot& snap, uint64_t tsc, uint64_t ns, uint64_t limit,
+                TscClock::SecondWindow* window) {
+  // Microseconds per count, 0.64 fixed point, from nanoseconds per count in 32.32.
+  unsigned __int128 perCount = (static_cast<unsigned __int128>(snap.scale) << 32) / 1000;
+  if (perCount == 0 || perCount >> 64 != 0) return;
+  constexpr uint64_t kMicrosPerSecond = 1000 * 1000;
+  unsigned __int128 beginMicro = (static_cast<unsigned __int128>(ns % kNanosPerSecond) << 64) / 1000;
+  unsigned __int128 toSecondEnd =
+      ((static_cast<unsigned __int128>(kMicrosPerSecond) << 64) - beginMicro) / perCount;
+  window->beginCount = tsc;
+  window->spanCounts = toSecondEnd < limit ? static_cast<uint64_t>(toSecondEnd) : limit;
+  window->beginMicro = beginMicro;
+  window->microsPerCount = static_cast<uint64_t>(perCount);
+  window->second = static_cast<int64_t>(ns / kNanosPerSecond);
+  window->calibration = snap.sequence;
+}
+
+}  // namespace
+
 Timestamp TscClock::nowAndWindow(SecondWindow* window) {
   *window = SecondWindow();
   Snapshot snap;
@@ -225,22 +251,18 @@ Timestamp TscClock::nowAndWindow(SecondWindow* window) {
   uint64_t ns = nowNanos(&snap, &tsc);
   // Not from the counter, or a calibration is due: no window this time.
   if (tsc == 0 || static_cast<int64_t>(tsc - snap.resyncTsc) >= 0) return fromNanos(ns);
-  // Microseconds per count, 0.64 fixed point, from nanoseconds per count in
-  // 32.32; a counter slower than 1 kHz gets no window.
-  unsigned __int128 perCount = (static_cast<unsigned __int128>(snap.scale) << 32) / 1000;
-  if (perCount == 0 || perCount >> 64 != 0) return fromNanos(ns);
-  constexpr uint64_t kMicrosPerSecond = 1000 * 1000;
-  unsigned __int128 beginMicro = (static_cast<unsigned __int128>(ns % kNanosPerSecond) << 64) / 1000;
-  unsigned __int128 toSecondEnd =
-      ((static_cast<unsigned __int128>(kMicrosPerSecond) << 64) - beginMicro) / perCount;
-  uint64_t toResync = snap.resyncTsc - tsc;
-  window->beginCount = tsc;
-  window->spanCounts = toSecondEnd < toResync ? static_cast<uint64_t>(toSecondEnd) : toResync;
-  window->beginMicro = beginMicro;
-  window->microsPerCount = static_cast<uint64_t>(perCount);
-  window->second = static_cast<int64_t>(ns / kNanosPerSecond);
-  window->calibration = snap.sequence;
-  return Timestamp(window->second * static_cast<int64_t>(kMicrosPerSecond) + window->microAt(tsc));
+  makeWindow(snap, tsc, ns, snap.resyncTsc - tsc, window);
+  if (window->spanCounts == 0) return fromNanos(ns);
+  return Timestamp(window->second * 1000 * 1000 + window->microAt(tsc));
+}
+
+Timestamp TscClock::atCount(uint64_t count, SecondWindow* window) {
+  *window = SecondWindow();
+  const Snapshot snap = readCalibration();
+  const uint64_t ns = convert(count, snap.baseTsc, snap.baseNs, snap.scale);
+  makeWindow(snap, count, ns, UINT64_MAX, window);
+  if (window->spanCounts == 0) return fromNanos(ns);
+  return Timestamp(window->second * 1000 * 1000 + window->microAt(count));
 }
 
 bool TscClock::usingTsc() { return g_state.mode.load(std::memory_order_acquire) == Mode::kTsc; }

@@ -28,6 +28,8 @@ namespace muon {
 namespace detail {
 // Changes whenever TscClock publishes a new calibration (TscClock.cc).
 extern std::atomic<uint32_t> g_tscCalibration;
+// Whether now() reads the counter (usingTsc()), for inline readers.
+extern std::atomic<bool> g_tscInUse;
 }  // namespace detail
 
 class TscClock {
@@ -79,6 +81,16 @@ class TscClock {
   // not read the counter, or while a calibration is due and another thread
   // is making it).
   static Timestamp nowAndWindow(SecondWindow* window);
+  // The time of a counter reading taken while usingTsc() (now or earlier),
+  // by the latest calibration, and `*window` made the window of its second
+  // from that reading on (empty if the scale does not allow one). For a
+  // thread that stamps events with readCounter() and converts them later,
+  // in order (AsyncLogging's backend); it should call now() now and then, so
+  // that the calibration keeps following CLOCK_REALTIME.
+  static Timestamp atCount(uint64_t count, SecondWindow* window);
+  // usingTsc(), inline: whether readCounter() readings are times atCount() converts.
+  static bool countsAreTime() { return detail::g_tscInUse.load(std::memory_order_relaxed); }
+
   // The raw counter, to look up in a window (0 where there is none).
   static uint64_t readCounter() {
 #if defined(__x86_64__)

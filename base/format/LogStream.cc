@@ -119,19 +119,41 @@ size_t formatFloating(char* buf, size_t size, T v) {
 }
 }  // namespace
 
-LogStream& LogStream::operator<<(float v) {
+LogStream& LogStream::formatFloat(float v) {
   char tmp[kMaxNumericSize];
   return appendWhole(tmp, formatFloating(tmp, sizeof tmp, v));
 }
 
-LogStream& LogStream::operator<<(double v) {
+LogStream& LogStream::formatDouble(double v) {
   char tmp[kMaxNumericSize];
   return appendWhole(tmp, formatFloating(tmp, sizeof tmp, v));
 }
 
-LogStream& LogStream::operator<<(const void* p) {
+LogStream& LogStream::formatPointer(const void* p) {
   char tmp[kMaxNumericSize];
   return appendWhole(tmp, detail::convertHex(tmp, reinterpret_cast<uintptr_t>(p)));
+}
+
+void LogStream::fallBackToText() {
+  char recorded[kBufferSize];
+  const size_t n = buffer_.length();
+  std::memcpy(recorded, buffer_.data(), n);
+  buffer_.reset();
+  recording_ = false;
+  fallback_(fallbackContext_, *this);
+  detail::replayOperands(recorded, n, *this);
+}
+
+LogStream& LogStream::recordedBytesDoNotFit(detail::OperandTag tag, const char* data, size_t len) {
+  fallBackToText();
+  switch (tag) {
+    case detail::kOperandText:
+      return appendText(data, len);
+    case detail::kOperandWhole:
+      return appendWhole(data, len);
+    default:
+      return append(data, len);
+  }
 }
 
 Fmt::Fmt(const char* fmt, ...) {

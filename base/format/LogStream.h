@@ -26,6 +26,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "muon/base/LogOperands.h"
+
 namespace muon {
 namespace detail {
 
@@ -167,30 +169,52 @@ class LogStream {
 
   LogStream& operator<<(bool v) { return *this << (v ? '1' : '0'); }
   LogStream& operator<<(char v) {
+    if (recording_) return record(detail::kOperandChar, v);
     buffer_.append(&v, 1);
     return *this;
   }
   // int8_t and uint8_t are numbers here, not characters.
-  LogStream& operator<<(signed char v) { return formatSigned(v); }
-  LogStream& operator<<(unsigned char v) { return formatUnsigned(v); }
-  LogStream& operator<<(short v) { return formatSigned(v); }
-  LogStream& operator<<(unsigned short v) { return formatUnsigned(v); }
-  LogStream& operator<<(int v) { return formatSigned(v); }
-  LogStream& operator<<(unsigned int v) { return formatUnsigned(v); }
-  LogStream& operator<<(long v) { return formatSigned(v); }
-  LogStream& operator<<(unsigned long v) { return formatUnsigned(v); }
-  LogStream& operator<<(long long v) { return formatSigned(v); }
-  LogStream& operator<<(unsigned long long v) { return formatUnsigned(v); }
+  LogStream& operator<<(signed char v) { return *this << static_cast<int>(v); }
+  LogStream& operator<<(unsigned char v) { return *this << static_cast<unsigned>(v); }
+  LogStream& operator<<(short v) { return *this << static_cast<int>(v); }
+  LogStream& operator<<(unsigned short v) { return *this << static_cast<unsigned>(v); }
+  LogStream& operator<<(int v) {
+    if (recording_) return record(detail::kOperandI32, v);
+    return formatInteger(static_cast<long long>(v));
+  }
+  LogStream& operator<<(unsigned int v) {
+    if (recording_) return record(detail::kOperandU32, v);
+    return formatInteger(static_cast<unsigned long long>(v));
+  }
+  LogStream& operator<<(long v) { return *this << static_cast<long long>(v); }
+  LogStream& operator<<(unsigned long v) { return *this << static_cast<unsigned long long>(v); }
+  LogStream& operator<<(long long v) {
+    if (recording_) return record(detail::kOperandI64, static_cast<int64_t>(v));
+    return formatInteger(v);
+  }
+  LogStream& operator<<(unsigned long long v) {
+    if (recording_) return record(detail::kOperandU64, static_cast<uint64_t>(v));
+    return formatInteger(v);
+  }
 
   // Shortest text that reads back as the same value ("0.1", "1e+300", "nan").
-  LogStream& operator<<(float v);
-  LogStream& operator<<(double v);
+  LogStream& operator<<(float v) {
+    if (recording_) return record(detail::kOperandF32, v);
+    return formatFloat(v);
+  }
+  LogStream& operator<<(double v) {
+    if (recording_) return record(detail::kOperandF64, v);
+    return formatDouble(v);
+  }
 
   // Extended precision is not kept: printed as the nearest double.
   LogStream& operator<<(long double v) { return *this << static_cast<double>(v); }
 
   // Pointers print as hex: 0x7ffd5c3a1b20 (nullptr: 0x0).
-  LogStream& operator<<(const void* p);
+  LogStream& operator<<(const void* p) {
+    if (recording_) return record(detail::kOperandPtr, reinterpret_cast<uint64_t>(p));
+    return formatPointer(p);
+  }
   // So do function pointers (which would otherwise convert to bool and print 1).
   template <typename R, typename... Args>
   LogStream& operator<<(R (*f)(Args...)) {
@@ -217,29 +241,78 @@ class LogStream {
   static ControlCharacters controlCharacters() {
     return rawControl_.load(std::memory_order_relaxed) ? kRaw : kEscape;
   }
-  LogStream& operator<<(const Fmt& f) { return appendWhole(f.data(), f.length()); }
+  LogStream& operator<<(const Fmt& f) {
+    if (recording_) return recordBytes(detail::kOperandWhole, f.data(), f.length());
+    return appendWhole(f.data(), f.length());
+  }
 
   // Raw bytes, never escaped (the Logger's own prefix and trailer).
   LogStream& append(const char* data, size_t len) {
+    if (recording_) return recordBytes(detail::kOperandRaw, data, len);
     buffer_.append(data, len);
     return *this;
   }
+
+  // ---- recording (deferred formatting; LogOperands.h) ----
+  // What a recording stream does when an operand no longer fits: the
+  // Logger's hook, which turns the statement back into a text line.
+  using TextFallback = void (*)(void* context, LogStream& stream);
+  // From now on the stream records operands (LogOperands.h) into its buffer,
+  // which must be empty. When one does not fit, the stream copies what it
+  // recorded, empties its buffer, leaves recording mode, calls
+  // fallback(context, *this) to write the start of the line, and replays
+  // the recorded operands and the one that did not fit as text: the line
+  // is then the one a text statement makes, cut where it would be cut.
+  void startRecording(TextFallback fallback, void* context) {
+    recording_ = true;
+    fallback_ = fallback;
+    fallbackContext_ = context;
+  }
+  bool recording() const { return recording_; }
+
+  friend bool detail::replayOperands(const char* p, size_t n, LogStream& out);
   const Buffer& buffer() const { return buffer_; }
   Buffer& buffer() { return buffer_; }
   void resetBuffer() { buffer_.reset(); }
 
  private:
+  // A recorded value: its tag and its bytes, if they fit; else back to text.
+  template <typename T>
+  LogStream& record(detail::OperandTag tag, T v) {
+    if (__builtin_expect(buffer_.avail() >= 1 + sizeof v, 1)) {
+      char* p = buffer_.current();
+      *p = static_cast<char>(tag);
+      std::memcpy(p + 1, &v, sizeof v);
+      buffer_.add(1 + sizeof v);
+      return *this;
+    }
+    fallBackToText();
+    return *this << v;
+  }
+  __attribute__((always_inline)) LogStream& recordBytes(detail::OperandTag tag, const char* data,
+                                                        size_t len) {
+    if (__builtin_expect(buffer_.avail() >= detail::kOperandBytesHeader + len, 1)) {
+      char* p = buffer_.current();
+      const uint16_t n = static_cast<uint16_t>(len);  // len < kBufferSize
+      p[0] = static_cast<char>(tag);
+      std::memcpy(p + 1, &n, sizeof n);
+      std::memcpy(p + detail::kOperandBytesHeader, data, len);
+      buffer_.add(detail::kOperandBytesHeader + len);
+      return *this;
+    }
+    return recordedBytesDoNotFit(tag, data, len);
+  }
+  LogStream& recordedBytesDoNotFit(detail::OperandTag tag, const char* data, size_t len);
+  // Leaves recording mode as startRecording() says. Out of line: rare.
+  __attribute__((noinline, cold)) void fallBackToText();
+
+  LogStream& formatFloat(float v);
+  LogStream& formatDouble(double v);
+  LogStream& formatPointer(const void* p);
+
   // Integers are written straight into the buffer when kMaxNumericSize bytes
   // are free (the common case), else through a small scratch, and then only
   // if the whole number fits.
-  template <typename T>
-  LogStream& formatSigned(T v) {
-    return formatInteger(static_cast<long long>(v));
-  }
-  template <typename T>
-  LogStream& formatUnsigned(T v) {
-    return formatInteger(static_cast<unsigned long long>(v));
-  }
   template <typename T>
   LogStream& formatInteger(T v) {
     if (buffer_.avail() >= kMaxNumericSize) {
@@ -254,6 +327,7 @@ class LogStream {
   // something to escape. For a literal, data and len are constants once
   // this is inlined, and the check folds away at compile time.
   __attribute__((always_inline)) LogStream& appendText(const char* data, size_t len) {
+    if (recording_) return recordBytes(detail::kOperandText, data, len);
     if (__builtin_expect(detail::mayHoldControl(data, len), 0) &&
         !rawControl_.load(std::memory_order_relaxed)) {
       appendEscaped(data, len);
@@ -274,6 +348,9 @@ class LogStream {
   }
 
   static constexpr size_t kMaxNumericSize = 48;
+  bool recording_ = false;
+  TextFallback fallback_ = nullptr;
+  void* fallbackContext_ = nullptr;
   Buffer buffer_;
 };
 

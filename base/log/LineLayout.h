@@ -20,6 +20,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -70,6 +72,42 @@ inline void writeMicro(char* p, int micro) {
   writeTwoDigits(p, m / 10000);
   writeTwoDigits(p + 2, m / 100 % 100);
   writeTwoDigits(p + 4, m % 100);
+}
+
+// A prefix made once per second (and per zone change) for one thread's
+// lines, which then copy it and write only their microsecond: each thread
+// keeps one for the lines it formats, AsyncLogging's backend one per thread
+// whose records it formats. A plain value; its owner's thread only.
+struct LinePrefix {
+  int64_t second = INT64_MIN;
+  unsigned generation = ~0u;  // the time zone's (timeZoneGeneration())
+  size_t length = 0;
+  uint64_t builds = 0;
+  char text[kPrefixCapacity] = {};
+
+  // Makes it the prefix of `second` for the thread `tid` ("%5d "), in the
+  // zone Logger::timeZone() has now, unless it already is (Logging.cc).
+  void update(int64_t sec, unsigned zoneGeneration, std::string_view tid) {
+    if (sec != second || zoneGeneration != generation) rebuild(sec, zoneGeneration, tid);
+  }
+  void rebuild(int64_t sec, unsigned zoneGeneration, std::string_view tid);
+};
+
+// Changes whenever Logger::setTimeZone does (Logging.cc).
+unsigned timeZoneGeneration();
+
+// Starts a line in the empty `buf`: `prefix` with the microsecond `micro`
+// written in, and the level's name. Returns the header's length.
+inline size_t writeHeader(LogStream::Buffer& buf, const LinePrefix& prefix, int micro, int level) {
+  // Fixed-size copies into the empty buffer; only `length` and
+  // kLevelNameLength bytes of them count.
+  char* p = buf.current();
+  std::memcpy(p, prefix.text, kPrefixCapacity);
+  writeMicro(p + kMicroOffset, micro);
+  std::memcpy(p + prefix.length, kLevelNames[level], sizeof kLevelNames[level]);
+  const size_t headerLength = prefix.length + kLevelNameLength;
+  buf.add(headerLength);
+  return headerLength;
 }
 
 // ---- the trailer -------------------------------------------------------------
@@ -130,6 +168,22 @@ constexpr SourceLocation makeSourceLocation(const char* path, int line) {
   size_t length = 0;
   while (base[length] != '\0') ++length;
   return makeTrailer(base, length, line);
+}
+
+// Ends the line in `buf` with `where`'s trailer, which always goes in whole:
+// if the message filled the buffer, its end is cut to make room, so that
+// every line ends in '\n'.
+inline void appendTrailer(LogStream::Buffer& buf, const SourceLocation& where) {
+  const size_t n = where.length;
+  if (__builtin_expect(buf.avail() >= sizeof where.trailer, 1)) {
+    // The whole array in one fixed-size copy (a few vector moves, no call);
+    // only its first n bytes count.
+    std::memcpy(buf.current(), where.trailer, sizeof where.trailer);
+    buf.add(n);
+    return;
+  }
+  if (buf.avail() < n) buf.unwind(n - buf.avail());
+  buf.append(where.trailer, n);
 }
 
 // ---- from a record -------------------------------------------------------------

@@ -32,6 +32,8 @@ struct LogRecord;
 
 namespace detail {
 
+class RecordSink;
+
 // A sink seen through its address and plain functions, so that Logger's
 // output stays a function pointer and the sink's type stays in the caller.
 // attach() sets exactly one of appendText and appendRecord.
@@ -40,6 +42,9 @@ struct SinkRef {
   void (*appendText)(void* sink, const char* line, size_t len) = nullptr;
   void (*appendRecord)(void* sink, const LogRecord& record) = nullptr;
   void (*flush)(void* sink) = nullptr;
+  // Set when the sink formats statements' records itself (RecordQueue.h):
+  // its recordSink(), which may be nullptr.
+  RecordSink* records = nullptr;
 };
 
 // Makes `ref` Logger's output (a new LoggerConfig); detachSink undoes it if

@@ -50,6 +50,8 @@ void resolveAll(const LoggerConfig& config) {
 void publish(LoggerConfig next) {
   const bool everyLine = next.backtraceLines > 0 || next.sink.appendRecord != nullptr;
   next.attentionLevel = everyLine ? Logger::TRACE : std::min(next.flushLevel, Logger::FATAL);
+  // The ring keeps lines below the level as text records: no deferral then.
+  next.records = next.backtraceLines == 0 ? next.sink.records : nullptr;
   std::vector<const LoggerConfig*>& configs = kept().configs;
   auto same = std::find_if(configs.begin(), configs.end(),
                            [&](const LoggerConfig* c) { return *c == next; });
@@ -101,7 +103,7 @@ AtForkRegistration g_atForkRegistration;
 
 bool sameSink(const SinkRef& a, const SinkRef& b) {
   return a.sink == b.sink && a.appendText == b.appendText && a.appendRecord == b.appendRecord &&
-         a.flush == b.flush;
+         a.flush == b.flush && a.records == b.records;
 }
 
 }  // namespace
@@ -113,7 +115,8 @@ bool LoggerConfig::operator==(const LoggerConfig& other) const {
   return defaultLevel == other.defaultLevel && modules == other.modules &&
          flushLevel == other.flushLevel && backtraceLines == other.backtraceLines &&
          attentionLevel == other.attentionLevel && output == other.output &&
-         flush == other.flush && sameSink(sink, other.sink) && attachment == other.attachment;
+         flush == other.flush && sameSink(sink, other.sink) && attachment == other.attachment &&
+         records == other.records;
 }
 
 void changeLoggerConfig(const std::function<void(LoggerConfig&)>& change) {

@@ -75,6 +75,10 @@ struct LoggerConfig {
   Logger::FlushFunc flush = &defaultFlush;
   SinkRef sink;
   const SinkRef* attachment = nullptr;
+  // Derived (changeLoggerConfig sets it): the attached sink's RecordSink
+  // while the backtrace ring is off, else nullptr. Statements then write
+  // records for it to format (RecordQueue.h) instead of text.
+  RecordSink* records = nullptr;
 
   bool operator==(const LoggerConfig& other) const;
 };

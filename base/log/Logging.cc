@@ -17,15 +17,11 @@
 #include "muon/base/FileIo.h"
 #include "muon/base/LogRecord.h"
 #include "muon/base/LoggerConfig.h"
+#include "muon/base/RecordQueue.h"
 #include "muon/base/TimeZone.h"
 #include "muon/base/TscClock.h"
 
 namespace muon {
-
-using detail::kLevelNameLength;
-using detail::kLevelNames;
-using detail::kMicroOffset;
-using detail::kPrefixCapacity;
 
 namespace detail {
 
@@ -77,22 +73,9 @@ std::atomic<unsigned> g_timeZoneGeneration{0};
 // prefix, so a forked child drops its copy (the child's thread has a new id).
 struct PrefixCache {
   TscClock::SecondWindow window;  // empty unless the clock is TscClock::now
-  int64_t second = INT64_MIN;
-  unsigned generation = ~0u;
-  size_t length = 0;
-  uint64_t builds = 0;  // for detail::dateTimeFormatsInThisThread
-  char text[kPrefixCapacity] = {};
+  detail::LinePrefix prefix;
 };
 thread_local PrefixCache t_prefix;
-
-void rebuildPrefix(int64_t second, unsigned generation) {
-  TimeZone tz = Logger::timeZone();
-  t_prefix.length = detail::writePrefix(t_prefix.text, tz.toLocalTime(second), tz.isUtc(),
-                                        CurrentThread::tidString());
-  ++t_prefix.builds;
-  t_prefix.second = second;
-  t_prefix.generation = generation;
-}
 
 // fork() copies only the calling thread: had another thread held
 // g_timeZoneMutex at that instant, the child's copy would stay locked for
@@ -110,7 +93,7 @@ void lockZoneBeforeFork() {
 void unlockZoneInParent() { g_timeZoneMutex.unlock(); }
 void unlockZoneAndForgetPrefixInChild() {
   g_timeZoneMutex.unlock();
-  t_prefix.second = INT64_MIN;
+  t_prefix.prefix.second = INT64_MIN;
   t_prefix.window = TscClock::SecondWindow();
 }
 struct AtForkRegistration {
@@ -127,16 +110,28 @@ const char* strerror_tl(int savedErrno) {
   return ::strerror_r(savedErrno, t_errnoBuf, sizeof t_errnoBuf);
 }
 
-uint64_t detail::dateTimeFormatsInThisThread() { return t_prefix.builds; }
+uint64_t detail::dateTimeFormatsInThisThread() { return t_prefix.prefix.builds; }
+
+unsigned detail::timeZoneGeneration() {
+  return g_timeZoneGeneration.load(std::memory_order_acquire);
+}
+
+void detail::LinePrefix::rebuild(int64_t sec, unsigned zoneGeneration, std::string_view tid) {
+  TimeZone tz = Logger::timeZone();
+  length = writePrefix(text, tz.toLocalTime(sec), tz.isUtc(), tid);
+  ++builds;
+  second = sec;
+  generation = zoneGeneration;
+}
 
 Logger::Logger(const detail::LogSite& site, LogLevel level)
     : site_(site), level_(level), savedErrno_(0) {
-  formatHeader(level);
+  begin();
 }
 
 Logger::Logger(const detail::LogSite& site, LogLevel level, const char* func)
     : site_(site), level_(level), savedErrno_(0) {
-  formatHeader(level);
+  begin();
   functionBegin_ = messageBegin_;
   stream_ << func << ' ';
   messageBegin_ = static_cast<uint32_t>(stream_.buffer().length());
@@ -144,7 +139,58 @@ Logger::Logger(const detail::LogSite& site, LogLevel level, const char* func)
 
 Logger::Logger(const detail::LogSite& site, bool toAbort)
     : site_(site), level_(toAbort ? FATAL : ERROR), savedErrno_(errno) {
+  begin();
+}
+
+inline void Logger::begin() {
+  // The statement's one look at the configuration.
+  config_ = &detail::loggerConfig();
+  detail::RecordSink* records = config_->records;
+  if (records != nullptr && (queue_ = detail::recordQueueFor(*records)) != nullptr) {
+    startRecord();
+    return;
+  }
   formatHeader(level_);
+}
+
+void Logger::startRecord() {
+  stream_.startRecording(&Logger::recordToText, this);
+  // The counter orders records; with the default clock running on it, it
+  // is the line's time too, which the backend converts.
+  const uint64_t count = TscClock::readCounter();
+  recordKey_ = count;
+  const ClockFunc clock = g_clock.load(std::memory_order_relaxed);
+  if (__builtin_expect(clock == &TscClock::now && TscClock::countsAreTime(), 1)) {
+    recordKind_ = detail::RecordHeader::kStatementCount;
+    recordTime_ = static_cast<int64_t>(count);
+  } else {
+    recordKind_ = detail::RecordHeader::kStatementMicros;
+    recordTime_ = clock().microSecondsSinceEpoch();
+  }
+}
+
+void Logger::recordToText(void* self, LogStream&) {
+  Logger* logger = static_cast<Logger*>(self);
+  logger->formatHeader(logger->level_);
+}
+
+void Logger::commitRecord() {
+  const LogStream::Buffer& operands = stream_.buffer();
+  const size_t length = operands.length();
+  const size_t size = detail::recordSize(length);
+  char* p = queue_->reserve(size);
+  if (__builtin_expect(p == nullptr, 0)) return;  // dropped; the sink counted it
+  detail::RecordHeader header;
+  header.size = static_cast<uint32_t>(size);
+  header.length = static_cast<uint16_t>(length);
+  header.kind = recordKind_;
+  header.level = static_cast<uint8_t>(level_);
+  header.key = recordKey_;
+  header.time = recordTime_;
+  header.site = &site_;
+  std::memcpy(p, &header, sizeof header);
+  std::memcpy(p + sizeof header, operands.data(), length);
+  queue_->commit(size);
 }
 
 namespace {
@@ -160,10 +206,7 @@ __attribute__((noinline)) int refreshPrefix(Logger::ClockFunc clock, unsigned ge
     t_prefix.window = TscClock::SecondWindow();
     now = clock();
   }
-  int64_t second = now.secondsSinceEpoch();
-  if (second != t_prefix.second || generation != t_prefix.generation) {
-    rebuildPrefix(second, generation);
-  }
+  t_prefix.prefix.update(now.secondsSinceEpoch(), generation, CurrentThread::tidString());
   return now.microSecondsInSecond();
 }
 
@@ -178,48 +221,18 @@ void Logger::formatHeader(LogLevel level) {
   int micro;
   uint64_t count;
   if (__builtin_expect(clock == &TscClock::now, 1) &&
-      cache.window.covers(count = TscClock::readCounter()) && generation == cache.generation) {
+      cache.window.covers(count = TscClock::readCounter()) &&
+      generation == cache.prefix.generation) {
     micro = cache.window.microAt(count);
   } else {
     micro = refreshPrefix(clock, generation);
   }
-
-  // Fixed-size copies into the empty 4000-byte buffer; only `length` and
-  // kLevelNameLength bytes of them count.
-  LogStream::Buffer& buf = stream_.buffer();
-  char* p = buf.current();
-  const size_t prefixLength = cache.length;
   // What record() needs and the prefix cache may forget before it runs (a
   // << operand that logs may start a new second).
   micro_ = micro;
-  second_ = cache.second;
-  std::memcpy(p, cache.text, kPrefixCapacity);
-  detail::writeMicro(p + kMicroOffset, micro);
-  std::memcpy(p + prefixLength, kLevelNames[level], sizeof kLevelNames[level]);
-  const size_t headerLength = prefixLength + kLevelNameLength;
-  buf.add(headerLength);
-  messageBegin_ = static_cast<uint32_t>(headerLength);
-}
-
-void Logger::finish() {
-  if (savedErrno_ != 0) {
-    stream_ << ": " << strerror_tl(savedErrno_) << " (errno=" << savedErrno_ << ')';
-  }
-  // The trailer " - file.cc:42\n" (made at compile time) always goes in
-  // whole: if the message filled the buffer, its end is cut to make room, so
-  // every line ends in '\n'.
-  LogStream::Buffer& buf = stream_.buffer();
-  const detail::SourceLocation& where = site_.where;
-  const size_t n = where.length;
-  if (__builtin_expect(buf.avail() >= sizeof where.trailer, 1)) {
-    // The whole array in one fixed-size copy (a few vector moves, no call);
-    // only its first n bytes count.
-    std::memcpy(buf.current(), where.trailer, sizeof where.trailer);
-    buf.add(n);
-    return;
-  }
-  if (buf.avail() < n) buf.unwind(n - buf.avail());
-  buf.append(where.trailer, n);
+  second_ = cache.prefix.second;
+  messageBegin_ = static_cast<uint32_t>(
+      detail::writeHeader(stream_.buffer(), cache.prefix, micro, level));
 }
 
 namespace {
@@ -268,9 +281,20 @@ __attribute__((noinline)) void Logger::writeAsRecord(const detail::SinkRef& sink
 }
 
 Logger::~Logger() {
-  finish();
-  // The statement's one look at the configuration.
-  const detail::LoggerConfig& config = detail::loggerConfig();
+  if (savedErrno_ != 0) {
+    stream_ << ": " << strerror_tl(savedErrno_) << " (errno=" << savedErrno_ << ')';
+  }
+  const detail::LoggerConfig& config = *config_;
+  if (stream_.recording()) {
+    commitRecord();
+    // A level that flushes, and FATAL: the sink writes the record first.
+    if (__builtin_expect(level_ >= config.attentionLevel, 0)) {
+      if (level_ >= config.flushLevel || level_ == FATAL) flushWith(config);
+      if (level_ == FATAL) std::abort();
+    }
+    return;
+  }
+  detail::appendTrailer(stream_.buffer(), site_.where);
   // One compare covers the rare cases: a level that flushes, FATAL, and
   // every line while the backtrace ring is on (it may be below its level)
   // or a sink that takes records is attached.
@@ -380,6 +404,7 @@ void Logger::setOutput(OutputFunc out) {
     c.output = out ? out : &detail::defaultOutput;
     c.sink.appendText = nullptr;  // lines no longer go to an attached sink
     c.sink.appendRecord = nullptr;
+    c.sink.records = nullptr;
   });
 }
 

@@ -45,6 +45,7 @@ struct LogRecord;
 namespace detail {
 
 struct LoggerConfig;
+class RecordQueue;
 
 // Whether Sink has append(const LogRecord&), for Logger::attach.
 template <typename Sink, typename = void>
@@ -52,6 +53,13 @@ struct TakesRecords : std::false_type {};
 template <typename Sink>
 struct TakesRecords<Sink, std::void_t<decltype(std::declval<Sink&>().append(
                               std::declval<const LogRecord&>()))>> : std::true_type {};
+
+// Whether Sink formats statements' records itself (has recordSink()).
+template <typename Sink, typename = void>
+struct FormatsRecords : std::false_type {};
+template <typename Sink>
+struct FormatsRecords<Sink, std::void_t<decltype(std::declval<Sink&>().recordSink())>>
+    : std::true_type {};
 
 // Makes `stream << a << b` a void expression, so that it can be the last
 // operand of ?: in the LOG_* macros. '&' binds looser than '<<', so it takes
@@ -149,6 +157,7 @@ class Logger {
       };
     }
     ref.flush = [](void* s) { static_cast<Sink*>(s)->flush(); };
+    if constexpr (detail::FormatsRecords<Sink>::value) ref.records = sink.recordSink();
     return LogAttachment(ref);
   }
 
@@ -164,8 +173,15 @@ class Logger {
   static Timestamp now();
 
  private:
+  // Loads the configuration and starts the line: a record if a sink that
+  // formats records is attached (and the backtrace ring is off), else text.
+  void begin();
+  void startRecord();
+  // LogStream's TextFallback: a record that outgrew its buffer becomes text.
+  static void recordToText(void* self, LogStream& stream);
   void formatHeader(LogLevel level);
-  void finish();
+  // Puts the record in this thread's queue (or counts it dropped).
+  void commitRecord();
   // The line as a record, for a sink that takes records.
   LogRecord record() const;
   // Hands the line to the configured output or sink, as text or record.
@@ -187,6 +203,13 @@ class Logger {
   uint32_t messageBegin_;
   int micro_;
   int64_t second_;
+  // The configuration the statement follows, loaded once (begin).
+  const detail::LoggerConfig* config_;
+  // A record's: its queue, its order key and time, and its kind (RecordQueue.h).
+  detail::RecordQueue* queue_;
+  uint64_t recordKey_;
+  int64_t recordTime_;
+  uint8_t recordKind_;
 };
 
 // Writes errno's text for `savedErrno` into a per-thread buffer.

@@ -11,7 +11,9 @@
 
 #include "muon/base/BufferStore.h"
 #include "muon/base/LogSpool.h"
+#include "muon/base/RecordQueues.h"
 #include "muon/base/Timestamp.h"
+#include "muon/base/TscClock.h"
 
 namespace muon {
 
@@ -129,6 +131,13 @@ AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, const Op
       output_(basename_, rollSize, false, flushInterval_, 1, unbuffered(options.files)),
       store_(openStore(options.crashSafe)) {
   entrySize_ = store_->entrySize();
+  // Deferred formatting needs no spool: a record only the dead process
+  // could decode would not survive it.
+  if (!store_->crashSafe()) {
+    records_ = std::make_unique<RecordQueues>(
+        static_cast<detail::RecordSink*>(this), options.threadQueueBytes,
+        [this](const char* lines, size_t len) { output_.append(lines, len); });
+  }
   assert((entrySize_ == 0 || entrySize_ == spool::kEntrySize) &&
          "AsyncLogging: an index other than the spool's");
   std::lock_guard<std::mutex> lock(mutex_);
@@ -181,6 +190,8 @@ std::string AsyncLogging::spoolPath() const { return store_->path(); }
 
 void AsyncLogging::append(const char* logline, size_t len) {
   if (len == 0) return;
+  // A thread with a queue keeps its lines in order with its records.
+  if (records_ && appendToQueue(logline, len)) return;
   // One body, instantiated with the index and without, so that a store
   // without one (the plain mode) costs none of its arithmetic.
   if (entrySize_ == 0) {
@@ -242,6 +253,60 @@ void AsyncLogging::appendSlow(Buffer* full, uint64_t word, const char* logline, 
     }
   }
   append(logline, len);
+}
+
+bool AsyncLogging::appendToQueue(const char* logline, size_t len) {
+  constexpr size_t kMaxText = detail::RecordQueue::kMaxRecord - sizeof(detail::RecordHeader);
+  if (len > kMaxText) return false;
+  detail::RecordQueue* queue = records_->existingQueueForThisThread();
+  if (queue == nullptr) return false;
+  const size_t size = detail::recordSize(len);
+  char* p = queue->reserve(size);
+  if (p == nullptr) return true;  // dropped, and counted
+  detail::RecordHeader header{};
+  header.size = static_cast<uint32_t>(size);
+  header.length = static_cast<uint16_t>(len);
+  header.kind = detail::RecordHeader::kText;
+  header.key = TscClock::readCounter();
+  std::memcpy(p, &header, sizeof header);
+  std::memcpy(p + sizeof header, logline, len);
+  queue->commit(size);
+  return true;
+}
+
+detail::RecordQueue* AsyncLogging::queueForThisThread() { return records_->queueForThisThread(); }
+
+void AsyncLogging::wake() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  wakeRequested_ = true;
+  backendCond_.notify_one();
+}
+
+bool AsyncLogging::waitForRoom(detail::RecordQueue& queue) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  // As for lines: kBlock waits only for a running backend.
+  if (policy_ == kDrop || state_ != State::kRunning) {
+    countDropped(0, 1);
+    return false;
+  }
+  ++producerWaits_;
+  records_->addWaiter();
+  wakeRequested_ = true;
+  backendCond_.notify_one();
+  producerCond_.wait(lock, [&] {
+    return RecordQueues::hasRoom(queue) || state_ != State::kRunning;
+  });
+  records_->removeWaiter();
+  return true;
+}
+
+size_t AsyncLogging::drainRecords(bool write) {
+  const size_t formatted = records_->drain([this] {
+    std::lock_guard<std::mutex> lock(mutex_);
+    producerCond_.notify_all();
+  });
+  if (write) records_->writeLines();
+  return formatted;
 }
 
 bool AsyncLogging::currentIsFull() const {
@@ -415,6 +480,12 @@ AsyncLogging::Stats AsyncLogging::stats() const {
   return s;
 }
 
+namespace {
+// While records keep coming, the backend looks at the queues this often
+// (their producers never wake it unless a queue is half full).
+constexpr std::chrono::milliseconds kRecordPollInterval{1};
+}  // namespace
+
 void AsyncLogging::threadFunc() {
   std::vector<Buffer*> batch;
   batch.reserve(kMaxBuffers);
@@ -424,15 +495,21 @@ void AsyncLogging::threadFunc() {
   std::unique_lock<std::mutex> lock(mutex_);
   state_ = State::kRunning;
   producerCond_.notify_all();
+  bool recordsCame = false;  // the last round formatted records
+  auto lastWrite = std::chrono::steady_clock::now();
+  const auto interval = std::chrono::seconds(flushInterval_);
   for (;;) {
-    if (queued_.empty() && state_ != State::kStopping && flushRequested_ == flushDone_) {
-      backendCond_.wait_for(lock, std::chrono::seconds(flushInterval_));
+    if (queued_.empty() && state_ != State::kStopping && flushRequested_ == flushDone_ &&
+        !wakeRequested_) {
+      backendCond_.wait_for(lock, recordsCame ? kRecordPollInterval : interval);
     }
+    wakeRequested_ = false;
     bool stopNow = state_ == State::kStopping;
     // Woken by the interval, a flush or stop with no full buffer waiting:
     // the producers are not outrunning the backend.
     bool idle = queued_.empty();
     uint64_t flushTarget = flushRequested_;
+    const bool flushAsked = flushTarget != flushDone_;
     // Take the partly filled current buffer too: lines must not wait longer
     // than flushInterval, and stop/flush must see everything before them.
     Dropped dropped = takeBatch(batch);
@@ -443,7 +520,22 @@ void AsyncLogging::threadFunc() {
     lock.unlock();
 
     uint64_t filesBefore = output_.stats().filesCreated;
-    writeBatch(batch, dropped);
+    const auto now = std::chrono::steady_clock::now();
+    const bool due = now - lastWrite >= interval;
+    const bool writeAll = stopNow || flushAsked || reopen || due;
+    if (!batch.empty() || dropped.messages > 0 || writeAll) writeBatch(batch, dropped);
+    if (records_) {
+      // Records are formatted as they come and written when the line buffer
+      // fills, when they stop coming, or when a flush, stop or the interval asks.
+      const size_t formatted = drainRecords(false);
+      if (writeAll || formatted == 0 || records_->bufferedBytes() >= RecordQueues::kLineBufferSize / 2) {
+        const bool any = records_->bufferedBytes() > 0;
+        records_->writeLines();
+        if (any) output_.flush();
+      }
+      recordsCame = formatted > 0;
+    }
+    if (writeAll) lastWrite = now;
     if (reopen && output_.stats().filesCreated == filesBefore) output_.rollFile();
     LogFile::Stats fileStats = output_.stats();
 
@@ -454,7 +546,8 @@ void AsyncLogging::threadFunc() {
     flushDone_ = flushTarget;
     producerCond_.notify_all();
     if (stopNow && queued_.empty()) break;
-    prepareSpares(lock);
+    // With records, lines rarely come through the buffers: none mapped ahead.
+    if (!records_) prepareSpares(lock);
   }
 }
 
@@ -479,8 +572,8 @@ void AsyncLogging::writeLeftovers() {
     std::lock_guard<std::mutex> lock(mutex_);
     dropped = takeBatch(batch);
   }
-  if (batch.empty() && dropped.messages == 0) return;
-  writeBatch(batch, dropped);
+  if (!batch.empty() || dropped.messages > 0) writeBatch(batch, dropped);
+  if (records_ && drainRecords(true) > 0) output_.flush();
 }
 
 void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped) {

@@ -49,12 +49,14 @@
 
 #include "muon/base/FileUtil.h"
 #include "muon/base/LogFile.h"
+#include "muon/base/RecordQueue.h"
 
 namespace muon {
 
 class BufferStore;
+class RecordQueues;
 
-class AsyncLogging {
+class AsyncLogging : private detail::RecordSink {
  public:
   enum OverflowPolicy { kDrop, kBlock };
 
@@ -77,6 +79,14 @@ class AsyncLogging {
     // What the log files' LogFile does beyond writing: retention (maxFiles,
     // maxTotalBytes, maxAgeSeconds) and the basename.log link. All off by default.
     LogFile::Options files;
+    // Deferred formatting (not in crash-safe mode): each thread that logs
+    // through Logger::attach(*this) gets a queue of this many bytes
+    // (rounded up to a power of two, at least 64 KiB), resident from its
+    // first statement, for the records the backend formats. A thread's
+    // records wait there; when its queue is full the overflow policy
+    // applies to that thread's records, one by one. 1 MiB holds about ten
+    // thousand short statements.
+    size_t threadQueueBytes = 1024 * 1024;
   };
 
   static constexpr size_t kBufferSize = 4 * 1024 * 1024;
@@ -94,7 +104,13 @@ class AsyncLogging {
 
   // Copies one line in. A line longer than a buffer can hold is cut to fit.
   // Lines appended before start() wait in the buffer; they are not lost.
+  // From a thread that logs through Logger::attach(*this), a line of at
+  // most 4 KiB goes to that thread's queue, after its statements' records.
   void append(const char* logline, size_t len);
+
+  // For Logger::attach: the records this sink formats itself, or nullptr in
+  // crash-safe mode (statements then hand it text).
+  detail::RecordSink* recordSink() { return records_ ? this : nullptr; }
 
   // Starts the backend thread (named kBackendThreadName); returns once it runs.
   void start();
@@ -117,7 +133,7 @@ class AsyncLogging {
   void requestReopen();
 
   struct Stats {
-    uint64_t messagesDropped = 0;
+    uint64_t messagesDropped = 0;  // lines and records
     uint64_t buffersDropped = 0;
     uint64_t producerWaits = 0;  // kBlock: times a producer waited for room
     bool crashSafe = false;      // the buffers are in a spool (asked for and set up)
@@ -153,6 +169,16 @@ class AsyncLogging {
   };
 
   void threadFunc();
+  // RecordSink, for the statements' records (RecordQueues.h).
+  detail::RecordQueue* queueForThisThread() override;
+  void wake() override;
+  bool waitForRoom(detail::RecordQueue& queue) override;
+  // A text line into this thread's queue; false if it has none (or the
+  // line is too long for one).
+  bool appendToQueue(const char* logline, size_t len);
+  // Formats what the queues hold; writes the lines if `write` or the
+  // buffer filled. Backend thread (or the destructor once it is gone).
+  size_t drainRecords(bool write);
   // append() without (false) or with (true) the store's per-message index.
   template <bool kIndexed>
   void appendTo(const char* logline, size_t len);
@@ -221,6 +247,7 @@ class AsyncLogging {
   uint64_t producerWaits_ = 0;
   uint64_t buffersMapped_ = 0;
   uint64_t linesRecovered_ = 0;  // set in the constructor
+  bool wakeRequested_ = false;   // a producer's queue is filling up
   // Set by requestReopen(), taken by the backend. No lock.
   std::atomic<bool> reopenRequested_{false};
   static_assert(std::atomic<bool>::is_always_lock_free,
@@ -236,6 +263,9 @@ class AsyncLogging {
   // Set in the constructor. Its buffer calls are ordered as BufferStore.h
   // asks: under mutex_, or by the one thread that writes output_.
   std::unique_ptr<BufferStore> store_;
+  // The per-thread record queues; none in crash-safe mode. Their consumer
+  // is the backend thread (the destructor once it is gone).
+  std::unique_ptr<RecordQueues> records_;
   std::thread thread_;
 };
 

@@ -1,0 +1,95 @@
+#include "muon/base/LogOperands.h"
+
+#include <cstring>
+#include <string_view>
+
+#include "muon/base/LogStream.h"
+
+namespace muon {
+namespace detail {
+
+namespace {
+
+template <typename T>
+T load(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// The bytes a value of `tag` takes after its tag; 0 for a byte operand.
+size_t valueSize(uint8_t tag) {
+  switch (tag) {
+    case kOperandChar:
+      return 1;
+    case kOperandI32:
+    case kOperandU32:
+    case kOperandF32:
+      return 4;
+    case kOperandI64:
+    case kOperandU64:
+    case kOperandF64:
+    case kOperandPtr:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+bool replayOperands(const char* p, size_t n, LogStream& out) {
+  const char* const end = p + n;
+  while (p < end) {
+    const auto tag = static_cast<uint8_t>(*p);
+    if (tag >= kOperandText && tag <= kOperandWhole) {
+      if (end - p < static_cast<ptrdiff_t>(kOperandBytesHeader)) return false;
+      const size_t len = load<uint16_t>(p + 1);
+      const char* bytes = p + kOperandBytesHeader;
+      if (static_cast<size_t>(end - bytes) < len) return false;
+      if (tag == kOperandText) {
+        out.appendText(bytes, len);
+      } else if (tag == kOperandWhole) {
+        out.appendWhole(bytes, len);
+      } else {
+        out.append(bytes, len);
+      }
+      p = bytes + len;
+      continue;
+    }
+    const size_t size = valueSize(tag);
+    if (size == 0 || static_cast<size_t>(end - p) < 1 + size) return false;
+    const char* v = p + 1;
+    switch (tag) {
+      case kOperandChar:
+        out << *v;
+        break;
+      case kOperandI32:
+        out << load<int32_t>(v);
+        break;
+      case kOperandU32:
+        out << load<uint32_t>(v);
+        break;
+      case kOperandF32:
+        out << load<float>(v);
+        break;
+      case kOperandI64:
+        out << static_cast<long long>(load<int64_t>(v));
+        break;
+      case kOperandU64:
+        out << static_cast<unsigned long long>(load<uint64_t>(v));
+        break;
+      case kOperandF64:
+        out << load<double>(v);
+        break;
+      default:  // kOperandPtr
+        out << reinterpret_cast<const void*>(load<uint64_t>(v));
+        break;
+    }
+    p = v + size;
+  }
+  return true;
+}
+
+}  // namespace detail
+}  // namespace muon

@@ -1,0 +1,50 @@
+#include "muon/base/RecordFormatter.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "muon/base/LogOperands.h"
+#include "muon/base/LogSite.h"
+
+namespace muon {
+namespace detail {
+
+size_t RecordFormatter::format(const RecordHeader& record, LinePrefix& prefix,
+                               std::string_view tid, char* out) {
+  const char* body = reinterpret_cast<const char*>(&record + 1);
+  if (record.kind == RecordHeader::kText) {
+    const size_t n = std::min<size_t>(record.length, kMaxLine);
+    std::memcpy(out, body, n);
+    return n;
+  }
+  int64_t second;
+  int micro;
+  if (record.kind == RecordHeader::kStatementCount) {
+    const auto count = static_cast<uint64_t>(record.time);
+    if (!window_.covers(count)) {
+      const Timestamp t = TscClock::atCount(count, &window_);
+      second = t.secondsSinceEpoch();
+      micro = t.microSecondsInSecond();
+    } else {
+      second = window_.second;
+      micro = window_.microAt(count);
+    }
+  } else {
+    const Timestamp t(record.time);
+    second = t.secondsSinceEpoch();
+    micro = t.microSecondsInSecond();
+  }
+  prefix.update(second, timeZoneGeneration(), tid);
+  const int level = record.level < kLevelCount ? record.level : kLevelCount - 1;
+
+  LogStream stream;
+  LogStream::Buffer& buf = stream.buffer();
+  writeHeader(buf, prefix, micro, level);
+  replayOperands(body, record.length, stream);
+  appendTrailer(buf, record.site->where);
+  std::memcpy(out, buf.data(), buf.length());
+  return buf.length();
+}
+
+}  // namespace detail
+}  // namespace muon

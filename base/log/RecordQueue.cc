@@ -1,0 +1,76 @@
+#include "muon/base/RecordQueue.h"
+
+#include <sys/mman.h>
+
+#include <cstring>
+#include <new>
+
+namespace muon {
+namespace detail {
+
+namespace {
+
+std::atomic<uint64_t> g_nextSinkId{1};
+
+// Resident from the start (MAP_POPULATE), so that no statement faults a page in.
+char* mapResident(size_t bytes) {
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return static_cast<char*>(p);
+}
+
+}  // namespace
+
+RecordSink::RecordSink() : id_(g_nextSinkId.fetch_add(1, std::memory_order_relaxed)) {}
+
+RecordQueue::RecordQueue(size_t capacity, int tid, std::string tidString)
+    : data_(mapResident(capacity)),
+      capacity_(capacity),
+      mask_(capacity - 1),
+      half_(capacity / 2),
+      tid_(tid),
+      tidString_(std::move(tidString)) {}
+
+RecordQueue::~RecordQueue() { ::munmap(data_, capacity_); }
+
+char* RecordQueue::reserveSlow(size_t size) {
+  for (;;) {
+    cachedRead_ = read_.load(std::memory_order_acquire);
+    const size_t at = static_cast<size_t>(writeLocal_) & mask_;
+    const size_t tail = capacity_ - at;
+    const size_t need = at + size <= capacity_ ? size : tail + size;
+    const uint64_t used = writeLocal_ - cachedRead_;
+    if (used + need <= half_) {
+      wakeSent_ = false;
+    } else if (!wakeSent_) {
+      wakeSent_ = true;
+      sink_->wake();
+    }
+    if (used + need <= capacity_) {
+      if (need != size) {
+        // The rest of the ring is a wrap marker; commit() publishes it with
+        // the record.
+        const uint32_t wrap = 0;
+        std::memcpy(data_ + at, &wrap, sizeof wrap);
+        writeLocal_ += tail;
+      }
+      return data_ + (static_cast<size_t>(writeLocal_) & mask_);
+    }
+    if (!sink_->waitForRoom(*this)) return nullptr;
+  }
+}
+
+const RecordHeader* RecordQueue::recordAt(uint64_t* position) const {
+  size_t at = static_cast<size_t>(*position) & mask_;
+  uint32_t size;
+  std::memcpy(&size, data_ + at, sizeof size);
+  if (size == 0) {
+    *position += capacity_ - at;
+    at = 0;
+  }
+  return reinterpret_cast<const RecordHeader*>(data_ + at);
+}
+
+}  // namespace detail
+}  // namespace muon

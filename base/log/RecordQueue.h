@@ -1,0 +1,185 @@
+// RecordQueue: one thread's log records on their way to a backend that
+// formats them (deferred formatting; docs/logging.md).
+//
+// A LOG_* statement whose line goes to a sink that formats lines itself
+// (a RecordSink: AsyncLogging) does not format its line: it writes a record
+// (RecordHeader and its operands, LogOperands.h) into its thread's queue,
+// and the sink's backend thread turns records into text lines. The queue is
+// a ring of bytes with one producer, the thread, and one consumer, the
+// backend: the producer's fast path is a compare, a copy and a plain store
+// (no lock, no atomic read-modify-write, no cache line written by another
+// producer). Its memory is made resident when the queue is made and is
+// reused from then on, so a statement never takes a page fault on it.
+//
+// A record starts at a multiple of 8 and is contiguous: when one does not
+// fit before the ring's end, a wrap marker (a size of 0) fills the rest and
+// the record goes to the start.
+//
+// Thread safety: the producer calls reserve*/commit, only from the thread
+// that owns the queue; the consumer calls the consumer's functions, from one
+// thread at a time (the backend, or the sink's destructor once the backend
+// is gone). Either side may run while the other does.
+//
+// This is an internal header of Logging.cc and the sinks that take records.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace muon {
+namespace detail {
+
+struct LogSite;
+
+// What a record starts with. A statement record is followed by its
+// operands; a text record by a whole line (what a statement wrote as text,
+// or what a program appended to the sink itself).
+struct RecordHeader {
+  enum Kind : uint8_t {
+    kWrap = 0,        // no record: the ring goes on at its start (size is 0)
+    kStatementCount,  // a statement; `time` is a TscClock::readCounter() reading
+    kStatementMicros, // a statement; `time` is microseconds since the epoch
+    kText,            // a finished line, `length` bytes, with its '\n'
+  };
+  uint32_t size;    // of the header and what follows, a multiple of 8; 0: kWrap
+  uint16_t length;  // bytes after the header that count
+  uint8_t kind;
+  uint8_t level;    // Logger::LogLevel (statements)
+  uint64_t key;     // readCounter() when made: the backend writes records in its order
+  int64_t time;
+  const LogSite* site;  // the statement's (static storage)
+};
+static_assert(sizeof(RecordHeader) == 32, "RecordHeader is four words");
+
+// A record's size in the ring for `length` bytes after the header.
+constexpr size_t recordSize(size_t length) { return (sizeof(RecordHeader) + length + 7) & ~size_t{7}; }
+
+class RecordQueue;
+
+// A sink that takes records: what the producer's slow paths ask of it.
+// Implemented by AsyncLogging; any thread may call these.
+class RecordSink {
+ public:
+  RecordSink();
+  // Never 0 and never reused in the process: a thread's cached queue names
+  // the sink it belongs to by it.
+  uint64_t id() const { return id_; }
+
+  // This thread's queue for this sink, made on first use; nullptr if none
+  // can be made (no memory): the statement then writes text instead.
+  virtual RecordQueue* queueForThisThread() = 0;
+  // The queue is filling up: the consumer should run soon.
+  virtual void wake() = 0;
+  // The queue has no room for a record: wait for room (true: look again) or
+  // count the record as dropped (false), as the sink's overflow policy says.
+  virtual bool waitForRoom(RecordQueue& queue) = 0;
+
+ protected:
+  ~RecordSink() = default;
+
+ private:
+  const uint64_t id_;
+};
+
+// The calling thread's last queue and the sink it is for (Logger's fast
+// path looks here before asking the sink).
+struct ThreadRecordQueue {
+  uint64_t sinkId = 0;
+  RecordQueue* queue = nullptr;
+};
+inline thread_local ThreadRecordQueue t_recordQueue;
+
+// The calling thread's queue for `sink`, or nullptr.
+inline RecordQueue* recordQueueFor(RecordSink& sink) {
+  if (__builtin_expect(t_recordQueue.sinkId == sink.id(), 1)) return t_recordQueue.queue;
+  return sink.queueForThisThread();
+}
+
+class RecordQueue {
+ public:
+  // The largest record: a statement's operands fill at most a LogStream's
+  // buffer, and a text line is at most that long.
+  static constexpr size_t kMaxRecord = recordSize(4096);
+
+  // `capacity` bytes (a power of two, at least 4 x kMaxRecord), resident;
+  // std::bad_alloc if the memory cannot be had. `tid` is the producer's.
+  RecordQueue(size_t capacity, int tid, std::string tidString);
+  ~RecordQueue();
+  RecordQueue(const RecordQueue&) = delete;
+  RecordQueue& operator=(const RecordQueue&) = delete;
+
+  // ---- producer ----
+  // Room for a record of `size` bytes (recordSize(), <= kMaxRecord),
+  // contiguous: the fast path, while the ring is at most half full.
+  char* reserve(size_t size) {
+    const size_t at = static_cast<size_t>(writeLocal_) & mask_;
+    if (__builtin_expect(at + size <= capacity_ && writeLocal_ + size - cachedRead_ <= half_, 1)) {
+      return data_ + at;
+    }
+    return reserveSlow(size);
+  }
+  // Makes the record reserved last visible to the consumer.
+  void commit(size_t size) {
+    writeLocal_ += size;
+    write_.store(writeLocal_, std::memory_order_release);
+  }
+  // Bytes free for the producer now.
+  size_t producerFree() const {
+    return capacity_ - static_cast<size_t>(writeLocal_ - read_.load(std::memory_order_seq_cst));
+  }
+  // The sink this queue belongs to (set by it, before the queue is used).
+  void setSink(RecordSink* sink) { sink_ = sink; }
+
+  // ---- consumer ----
+  // Where the records end (the producer may be adding more).
+  uint64_t committed() const { return write_.load(std::memory_order_acquire); }
+  // Where the next unread record begins.
+  uint64_t readPosition() const { return readLocal_; }
+  // The record at `position` (readPosition() <= position < committed()),
+  // past a wrap marker: moves `*position` to where the record is.
+  const RecordHeader* recordAt(uint64_t* position) const;
+  // Gives the bytes before `position` back to the producer.
+  void release(uint64_t position) {
+    readLocal_ = position;
+    read_.store(position, std::memory_order_release);
+  }
+
+  // The producer thread's id, as a line's prefix shows it ("%5d ").
+  int tid() const { return tid_; }
+  const std::string& tidString() const { return tidString_; }
+  size_t capacity() const { return capacity_; }
+
+  // Set by the producer's thread when it exits (no record comes after).
+  void close() { closed_.store(true, std::memory_order_release); }
+  bool closed() const { return closed_.load(std::memory_order_acquire); }
+
+ private:
+  // Past the fast path: the ring is over half full (wake the consumer once
+  // on the way up), the record must wrap, or there is no room (the sink's
+  // waitForRoom). nullptr: the record is dropped.
+  char* reserveSlow(size_t size);
+
+  char* const data_;
+  const size_t capacity_;
+  const size_t mask_;
+  const size_t half_;
+  const int tid_;
+  const std::string tidString_;
+  RecordSink* sink_ = nullptr;
+
+  // The producer's line.
+  alignas(64) std::atomic<uint64_t> write_{0};
+  uint64_t writeLocal_ = 0;   // == write_, without the load
+  uint64_t cachedRead_ = 0;   // read_ when last looked at
+  bool wakeSent_ = false;     // wake() asked since the ring went over half
+  // The consumer's line.
+  alignas(64) std::atomic<uint64_t> read_{0};
+  uint64_t readLocal_ = 0;
+  std::atomic<bool> closed_{false};
+};
+
+}  // namespace detail
+}  // namespace muon
