@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# What `./build.sh bench` runs once the build is done: the logging table, then
-# the pingpong matrix. Usage: help_text below (run_bench.sh --help).
+# What `./build.sh bench` runs once the build is done: the logging table,
+# zlog's logging matrix, the latency of one log call, then the pingpong
+# matrix. Usage: help_text below (run_bench.sh --help).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bench_name=run_bench
 
 synopsis() {
   cat <<'EOF'
-run_bench.sh BUILD_DIR [--quick] [--only logging|matrix|pingpong] [--seconds S]
+run_bench.sh BUILD_DIR [--quick] [--only logging|matrix|latency|pingpong] [--seconds S]
              [--repeat R] [--sessions LIST] [--blocks LIST] [--threads LIST]
 EOF
 }
@@ -18,7 +19,8 @@ help_text() {
 
 1. the logging table   (examples/bench/logging_bench.sh BUILD_DIR [--quick] [--repeat R])
 2. zlog's logging matrix (examples/bench/matrix_bench.sh BUILD_DIR [--quick])
-3. the pingpong matrix (examples/bench/pingpong_bench.sh, see its --help)
+3. the latency of one log call (examples/bench/latency_bench.sh BUILD_DIR [--quick] [--repeat R])
+4. the pingpong matrix (examples/bench/pingpong_bench.sh, see its --help)
 one after the other, never together: they would share the CPUs.
 --seconds and the three lists are for pingpong only. Markdown tables go to
 stdout, progress to stderr; CSV and JSON files and PNG plots to BUILD_DIR/bench/.
@@ -33,7 +35,7 @@ shift
 args="$*"
 
 only=all
-common=()     # for both benchmarks
+common=()     # for every benchmark
 pingpong=()   # for pingpong only
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -41,8 +43,8 @@ while [ $# -gt 0 ]; do
     --only)
       need_value $#
       case "$2" in
-        logging|matrix|pingpong) only=$2 ;;
-        *) echo "$bench_name: --only logging|matrix|pingpong" >&2; usage ;;
+        logging|matrix|latency|pingpong) only=$2 ;;
+        *) echo "$bench_name: --only logging|matrix|latency|pingpong" >&2; usage ;;
       esac
       shift ;;
     --repeat) need_value $#; common+=(--repeat "$2"); shift ;;
@@ -80,6 +82,12 @@ if [ $only = all ] || [ $only = matrix ]; then
   section "Logging matrix (zlog's table)"
   echo "== logging matrix" >&2
   "$here/matrix_bench.sh" "$build" "${common[@]}" || { echo "run_bench: logging matrix failed" >&2; status=1; }
+fi
+
+if [ $only = all ] || [ $only = latency ]; then
+  section "Logging latency"
+  echo "== logging latency" >&2
+  "$here/latency_bench.sh" "$build" "${common[@]}" || { echo "run_bench: logging latency failed" >&2; status=1; }
 fi
 
 if [ $only = all ] || [ $only = pingpong ]; then

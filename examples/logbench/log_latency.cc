@@ -1,0 +1,548 @@
+// log_latency: what one log call costs its caller, as a distribution.
+//
+//   log_latency [--bursts N] [--warmup N] [--quick] [--dir DIR] [--csv PATH]
+//               [--only LOGGER[,LOGGER]] [--threads 1|2|1,2]
+//
+// For each logger (muon-async, muon-sync, spdlog-async, spdlog-sync) x
+// message (short, int-int-double) x threads (1, 2), every measuring thread
+// runs bursts of kBurstCalls calls and sleeps ~10 us between bursts; each
+// call is timed alone between two fenced counter reads (lfence; rdtsc;
+// lfence), and every sample of the measured bursts is kept. The samples of
+// all threads are merged and their percentiles (nearest rank) printed in ns.
+// Nothing is subtracted: the row "empty-pair" is the two reads with nothing
+// between, measured the same way, which every sample carries.
+//
+// The loggers run at their defaults, each case with a fresh logger writing
+// into a fresh directory under a temporary one (mkdtemp in --dir); after
+// the case (untimed) the logger is stopped, its files are read back and
+// their message lines counted against warm-up + measured calls of all
+// threads. A case that lost lines is reported, and the exit status is 1:
+// its figures do not describe a logger that kept every line.
+//
+// Output: a comment line (counter, scale, bursts, machine), then a markdown
+// table on stdout; the same rows as CSV with --csv; progress on stderr.
+// docs/logging-bench.md describes the method. Single-threaded but for the
+// measuring threads each case starts and joins.
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+#include <spdlog/async.h>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "CommandLine.h"
+#include "RunFiles.h"
+#include "muon/base/AsyncLogging.h"
+#include "muon/base/Logging.h"
+#include "muon/base/SyncLogging.h"
+#include "muon/base/TscClock.h"
+
+namespace {
+
+constexpr int kBurstCalls = 20;
+constexpr long kSleepNanos = 10 * 1000;
+// The kernel's default timer slack (50 us) lets a 10 us sleep last several
+// times that; 1 ns asks for the sleep as written.
+constexpr unsigned long kTimerSlackNanos = 1;
+constexpr off_t kRollSize = 500 * 1000 * 1000;  // muduo's bench
+constexpr int kMaxThreads = 2;
+
+const char* const kUsage =
+    "usage: log_latency [--bursts N] [--warmup N] [--quick] [--dir DIR] [--csv PATH]\n"
+    "                   [--only LOGGER[,LOGGER]] [--threads 1|2|1,2]\n"
+    "  LOGGER: muon-async, muon-sync, spdlog-async, spdlog-sync (empty-pair is always measured)\n"
+    "  defaults: --bursts 100000 --warmup 10000 (per thread), --dir /tmp, threads 1 and 2;\n"
+    "  --quick: --bursts 10000 --warmup 1000\n";
+
+const char* const kLoggers[] = {"muon-async", "muon-sync", "spdlog-async", "spdlog-sync"};
+
+enum class Message { kShort, kIntIntDouble };
+
+const char* messageName(Message m) { return m == Message::kShort ? "short" : "int-int-double"; }
+
+// What marks one of the case's lines when its files are read back.
+const char* messageMarker(Message m) {
+  return m == Message::kShort ? "Hello 0123456789" : "Logging int: ";
+}
+
+struct Options {
+  long bursts = 100000;  // measured bursts per thread
+  long warmup = 10000;   // bursts before them per thread, not kept
+  std::string dir = "/tmp";
+  std::string csv;  // "" for none
+  std::vector<std::string> loggers{std::begin(kLoggers), std::end(kLoggers)};
+  std::vector<int> threads{1, 2};
+};
+
+// ---- The counter -----------------------------------------------------------
+
+// One fenced read: the lfence before keeps earlier work from finishing after
+// it, the one after keeps later work from starting before it. The empty asm
+// keeps the compiler from moving memory accesses across.
+inline uint64_t readCounter() {
+#if defined(__x86_64__)
+  asm volatile("" ::: "memory");
+  _mm_lfence();
+  const uint64_t c = __rdtsc();
+  _mm_lfence();
+  asm volatile("" ::: "memory");
+  return c;
+#else
+  struct timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+#endif
+}
+
+uint64_t monotonicNanos() {
+  struct timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void sleepNanos(long nanos) {
+  struct timespec ts = {0, nanos};
+  while (::clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR) {
+  }
+}
+
+// How counts become nanoseconds, and how that was found.
+struct CounterScale {
+  double nanosPerCount = 1.0;
+  bool fromTscClock = false;  // else our own calibration (x86-64) or clock_gettime
+  std::string how;
+};
+
+// Where the kernel keeps the TSC as its clock source, TscClock calibrates it
+// within its first kWarmupMs; wait for that (TscClock turns to the counter at
+// a now() call). Otherwise measure the rate here against CLOCK_MONOTONIC.
+CounterScale prepareCounter() {
+  CounterScale scale;
+#if defined(__x86_64__)
+  for (int i = 0; i < 500 && !muon::TscClock::usingTsc(); ++i) {
+    muon::TscClock::now();
+    sleepNanos(1000 * 1000);
+  }
+  muon::TscClock::now();
+  if (muon::TscClock::usingTsc()) {
+    scale.fromTscClock = true;
+    scale.nanosPerCount = muon::TscClock::nanosPerCount();
+    scale.how = "TSC (lfence; rdtsc; lfence), scaled by muon's TscClock";
+    return scale;
+  }
+  const uint64_t c0 = readCounter(), n0 = monotonicNanos();
+  sleepNanos(200 * 1000 * 1000);
+  const uint64_t c1 = readCounter(), n1 = monotonicNanos();
+  scale.nanosPerCount = static_cast<double>(n1 - n0) / static_cast<double>(c1 - c0);
+  scale.how =
+      "TSC (lfence; rdtsc; lfence), scaled against CLOCK_MONOTONIC over 200 ms here (the "
+      "kernel's clock source is not the TSC: readings on different CPUs may not agree)";
+#else
+  scale.how = "clock_gettime(CLOCK_MONOTONIC) (not x86-64: no TSC; each sample carries two clock calls)";
+#endif
+  return scale;
+}
+
+// ---- The measurement -------------------------------------------------------
+
+// One thread's samples, allocated and touched before any case runs, so that
+// storing a sample never faults a page in.
+struct ThreadSamples {
+  std::vector<uint64_t> counts;  // kBurstCalls per measured burst
+  uint64_t measuredCounts = 0;   // counter ticks from the first measured burst to the end
+};
+
+// Runs warm-up and measured bursts of `call(seq)` on this thread. seq
+// counts the thread's calls from `firstSeq`, so lines differ across threads.
+template <typename Call>
+void runBursts(const Options& options, uint64_t firstSeq, Call& call, ThreadSamples* out) {
+  ::prctl(PR_SET_TIMERSLACK, kTimerSlackNanos, 0, 0, 0);
+  uint64_t warmupSamples[kBurstCalls];
+  uint64_t seq = firstSeq;
+  uint64_t measuredStart = 0;
+  const long total = options.warmup + options.bursts;
+  for (long b = 0; b < total; ++b) {
+    const bool measured = b >= options.warmup;
+    if (b == options.warmup) measuredStart = readCounter();
+    uint64_t* samples =
+        measured ? out->counts.data() + static_cast<size_t>(b - options.warmup) * kBurstCalls : warmupSamples;
+    for (int k = 0; k < kBurstCalls; ++k) {
+      const uint64_t t0 = readCounter();
+      call(seq);
+      const uint64_t t1 = readCounter();
+      samples[k] = t1 - t0;
+      ++seq;
+    }
+    sleepNanos(kSleepNanos);
+  }
+  out->measuredCounts = readCounter() - measuredStart;
+}
+
+// Starts `threads` threads that begin their bursts together, and joins them.
+template <typename Call>
+void measure(const Options& options, int threads, Call call, std::vector<ThreadSamples>* samples) {
+  std::atomic<int> ready{0};
+  std::vector<std::thread> workers;
+  const uint64_t callsPerThread = static_cast<uint64_t>(options.warmup + options.bursts) * kBurstCalls;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      Call own = call;
+      ready.fetch_add(1);
+      while (ready.load() < threads) std::this_thread::yield();
+      runBursts(options, callsPerThread * static_cast<uint64_t>(t), own, &(*samples)[static_cast<size_t>(t)]);
+    });
+  }
+  for (std::thread& w : workers) w.join();
+}
+
+// The two statements of each logger. The ints and the double change with
+// every call, so that no formatting is the same twice in a row.
+struct IntIntDouble {
+  int i, j;
+  double d;
+  explicit IntIntDouble(uint64_t seq)
+      : i(static_cast<int>(seq)), j(static_cast<int>(seq * 3 + 1)), d(static_cast<double>(i) * 1.5 + 0.25) {}
+};
+
+template <typename Run>
+void measureMuon(Message message, Run run) {
+  if (message == Message::kShort) {
+    run([](uint64_t) { LOG_INFO << "Hello 0123456789 abcdefghijklmnopqrstuvwxyz"; });
+  } else {
+    run([](uint64_t seq) {
+      const IntIntDouble v(seq);
+      LOG_INFO << "Logging int: " << v.i << ", int: " << v.j << ", double: " << v.d;
+    });
+  }
+}
+
+template <typename Run>
+void measureSpdlog(spdlog::logger* logger, Message message, Run run) {
+  if (message == Message::kShort) {
+    run([logger](uint64_t) { logger->info("Hello 0123456789 abcdefghijklmnopqrstuvwxyz"); });
+  } else {
+    run([logger](uint64_t seq) {
+      const IntIntDouble v(seq);
+      logger->info("Logging int: {}, int: {}, double: {}", v.i, v.j, v.d);
+    });
+  }
+}
+
+// One case: its logger made in `dir`, measured, stopped. Returns the number
+// of lines the logger itself says it dropped (muon-async's count; else 0).
+uint64_t runCase(const Options& options, const std::string& logger, Message message, int threads,
+                 const std::string& dir, std::vector<ThreadSamples>* samples) {
+  auto run = [&](auto call) { measure(options, threads, call, samples); };
+  const std::string base = dir + "/log_latency";
+  if (logger == "muon-async") {
+    muon::AsyncLogging asyncLogging(base, kRollSize);
+    asyncLogging.start();
+    auto attachment = muon::Logger::attach(asyncLogging);
+    measureMuon(message, run);
+    asyncLogging.stop();
+    return asyncLogging.stats().messagesDropped;
+  }
+  if (logger == "muon-sync") {
+    muon::SyncLogging syncLogging(base, kRollSize);
+    auto attachment = muon::Logger::attach(syncLogging);
+    measureMuon(message, run);
+    return 0;  // the file is flushed and closed as syncLogging goes
+  }
+  if (logger == "spdlog-async") {
+    auto log = spdlog::create_async<spdlog::sinks::basic_file_sink_mt>("log_latency", base + ".log", true);
+    measureSpdlog(log.get(), message, run);
+  } else {
+    auto log = spdlog::basic_logger_mt("log_latency", base + ".log", true);
+    measureSpdlog(log.get(), message, run);
+  }
+  // Drops the logger from the registry and destroys the async thread pool,
+  // which writes every queued line first (each holds the logger, so the
+  // file stays open until then); the next create_async makes a new pool.
+  spdlog::shutdown();
+  return 0;
+}
+
+// ---- Percentiles -----------------------------------------------------------
+
+struct Row {
+  std::string logger, message;
+  int threads = 0;
+  uint64_t ns[6] = {};  // p50 p90 p99 p99.9 p99.99 max
+  double burstMicros = 0;  // mean time from one burst's start to the next's
+  int64_t lostLines = 0;
+  uint64_t reportedDropped = 0;
+};
+
+// Nearest rank, in parts per million: 50%, 90%, 99%, 99.9%, 99.99%.
+constexpr uint64_t kPercentilePpm[] = {500000, 900000, 990000, 999000, 999900};
+
+void fillPercentiles(std::vector<uint64_t>* all, double nanosPerCount, Row* row) {
+  const uint64_t n = all->size();
+  auto begin = all->begin();
+  size_t from = 0;
+  for (size_t p = 0; p < 5; ++p) {
+    uint64_t rank = (kPercentilePpm[p] * n + 999999) / 1000000;
+    if (rank < 1) rank = 1;
+    const size_t at = static_cast<size_t>(rank - 1);
+    std::nth_element(begin + static_cast<long>(from), begin + static_cast<long>(at), all->end());
+    row->ns[p] = static_cast<uint64_t>(std::llround(static_cast<double>((*all)[at]) * nanosPerCount));
+    from = at;
+  }
+  row->ns[5] = static_cast<uint64_t>(
+      std::llround(static_cast<double>(*std::max_element(begin + static_cast<long>(from), all->end())) *
+                   nanosPerCount));
+}
+
+// ---- The command line ------------------------------------------------------
+
+[[noreturn]] void usage() {
+  std::fputs(kUsage, stderr);
+  std::exit(2);
+}
+
+std::vector<std::string> splitCommas(const std::string& s) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    size_t comma = s.find(',', start);
+    parts.push_back(s.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (comma == std::string::npos) return parts;
+    start = comma + 1;
+  }
+}
+
+Options parseOptions(int argc, char** argv) {
+  Options options;
+  bool burstsSet = false, warmupSet = false, quick = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) usage();
+      return argv[++i];
+    };
+    long n = 0;
+    if (arg == "--bursts") {
+      if (!muon::examples::parseInt(value(), 1, 100000000, &n)) usage();
+      options.bursts = n;
+      burstsSet = true;
+    } else if (arg == "--warmup") {
+      if (!muon::examples::parseInt(value(), 0, 100000000, &n)) usage();
+      options.warmup = n;
+      warmupSet = true;
+    } else if (arg == "--quick") {
+      quick = true;
+    } else if (arg == "--dir") {
+      options.dir = value();
+    } else if (arg == "--csv") {
+      options.csv = value();
+    } else if (arg == "--only") {
+      options.loggers.clear();
+      for (const std::string& name : splitCommas(value())) {
+        if (name == "empty-pair") continue;  // always measured
+        if (std::find(std::begin(kLoggers), std::end(kLoggers), name) == std::end(kLoggers)) usage();
+        if (std::find(options.loggers.begin(), options.loggers.end(), name) == options.loggers.end()) {
+          options.loggers.push_back(name);
+        }
+      }
+    } else if (arg == "--threads") {
+      options.threads.clear();
+      for (const std::string& t : splitCommas(value())) {
+        if (!muon::examples::parseInt(t.c_str(), 1, kMaxThreads, &n)) usage();
+        if (std::find(options.threads.begin(), options.threads.end(), n) == options.threads.end()) {
+          options.threads.push_back(static_cast<int>(n));
+        }
+      }
+      std::sort(options.threads.begin(), options.threads.end());
+    } else if (arg == "-h" || arg == "--help") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else {
+      usage();
+    }
+  }
+  if (quick) {
+    if (!burstsSet) options.bursts = 10000;
+    if (!warmupSet) options.warmup = 1000;
+  }
+  return options;
+}
+
+std::string cpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, 10, "model name") == 0) {
+      size_t colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  }
+  return "unknown CPU";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options options = parseOptions(argc, argv);
+  muon::Logger::setLogLevel(muon::Logger::INFO);  // whatever MUON_LOG_LEVEL says
+  CounterScale scale = prepareCounter();
+
+  std::string top = options.dir + "/log_latency.XXXXXX";
+  top = logbench::makeTempDir(top);
+
+  std::vector<ThreadSamples> samples(kMaxThreads);
+  for (ThreadSamples& s : samples) s.counts.assign(static_cast<size_t>(options.bursts) * kBurstCalls, 0);
+  std::vector<uint64_t> merged;
+  merged.reserve(static_cast<size_t>(options.bursts) * kBurstCalls * kMaxThreads);
+
+  const int cases = 1 + static_cast<int>(options.loggers.size() * 2 * options.threads.size());
+  std::vector<Row> rows;
+  auto collect = [&](Row row, int threads) {
+    merged.clear();
+    uint64_t measuredCounts = 0;
+    for (int t = 0; t < threads; ++t) {
+      const std::vector<uint64_t>& c = samples[static_cast<size_t>(t)].counts;
+      merged.insert(merged.end(), c.begin(), c.end());
+      measuredCounts += samples[static_cast<size_t>(t)].measuredCounts;
+    }
+    // The latest calibration: TscClock's scale gets better as the process runs.
+    if (scale.fromTscClock) scale.nanosPerCount = muon::TscClock::nanosPerCount();
+    fillPercentiles(&merged, scale.nanosPerCount, &row);
+    row.burstMicros =
+        static_cast<double>(measuredCounts) * scale.nanosPerCount / 1000.0 / threads / static_cast<double>(options.bursts);
+    rows.push_back(row);
+    return &rows.back();
+  };
+
+  // The empty pair, at the first thread count asked for.
+  int done = 0;
+  {
+    const int threads = options.threads.front();
+    const uint64_t start = monotonicNanos();
+    measure(options, threads, [](uint64_t) {}, &samples);
+    Row row;
+    row.logger = "empty-pair";
+    row.message = "-";
+    row.threads = threads;
+    Row* r = collect(row, threads);
+    std::fprintf(stderr, "[%d/%d] empty-pair, %d thread(s): %.1f s, %.1f us per burst\n", ++done, cases,
+                 threads, static_cast<double>(monotonicNanos() - start) / 1e9, r->burstMicros);
+  }
+
+  // The loggers of one cell (message, threads) run back to back, so that a
+  // change in the machine's load hits the figures compared in a row group alike.
+  bool lost = false;
+  for (Message message : {Message::kShort, Message::kIntIntDouble}) {
+    for (int threads : options.threads) {
+      for (const std::string& logger : options.loggers) {
+        const std::string dir = top + "/" + logger + "-" + messageName(message) + "-" + std::to_string(threads);
+        if (::mkdir(dir.c_str(), 0700) != 0) {
+          std::fprintf(stderr, "log_latency: cannot make %s: %s\n", dir.c_str(), std::strerror(errno));
+          return 1;
+        }
+        const uint64_t start = monotonicNanos();
+        Row row;
+        row.logger = logger;
+        row.message = messageName(message);
+        row.threads = threads;
+        row.reportedDropped = runCase(options, logger, message, threads, dir, &samples);
+        const double seconds = static_cast<double>(monotonicNanos() - start) / 1e9;
+
+        const uint64_t expected =
+            static_cast<uint64_t>(options.warmup + options.bursts) * kBurstCalls * static_cast<uint64_t>(threads);
+        uint64_t bytes = 0, lines = 0;
+        if (!logbench::scanLogFiles(dir, messageMarker(message), nullptr, &bytes, &lines)) return 1;
+        row.lostLines = static_cast<int64_t>(expected) - static_cast<int64_t>(lines);
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+
+        Row* r = collect(row, threads);
+        std::fprintf(stderr, "[%d/%d] %s, %s, %d thread(s): %.1f s, %.1f us per burst, %llu lines", ++done, cases,
+                     logger.c_str(), messageName(message), threads, seconds, r->burstMicros,
+                     static_cast<unsigned long long>(lines));
+        if (r->lostLines != 0) {
+          lost = true;
+          std::fprintf(stderr, ", %lld LOST of %llu (the logger reports %llu dropped)",
+                       static_cast<long long>(r->lostLines), static_cast<unsigned long long>(expected),
+                       static_cast<unsigned long long>(r->reportedDropped));
+        }
+        std::fputc('\n', stderr);
+      }
+    }
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(top, ec);
+
+  // Rows logger by logger, in the order of kLoggers, the empty pair first.
+  auto order = [](const std::string& logger) {
+    for (int i = 0; i < 4; ++i) {
+      if (logger == kLoggers[i]) return i + 1;
+    }
+    return 0;
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+    if (order(a.logger) != order(b.logger)) return order(a.logger) < order(b.logger);
+    if (a.message != b.message) return a.message == "short";
+    return a.threads < b.threads;
+  });
+
+  std::printf("# log_latency: %s, %.4f ns per count; %ld measured bursts of %d calls after %ld warm-up bursts "
+              "per thread, a %ld us sleep between bursts (timer slack %lu ns; the empty pair's bursts took "
+              "%.1f us apart); %s, %ld CPUs\n",
+              scale.how.c_str(), scale.nanosPerCount, options.bursts, kBurstCalls, options.warmup,
+              kSleepNanos / 1000, kTimerSlackNanos, rows.front().burstMicros, cpuModel().c_str(),
+              ::sysconf(_SC_NPROCESSORS_ONLN));
+  std::printf("\n| logger | message | threads | p50 | p90 | p99 | p99.9 | p99.99 | max |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const Row& r : rows) {
+    std::printf("| %s | %s | %d |", r.logger.c_str(), r.message.c_str(), r.threads);
+    for (uint64_t v : r.ns) std::printf(" %llu |", static_cast<unsigned long long>(v));
+    std::printf("\n");
+  }
+  for (const Row& r : rows) {
+    if (r.lostLines == 0) continue;
+    std::printf("\n%s, %s, %d thread(s): %lld lines lost (the logger reports %llu dropped): its figures do "
+                "not describe a logger that kept every line.\n",
+                r.logger.c_str(), r.message.c_str(), r.threads, static_cast<long long>(r.lostLines),
+                static_cast<unsigned long long>(r.reportedDropped));
+  }
+  std::fflush(stdout);
+
+  if (!options.csv.empty()) {
+    FILE* f = std::fopen(options.csv.c_str(), "w");
+    if (f == nullptr) {
+      std::fprintf(stderr, "log_latency: cannot write %s: %s\n", options.csv.c_str(), std::strerror(errno));
+      return 1;
+    }
+    std::fprintf(f, "logger,message,threads,p50,p90,p99,p99_9,p99_99,max\n");
+    for (const Row& r : rows) {
+      std::fprintf(f, "%s,%s,%d", r.logger.c_str(), r.message.c_str(), r.threads);
+      for (uint64_t v : r.ns) std::fprintf(f, ",%llu", static_cast<unsigned long long>(v));
+      std::fprintf(f, "\n");
+    }
+    if (std::fclose(f) != 0) {
+      std::fprintf(stderr, "log_latency: cannot write %s: %s\n", options.csv.c_str(), std::strerror(errno));
+      return 1;
+    }
+  }
+  return lost ? 1 : 0;
+}
