@@ -138,7 +138,7 @@ void LogStream::fallBackToText() {
   char recorded[kBufferSize];
   const size_t n = buffer_.length();
   std::memcpy(recorded, buffer_.data(), n);
-  buffer_.reset();
+  buffer_.useOwnStorage();
   recording_ = false;
   fallback_(fallbackContext_, *this);
   detail::replayOperands(recorded, n, *this);

@@ -96,11 +96,14 @@ __attribute__((always_inline)) inline bool mayHoldControl(const char* p, size_t 
   return false;
 }
 
-// A fixed-size character buffer. SIZE counts bytes of text; no terminator is kept.
+// A fixed-size character buffer. SIZE counts bytes of text; no terminator is
+// kept. It writes into its own SIZE bytes, or into at most SIZE bytes lent
+// to it (redirect), which a recording LogStream uses to write a record in
+// place in its queue.
 template <size_t SIZE>
 class FixedBuffer {
  public:
-  FixedBuffer() : cur_(data_) {}
+  FixedBuffer() : begin_(data_), cur_(data_), end_(data_ + SIZE) {}
   FixedBuffer(const FixedBuffer&) = delete;
   FixedBuffer& operator=(const FixedBuffer&) = delete;
 
@@ -119,24 +122,43 @@ class FixedBuffer {
     return n;
   }
 
-  const char* data() const { return data_; }
-  size_t length() const { return static_cast<size_t>(cur_ - data_); }
+  const char* data() const { return begin_; }
+  size_t length() const { return static_cast<size_t>(cur_ - begin_); }
   static constexpr size_t capacity() { return SIZE; }
 
   char* current() { return cur_; }
-  size_t avail() const { return static_cast<size_t>(end() - cur_); }
+  size_t avail() const { return static_cast<size_t>(end_ - cur_); }
   void add(size_t len) { cur_ += len; }
   // Drops the last len bytes (len <= length()).
   void unwind(size_t len) { cur_ -= len; }
-  void reset() { cur_ = data_; }
+  void reset() { cur_ = begin_; }
 
-  std::string toString() const { return std::string(data_, length()); }
-  std::string_view toStringView() const { return std::string_view(data_, length()); }
+  // Writes into [begin, begin+size) from now on (size <= SIZE), empty.
+  void redirect(char* begin, size_t size) {
+    begin_ = cur_ = begin;
+    end_ = begin + size;
+  }
+  // Back to its own bytes, empty.
+  void useOwnStorage() {
+    begin_ = cur_ = data_;
+    end_ = data_ + SIZE;
+  }
+  // Back to its own bytes, with what it holds copied there.
+  void moveToOwnStorage() {
+    const size_t n = length();
+    if (begin_ != data_) std::memmove(data_, begin_, n);
+    begin_ = data_;
+    cur_ = data_ + n;
+    end_ = data_ + SIZE;
+  }
+
+  std::string toString() const { return std::string(begin_, length()); }
+  std::string_view toStringView() const { return std::string_view(begin_, length()); }
 
  private:
-  const char* end() const { return data_ + SIZE; }
-
+  char* begin_;
   char* cur_;
+  char* end_;
   char data_[SIZE];
 };
 

@@ -154,6 +154,14 @@ inline void Logger::begin() {
 }
 
 void Logger::startRecord() {
+  // In place in the queue when there is room without waiting (the common
+  // case); else in this statement's own buffer, copied in when it ends.
+  constexpr size_t kLargest = detail::recordSize(LogStream::kBufferSize);
+  record_ = queue_->tryReserve(kLargest);
+  if (__builtin_expect(record_ != nullptr, 1)) {
+    stream_.buffer().redirect(record_ + sizeof(detail::RecordHeader), LogStream::kBufferSize);
+    queue_->openInPlace(this, &Logger::moveRecordOut);
+  }
   stream_.startRecording(&Logger::recordToText, this);
   // The counter orders records; with the default clock running on it, it
   // is the line's time too, which the backend converts.
@@ -169,8 +177,18 @@ void Logger::startRecord() {
   }
 }
 
+void Logger::moveRecordOut(void* self) {
+  Logger* logger = static_cast<Logger*>(self);
+  logger->stream_.buffer().moveToOwnStorage();
+  logger->record_ = nullptr;
+}
+
 void Logger::recordToText(void* self, LogStream&) {
   Logger* logger = static_cast<Logger*>(self);
+  if (logger->record_ != nullptr) {
+    logger->queue_->closeInPlace();
+    logger->record_ = nullptr;
+  }
   logger->formatHeader(logger->level_);
 }
 
@@ -178,8 +196,14 @@ void Logger::commitRecord() {
   const LogStream::Buffer& operands = stream_.buffer();
   const size_t length = operands.length();
   const size_t size = detail::recordSize(length);
-  char* p = queue_->reserve(size);
-  if (__builtin_expect(p == nullptr, 0)) return;  // dropped; the sink counted it
+  char* p = record_;
+  if (__builtin_expect(p != nullptr, 1)) {
+    queue_->closeInPlace();
+  } else {
+    p = queue_->reserve(size);
+    if (p == nullptr) return;  // dropped; the sink counted it
+    std::memcpy(p + sizeof(detail::RecordHeader), operands.data(), length);
+  }
   detail::RecordHeader header;
   header.size = static_cast<uint32_t>(size);
   header.length = static_cast<uint16_t>(length);
@@ -189,7 +213,6 @@ void Logger::commitRecord() {
   header.time = recordTime_;
   header.site = &site_;
   std::memcpy(p, &header, sizeof header);
-  std::memcpy(p + sizeof header, operands.data(), length);
   queue_->commit(size);
 }
 

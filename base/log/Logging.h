@@ -179,6 +179,9 @@ class Logger {
   void startRecord();
   // LogStream's TextFallback: a record that outgrew its buffer becomes text.
   static void recordToText(void* self, LogStream& stream);
+  // RecordQueue's MoveOut: a statement nested in this one's operands needs
+  // the queue; this record leaves it for the statement's own buffer.
+  static void moveRecordOut(void* self);
   void formatHeader(LogLevel level);
   // Puts the record in this thread's queue (or counts it dropped).
   void commitRecord();
@@ -205,8 +208,10 @@ class Logger {
   int64_t second_;
   // The configuration the statement follows, loaded once (begin).
   const detail::LoggerConfig* config_;
-  // A record's: its queue, its order key and time, and its kind (RecordQueue.h).
+  // A record's: its queue, where it is written in place (nullptr: in
+  // stream_'s own buffer), its order key and time, and its kind (RecordQueue.h).
   detail::RecordQueue* queue_;
+  char* record_;
   uint64_t recordKey_;
   int64_t recordTime_;
   uint8_t recordKind_;

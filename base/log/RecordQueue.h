@@ -113,14 +113,34 @@ class RecordQueue {
 
   // ---- producer ----
   // Room for a record of `size` bytes (recordSize(), <= kMaxRecord),
-  // contiguous: the fast path, while the ring is at most half full.
-  char* reserve(size_t size) {
+  // contiguous, or nullptr: the fast path only (the ring at most half full,
+  // no wrap), which never waits.
+  char* tryReserve(size_t size) {
+    if (__builtin_expect(inPlace_ != nullptr, 0)) vacate();
     const size_t at = static_cast<size_t>(writeLocal_) & mask_;
     if (__builtin_expect(at + size <= capacity_ && writeLocal_ + size - cachedRead_ <= half_, 1)) {
       return data_ + at;
     }
-    return reserveSlow(size);
+    return nullptr;
   }
+  // The same, or past the fast path: the slow one, which may wait for room
+  // or drop the record (nullptr), as the sink says.
+  char* reserve(size_t size) {
+    char* p = tryReserve(size);
+    return __builtin_expect(p != nullptr, 1) ? p : reserveSlow(size);
+  }
+
+  // A statement may write its record in place, in the room tryReserve()
+  // gave it, and commit it when it ends. Should another record be reserved
+  // before then (a << operand that logs), `moveOut(owner)` is called first:
+  // the open record leaves the ring for its owner's own buffer, to be
+  // committed after the one nested in it, as a line would be.
+  using MoveOut = void (*)(void* owner);
+  void openInPlace(void* owner, MoveOut moveOut) {
+    inPlace_ = owner;
+    moveOut_ = moveOut;
+  }
+  void closeInPlace() { inPlace_ = nullptr; }
   // Makes the record reserved last visible to the consumer.
   void commit(size_t size) {
     writeLocal_ += size;
@@ -161,6 +181,11 @@ class RecordQueue {
   // on the way up), the record must wrap, or there is no room (the sink's
   // waitForRoom). nullptr: the record is dropped.
   char* reserveSlow(size_t size);
+  void vacate() {
+    void* owner = inPlace_;
+    inPlace_ = nullptr;
+    moveOut_(owner);
+  }
 
   char* const data_;
   const size_t capacity_;
@@ -175,6 +200,8 @@ class RecordQueue {
   uint64_t writeLocal_ = 0;   // == write_, without the load
   uint64_t cachedRead_ = 0;   // read_ when last looked at
   bool wakeSent_ = false;     // wake() asked since the ring went over half
+  void* inPlace_ = nullptr;   // the statement writing a record in place
+  MoveOut moveOut_ = nullptr;
   // The consumer's line.
   alignas(64) std::atomic<uint64_t> read_{0};
   uint64_t readLocal_ = 0;

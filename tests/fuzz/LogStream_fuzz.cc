@@ -7,6 +7,9 @@
 //  - a string is cut at the end of the buffer, never elsewhere;
 //  - a number (integer, floating, pointer, Fmt) is written whole or not at
 //    all, and what was written parses back to the same value.
+//  - the same operations recorded (LogOperands.h) and replayed, or
+//    recorded until they no longer fit and then written as text, give the
+//    same text.
 // Writes past the buffer are caught by ASan: the LogStream is on the heap,
 // and its buffer is its last member, so one byte too far lands in a redzone.
 #include <fuzzer/FuzzedDataProvider.h>
@@ -21,6 +24,7 @@
 #include <string>
 
 #include "FuzzCheck.h"
+#include "muon/base/LogOperands.h"
 #include "muon/base/LogStream.h"
 
 namespace {
@@ -36,7 +40,9 @@ std::string appended(const LogStream& s, size_t before) {
 
 class Checker {
  public:
-  Checker() : stream_(std::make_unique<LogStream>()) {}
+  Checker() : stream_(std::make_unique<LogStream>()), recorded_(std::make_unique<LogStream>()) {
+    startRecording();
+  }
 
   // The text must be the model, and the model must fit.
   void checkBuffer() const {
@@ -44,6 +50,15 @@ class Checker {
     FUZZ_CHECK(b.length() <= LogStream::Buffer::capacity());
     FUZZ_CHECK(b.length() + b.avail() == LogStream::Buffer::capacity());
     FUZZ_CHECK(b.toStringView() == model_);
+    // The recording stream, replayed (or fallen back to text), says the same.
+    if (recorded_->recording()) {
+      auto replayed = std::make_unique<LogStream>();
+      const LogStream::Buffer& r = recorded_->buffer();
+      FUZZ_CHECK(muon::detail::replayOperands(r.data(), r.length(), *replayed));
+      FUZZ_CHECK(replayed->buffer().toStringView() == model_);
+    } else {
+      FUZZ_CHECK(recorded_->buffer().toStringView() == model_);
+    }
   }
 
   // A number is all there or not at all; `parsesBack` checks the text.
@@ -51,6 +66,7 @@ class Checker {
   void number(Write write, Parse parsesBack) {
     size_t before = model_.size();
     write(*stream_);
+    write(*recorded_);
     std::string text = appended(*stream_, before);
     if (!text.empty()) {
       FUZZ_CHECK(parsesBack(text));
@@ -65,6 +81,7 @@ class Checker {
     size_t before = model_.size();
     size_t room = LogStream::kBufferSize - before;
     *stream_ << s;
+    *recorded_ << s;
     std::string text = appended(*stream_, before);
     std::string want;
     if (LogStream::controlCharacters() == LogStream::kRaw) {
@@ -92,6 +109,8 @@ class Checker {
 
   void reset() {
     stream_->resetBuffer();
+    recorded_ = std::make_unique<LogStream>();
+    startRecording();
     model_.clear();
     checkBuffer();
   }
@@ -99,7 +118,13 @@ class Checker {
   size_t room() const { return LogStream::kBufferSize - model_.size(); }
 
  private:
+  // A line with no header: falling back to text writes nothing first.
+  void startRecording() {
+    recorded_->startRecording([](void*, LogStream&) {}, nullptr);
+  }
+
   std::unique_ptr<LogStream> stream_;
+  std::unique_ptr<LogStream> recorded_;
   std::string model_;
 };
 

@@ -1,0 +1,385 @@
+// Deferred formatting end to end: statements attached to AsyncLogging write
+// records into their threads' queues (RecordQueues.h) and the backend
+// formats them; the lines must be the ones a statement formats itself.
+#include "muon/base/RecordQueues.h"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <condition_variable>
+#include <ctime>
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "LineCapture.h"
+#include "TempDir.h"
+#include "muon/base/AsyncLogging.h"
+#include "muon/base/Logging.h"
+#include "muon/base/TimeZone.h"
+#include "muon/base/TscClock.h"
+
+using muon::AsyncLogging;
+using muon::Logger;
+using muon::RecordQueues;
+using muon::test::readLines;
+using muon::test::TempDir;
+
+namespace {
+
+struct Point {
+  int x;
+  int y;
+};
+muon::LogStream& operator<<(muon::LogStream& s, const Point& p) {
+  return s << '(' << p.x << ", " << p.y << ')';
+}
+
+// A user type whose output logs a line of its own while the outer
+// statement is being recorded.
+struct Chatty {
+  int value;
+};
+muon::LogStream& operator<<(muon::LogStream& s, const Chatty& c) {
+  LOG_INFO << "inner " << c.value;
+  return s << "chatty " << c.value;
+}
+
+// A thousand and more operands in one statement.
+struct ManyNumbers {
+  int count;
+};
+muon::LogStream& operator<<(muon::LogStream& s, const ManyNumbers& m) {
+  for (int i = 0; i < m.count; ++i) s << i << ',';
+  return s;
+}
+
+void noop() {}
+
+// Every kind of operand and statement, each line different.
+void logEverything() {
+  LOG_INFO << "plain text";
+  LOG_INFO << 'c' << true << false << static_cast<signed char>(-5)
+           << static_cast<unsigned char>(250) << static_cast<short>(-300)
+           << static_cast<unsigned short>(65000);
+  LOG_INFO << INT_MIN << ' ' << INT_MAX << ' ' << UINT_MAX << ' ' << LONG_MIN << ' ' << ULONG_MAX
+           << ' ' << LLONG_MIN << ' ' << ULLONG_MAX;
+  LOG_WARN << 0.1 << ' ' << 1e300 << ' ' << -0.0 << ' ' << 5e-324 << ' '
+           << std::numeric_limits<double>::infinity() << ' ' << std::nan("") << ' ' << 0.1f << ' '
+           << 3.0e38f << ' ' << static_cast<long double>(2.5);
+  int local = 7;
+  LOG_ERROR << static_cast<const void*>(&local) << ' ' << static_cast<const void*>(nullptr) << ' '
+            << nullptr << ' ' << static_cast<const char*>(nullptr) << ' ' << &noop;
+  std::string control = "tab\there\nnew\rline\x01\x7f end";
+  LOG_INFO << control << '|' << std::string_view("view\x1b[31m") << '|' << std::string();
+  LOG_INFO << muon::Fmt("%08.3f|%-5d|%s", 3.14159, 42, "fmt");
+  LOG_INFO << Point{3, -4} << " and " << Point{0, 0};
+  LOG_DEBUG << "debug with its function " << 1;
+  LOG_TRACE << "trace " << 2;
+  errno = ENOENT;
+  LOG_SYSERR << "open failed";
+  // Four calls a run: each run's lines carry the same "[1 suppressed] ".
+  for (int i = 0; i < 4; ++i) LOG_EVERY_N(INFO, 2) << "every second " << i;
+  // Records that outgrow a statement's buffer: text on the caller instead.
+  LOG_INFO << std::string(5000, 'x');
+  LOG_INFO << ManyNumbers{1500};
+  LOG_INFO << "before " << Chatty{9} << " after";
+  LOG_INFO << "last";
+}
+
+muon::test::LineCapture* g_capture = nullptr;
+void captureOutput(const char* line, size_t len) { g_capture->append(line, len); }
+
+muon::Timestamp fixedClock() { return muon::Timestamp(1764115200LL * 1000000 + 123456); }
+
+std::vector<std::string> withNewlines(std::vector<std::string> lines) {
+  for (std::string& l : lines) l += '\n';
+  return lines;
+}
+
+class RecordQueuesTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Logger::setLogLevel(Logger::TRACE); }
+  void TearDown() override {
+    Logger::setLogLevel(Logger::INFO);
+    Logger::setClock(nullptr);
+    Logger::setOutput(nullptr);
+  }
+  TempDir dir_;
+};
+
+TEST_F(RecordQueuesTest, DeferredLinesAreTheLinesAStatementFormatsItself) {
+  Logger::setClock(&fixedClock);
+  muon::test::LineCapture direct;
+  g_capture = &direct;
+  Logger::setOutput(&captureOutput);
+  logEverything();  // the rate limit's counts are then the same in both runs below
+  direct.clear();
+  logEverything();
+  Logger::setOutput(nullptr);
+
+  {
+    AsyncLogging log(dir_.file("deferred"), 1L << 30);
+    ASSERT_NE(log.recordSink(), nullptr);
+    auto attached = Logger::attach(log);
+    log.start();
+    logEverything();
+  }
+  ASSERT_EQ(dir_.files().size(), 1u);
+  const std::vector<std::string> deferred = withNewlines(readLines(dir_.files()[0]));
+  const std::vector<std::string> expected = direct.lines();
+  ASSERT_EQ(deferred.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(deferred[i], expected[i]) << "line " << i;
+}
+
+TEST_F(RecordQueuesTest, TheCallerFormatsNoDateWhileItsLinesAreDeferred) {
+  AsyncLogging log(dir_.file("caller"), 1L << 30);
+  auto attached = Logger::attach(log);
+  log.start();
+  LOG_INFO << "first";  // makes this thread's queue
+  const uint64_t before = muon::detail::dateTimeFormatsInThisThread();
+  for (int i = 0; i < 100; ++i) {
+    LOG_INFO << "line " << i;
+    // A new second for the caller's own date cache each time.
+    if (i % 10 == 0) Logger::setTimeZone(Logger::timeZone());
+  }
+  EXPECT_EQ(muon::detail::dateTimeFormatsInThisThread(), before);
+}
+
+TEST_F(RecordQueuesTest, CrashSafeModeTakesTextFormattedOnTheCaller) {
+  AsyncLogging::Options options;
+  options.crashSafe = true;
+  AsyncLogging log(dir_.file("crash"), 1L << 30, options);
+  ASSERT_TRUE(log.stats().crashSafe);
+  EXPECT_EQ(log.recordSink(), nullptr);
+  auto attached = Logger::attach(log);
+  log.start();
+  const uint64_t before = muon::detail::dateTimeFormatsInThisThread();
+  Logger::setTimeZone(Logger::timeZone());
+  LOG_INFO << "formatted here";
+  EXPECT_EQ(muon::detail::dateTimeFormatsInThisThread(), before + 1);
+}
+
+// Parses "YYYYMMDD HH:MM:SS.uuuuuuZ" at the start of a UTC line.
+int64_t lineMicros(const std::string& line) {
+  struct tm tm = {};
+  tm.tm_year = std::stoi(line.substr(0, 4)) - 1900;
+  tm.tm_mon = std::stoi(line.substr(4, 2)) - 1;
+  tm.tm_mday = std::stoi(line.substr(6, 2));
+  tm.tm_hour = std::stoi(line.substr(9, 2));
+  tm.tm_min = std::stoi(line.substr(12, 2));
+  tm.tm_sec = std::stoi(line.substr(15, 2));
+  return static_cast<int64_t>(::timegm(&tm)) * 1000000 + std::stoi(line.substr(18, 6));
+}
+
+TEST_F(RecordQueuesTest, CounterTimesBecomeTheWallClockTimeOfTheStatement) {
+  // The counter is the clock only once TscClock has calibrated.
+  while (!muon::TscClock::usingTsc()) {
+    muon::TscClock::now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (!muon::TscClock::countsAreTime()) GTEST_SKIP() << "the kernel's clock is not the TSC";
+  std::vector<int64_t> before, after;
+  {
+    AsyncLogging log(dir_.file("time"), 1L << 30);
+    auto attached = Logger::attach(log);
+    log.start();
+    for (int i = 0; i < 20; ++i) {
+      before.push_back(muon::Timestamp::now().microSecondsSinceEpoch());
+      LOG_INFO << "at " << i;
+      after.push_back(muon::Timestamp::now().microSecondsSinceEpoch());
+      std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    }
+  }
+  const std::vector<std::string> lines = readLines(dir_.files()[0]);
+  ASSERT_EQ(lines.size(), 20u);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const int64_t t = lineMicros(lines[i]);
+    // TscClock keeps within a few microseconds of CLOCK_REALTIME.
+    EXPECT_GE(t, before[i] - 50) << lines[i];
+    EXPECT_LE(t, after[i] + 50) << lines[i];
+  }
+}
+
+// "... INFO  t<thread> <seq> - ..." lines: each thread's in order, all there.
+void expectEveryThreadInOrder(const std::vector<std::string>& lines, int threads, int perThread) {
+  std::vector<int> next(static_cast<size_t>(threads), 0);
+  for (const std::string& line : lines) {
+    const size_t at = line.find(" INFO  t");
+    ASSERT_NE(at, std::string::npos) << line;
+    char* end = nullptr;
+    const long t = std::strtol(line.c_str() + at + 8, &end, 10);
+    const long seq = std::strtol(end + 1, &end, 10);
+    ASSERT_TRUE(t >= 0 && t < threads) << line;
+    ASSERT_EQ(seq, next[static_cast<size_t>(t)]) << "thread " << t << " out of order or lost";
+    ++next[static_cast<size_t>(t)];
+  }
+  for (int n : next) EXPECT_EQ(n, perThread);
+}
+
+TEST_F(RecordQueuesTest, SmallQueuesUnderBlockLoseNothingAndKeepEachThreadsOrder) {
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 50000;
+  AsyncLogging::Stats stats;
+  {
+    AsyncLogging::Options options;
+    options.policy = AsyncLogging::kBlock;
+    options.threadQueueBytes = RecordQueues::kMinQueueBytes;
+    AsyncLogging log(dir_.file("block"), 1L << 30, options);
+    // A writer slower than the producers: the queues fill and they wait.
+    log.setWriteFunction([](int fd, const char* data, size_t len) -> ssize_t {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      return ::write(fd, data, len);
+    });
+    auto attached = Logger::attach(log);
+    log.start();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([t] {
+        for (int i = 0; i < kPerThread; ++i) LOG_INFO << 't' << t << ' ' << i;
+      });
+    }
+    for (auto& th : threads) th.join();
+    log.stop();
+    stats = log.stats();
+  }
+  EXPECT_EQ(stats.messagesDropped, 0u);
+  EXPECT_GT(stats.producerWaits, 0u) << "the queues never filled: the test tests nothing";
+  expectEveryThreadInOrder(readLines(dir_.files()[0]), kThreads, kPerThread);
+}
+
+TEST_F(RecordQueuesTest, ThreadsComingAndGoingHaveEveryLineWritten) {
+  constexpr int kWaves = 20;
+  constexpr int kThreads = 3;
+  constexpr int kPerThread = 300;
+  {
+    AsyncLogging log(dir_.file("waves"), 1L << 30, 3, AsyncLogging::kBlock);
+    auto attached = Logger::attach(log);
+    log.start();
+    for (int w = 0; w < kWaves; ++w) {
+      std::vector<std::thread> threads;
+      for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([w, t] {
+          for (int i = 0; i < kPerThread; ++i) LOG_INFO << 't' << w * kThreads + t << ' ' << i;
+        });
+      }
+      for (auto& th : threads) th.join();
+    }
+  }
+  expectEveryThreadInOrder(readLines(dir_.files()[0]), kWaves * kThreads, kPerThread);
+}
+
+TEST_F(RecordQueuesTest, LinesOfDifferentThreadsAreWrittenInTheOrderTheyWereLogged) {
+  // Ping-pong between two threads: each line is logged after the other
+  // thread's previous one returned, so the file must alternate.
+  constexpr int kRounds = 200;
+  {
+    AsyncLogging log(dir_.file("merge"), 1L << 30);
+    auto attached = Logger::attach(log);
+    log.start();
+    std::mutex mu;
+    std::condition_variable cv;
+    int turn = 0;
+    auto player = [&](int me) {
+      for (int i = 0; i < kRounds; ++i) {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return turn % 2 == me; });
+        LOG_INFO << "turn " << turn;
+        ++turn;
+        cv.notify_all();
+      }
+    };
+    std::thread a(player, 0);
+    std::thread b(player, 1);
+    a.join();
+    b.join();
+  }
+  const std::vector<std::string> lines = readLines(dir_.files()[0]);
+  ASSERT_EQ(lines.size(), static_cast<size_t>(2 * kRounds));
+  for (size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_NE(lines[i].find(" INFO  turn " + std::to_string(i) + " - "), std::string::npos)
+        << lines[i];
+  }
+}
+
+TEST_F(RecordQueuesTest, AThreadsOwnAppendsStayInOrderWithItsStatements) {
+  {
+    AsyncLogging log(dir_.file("mixed"), 1L << 30);
+    auto attached = Logger::attach(log);
+    log.start();
+    std::thread t([&log] {
+      for (int i = 0; i < 1000; ++i) {
+        LOG_INFO << "statement " << i;
+        const std::string line = "appended " + std::to_string(i) + "\n";
+        log.append(line.data(), line.size());
+      }
+    });
+    t.join();
+  }
+  const std::vector<std::string> lines = readLines(dir_.files()[0]);
+  ASSERT_EQ(lines.size(), 2000u);
+  for (int i = 0; i < 1000; ++i) {
+    EXPECT_NE(lines[2 * i].find("statement " + std::to_string(i) + " - "), std::string::npos)
+        << lines[2 * i];
+    EXPECT_EQ(lines[2 * i + 1], "appended " + std::to_string(i));
+  }
+}
+
+TEST_F(RecordQueuesTest, FlushWritesTheRecordsLoggedBeforeIt) {
+  AsyncLogging log(dir_.file("flush"), 1L << 30, 600);
+  auto attached = Logger::attach(log);
+  log.start();
+  for (int i = 0; i < 10; ++i) LOG_INFO << "flushed " << i;
+  log.flush();
+  const std::vector<std::string> lines = readLines(dir_.files()[0]);
+  ASSERT_EQ(lines.size(), 10u);
+  EXPECT_NE(lines[9].find("flushed 9"), std::string::npos);
+}
+
+TEST_F(RecordQueuesTest, RecordsLoggedBeforeStartAreWritten) {
+  {
+    AsyncLogging log(dir_.file("early"), 1L << 30);
+    auto attached = Logger::attach(log);
+    LOG_INFO << "early";
+    log.start();
+    LOG_INFO << "late";
+  }
+  const std::vector<std::string> lines = readLines(dir_.files()[0]);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].find("early"), std::string::npos);
+  EXPECT_NE(lines[1].find("late"), std::string::npos);
+}
+
+TEST_F(RecordQueuesTest, AFullQueueWithoutABackendDropsAndCountsEachRecord) {
+  constexpr int kLines = 20000;  // ~2 MB of records: more than a 64 KiB queue
+  AsyncLogging::Stats stats;
+  {
+    AsyncLogging::Options options;
+    options.policy = AsyncLogging::kBlock;  // no backend to wait for: drops
+    options.threadQueueBytes = RecordQueues::kMinQueueBytes;
+    AsyncLogging log(dir_.file("nobackend"), 1L << 30, options);
+    auto attached = Logger::attach(log);
+    for (int i = 0; i < kLines; ++i) LOG_INFO << "unwritten line number " << i;
+    stats = log.stats();
+  }
+  EXPECT_GT(stats.messagesDropped, 0u);
+  uint64_t written = 0;
+  uint64_t reported = 0;
+  for (const std::string& line : readLines(dir_.files()[0])) {
+    const size_t at = line.find("larger buffers (");
+    if (at != std::string::npos) {
+      reported += std::stoull(line.substr(at + 16));
+    } else {
+      ++written;
+    }
+  }
+  EXPECT_EQ(reported, stats.messagesDropped);
+  EXPECT_EQ(written + reported, static_cast<uint64_t>(kLines));
+}
+
+}  // namespace
