@@ -1,6 +1,7 @@
 #include "muon/base/LogStream.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -124,9 +125,68 @@ LogStream& LogStream::formatFloat(float v) {
   return appendWhole(tmp, formatFloating(tmp, sizeof tmp, v));
 }
 
+namespace detail {
+
+size_t convertShortDouble(char* buf, double v) {
+  static constexpr double kPowersOf10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,
+                                           1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
+  // Also false for NaN; zero has a sign to keep.
+  if (!(v > -1e15 && v < 1e15) || v == 0) return 0;
+  const bool negative = v < 0;
+  const double a = negative ? -v : v;
+  if (a < 1e-3) return 0;
+  for (unsigned k = 0; k < sizeof kPowersOf10 / sizeof kPowersOf10[0]; ++k) {
+    const double scaled = a * kPowersOf10[k];
+    if (scaled >= 9007199254740992.0) return 0;  // 2^53: no longer exact
+    const double r = std::nearbyint(scaled);
+    // r and 10^k are exact, so the quotient is correctly rounded: the
+    // decimal r / 10^k reads back as a. The first k that works gives the
+    // fewest digits.
+    if (r / kPowersOf10[k] != a) continue;
+    char digits[20];
+    const auto n = static_cast<unsigned>(convertDecimal(digits, static_cast<unsigned long long>(r)));
+    // Fixed notation: "ddd", "ddd.ddd" or "0.000ddd".
+    const unsigned fixedLength = k == 0 ? n : (n > k ? n + 1 : 2 + k);
+    // Scientific, as to_chars would write it: the significant digits
+    // (without an integer's trailing zeros), '.', "e+XX".
+    unsigned significant = n;
+    if (k == 0) {
+      while (significant > 1 && digits[significant - 1] == '0') --significant;
+    }
+    const int exponent = static_cast<int>(n) - static_cast<int>(k) - 1;
+    const unsigned scientificLength =
+        significant + (significant > 1 ? 1 : 0) + 2 + (exponent >= 100 || exponent <= -100 ? 3 : 2);
+    if (scientificLength < fixedLength) return 0;  // to_chars writes that one
+    char* p = buf;
+    if (negative) *p++ = '-';
+    if (k == 0) {
+      std::memcpy(p, digits, n);
+      p += n;
+    } else if (n > k) {
+      std::memcpy(p, digits, n - k);
+      p += n - k;
+      *p++ = '.';
+      std::memcpy(p, digits + n - k, k);
+      p += k;
+    } else {
+      *p++ = '0';
+      *p++ = '.';
+      for (unsigned i = n; i < k; ++i) *p++ = '0';
+      std::memcpy(p, digits, n);
+      p += n;
+    }
+    return static_cast<size_t>(p - buf);
+  }
+  return 0;
+}
+
+}  // namespace detail
+
 LogStream& LogStream::formatDouble(double v) {
   char tmp[kMaxNumericSize];
-  return appendWhole(tmp, formatFloating(tmp, sizeof tmp, v));
+  size_t n = detail::convertShortDouble(tmp, v);
+  if (n == 0) n = formatFloating(tmp, sizeof tmp, v);
+  return appendWhole(tmp, n);
 }
 
 LogStream& LogStream::formatPointer(const void* p) {
@@ -142,18 +202,6 @@ void LogStream::fallBackToText() {
   recording_ = false;
   fallback_(fallbackContext_, *this);
   detail::replayOperands(recorded, n, *this);
-}
-
-LogStream& LogStream::recordedBytesDoNotFit(detail::OperandTag tag, const char* data, size_t len) {
-  fallBackToText();
-  switch (tag) {
-    case detail::kOperandText:
-      return appendText(data, len);
-    case detail::kOperandWhole:
-      return appendWhole(data, len);
-    default:
-      return append(data, len);
-  }
 }
 
 Fmt::Fmt(const char* fmt, ...) {

@@ -50,6 +50,11 @@ inline void writeTwoDigits(char* p, unsigned v) { std::memcpy(p, kDigitPairs + 2
 // buf must have room for 20 chars (21 for a negative value).
 size_t convertDecimal(char* buf, long long v);
 size_t convertDecimal(char* buf, unsigned long long v);
+// A double of a few digits, 1e-3 <= |v| < 1e15, in fixed notation, exactly
+// as std::to_chars(buf, end, v) writes it (the shortest text that reads
+// back as v), without its general algorithm; returns 0, writing nothing
+// for certain, for any other value. buf needs 24 chars.
+size_t convertShortDouble(char* buf, double v);
 // "0x" + lowercase hex digits; buf needs 18 chars.
 size_t convertHex(char* buf, unsigned long long v);
 
@@ -75,7 +80,7 @@ __attribute__((always_inline)) inline bool mayHoldControl(const char* p, size_t 
     return i < n && hits(p + n - 16);
   }
   // Shorter: eight bytes at a time, the same way (two overlapping words
-  // from 8 bytes up), then byte by byte under 8.
+  // from 8 bytes up, two overlapping half words from 4), then byte by byte.
   auto wordHits = [](uint64_t x) {
     constexpr uint64_t kOnes = 0x0101010101010101ull;
     constexpr uint64_t kHigh = 0x8080808080808080ull;
@@ -89,11 +94,36 @@ __attribute__((always_inline)) inline bool mayHoldControl(const char* p, size_t 
     std::memcpy(&b, p + n - 8, 8);
     return wordHits(a) || wordHits(b);
   }
+  if (n >= 4) {  // two overlapping 4-byte words, in one 8-byte word
+    uint32_t a, b;
+    std::memcpy(&a, p, 4);
+    std::memcpy(&b, p + n - 4, 4);
+    return wordHits(uint64_t{a} | uint64_t{b} << 32);
+  }
   for (size_t i = 0; i < n; ++i) {
     unsigned char c = static_cast<unsigned char>(p[i]);
     if (c < 0x20 || c == 0x7f) return true;
   }
   return false;
+}
+
+// Copies len <= 16 bytes: two overlapping moves of 8, or of 4, or bytes.
+inline void copyShort(char* to, const char* from, size_t len) {
+  if (len >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, from, 8);
+    std::memcpy(&b, from + len - 8, 8);
+    std::memcpy(to, &a, 8);
+    std::memcpy(to + len - 8, &b, 8);
+  } else if (len >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, from, 4);
+    std::memcpy(&b, from + len - 4, 4);
+    std::memcpy(to, &a, 4);
+    std::memcpy(to + len - 4, &b, 4);
+  } else {
+    for (size_t i = 0; i < len; ++i) to[i] = from[i];
+  }
 }
 
 // A fixed-size character buffer. SIZE counts bytes of text; no terminator is
@@ -110,9 +140,15 @@ class FixedBuffer {
   // Appends as much of [buf, buf+len) as fits; returns how many bytes were taken.
   size_t append(const char* buf, size_t len) {
     // The whole-piece path copies `len` itself, so for a literal the
-    // compiler turns the memcpy into a few moves.
+    // compiler turns the memcpy into a few moves; a short piece whose length
+    // is known only at run time (a replayed operand) is copied in two
+    // overlapping moves rather than by a call.
     if (__builtin_expect(len <= avail(), 1)) {
-      std::memcpy(cur_, buf, len);
+      if (!__builtin_constant_p(len) && len <= 16) {
+        copyShort(cur_, buf, len);
+      } else {
+        std::memcpy(cur_, buf, len);
+      }
       cur_ += len;
       return len;
     }
@@ -191,7 +227,7 @@ class LogStream {
 
   LogStream& operator<<(bool v) { return *this << (v ? '1' : '0'); }
   LogStream& operator<<(char v) {
-    if (recording_) return record(detail::kOperandChar, v);
+    if (recording_ && record(detail::kOperandChar, v)) return *this;
     buffer_.append(&v, 1);
     return *this;
   }
@@ -201,31 +237,31 @@ class LogStream {
   LogStream& operator<<(short v) { return *this << static_cast<int>(v); }
   LogStream& operator<<(unsigned short v) { return *this << static_cast<unsigned>(v); }
   LogStream& operator<<(int v) {
-    if (recording_) return record(detail::kOperandI32, v);
+    if (recording_ && record(detail::kOperandI32, v)) return *this;
     return formatInteger(static_cast<long long>(v));
   }
   LogStream& operator<<(unsigned int v) {
-    if (recording_) return record(detail::kOperandU32, v);
+    if (recording_ && record(detail::kOperandU32, v)) return *this;
     return formatInteger(static_cast<unsigned long long>(v));
   }
   LogStream& operator<<(long v) { return *this << static_cast<long long>(v); }
   LogStream& operator<<(unsigned long v) { return *this << static_cast<unsigned long long>(v); }
   LogStream& operator<<(long long v) {
-    if (recording_) return record(detail::kOperandI64, static_cast<int64_t>(v));
+    if (recording_ && record(detail::kOperandI64, static_cast<int64_t>(v))) return *this;
     return formatInteger(v);
   }
   LogStream& operator<<(unsigned long long v) {
-    if (recording_) return record(detail::kOperandU64, static_cast<uint64_t>(v));
+    if (recording_ && record(detail::kOperandU64, static_cast<uint64_t>(v))) return *this;
     return formatInteger(v);
   }
 
   // Shortest text that reads back as the same value ("0.1", "1e+300", "nan").
   LogStream& operator<<(float v) {
-    if (recording_) return record(detail::kOperandF32, v);
+    if (recording_ && record(detail::kOperandF32, v)) return *this;
     return formatFloat(v);
   }
   LogStream& operator<<(double v) {
-    if (recording_) return record(detail::kOperandF64, v);
+    if (recording_ && record(detail::kOperandF64, v)) return *this;
     return formatDouble(v);
   }
 
@@ -234,7 +270,7 @@ class LogStream {
 
   // Pointers print as hex: 0x7ffd5c3a1b20 (nullptr: 0x0).
   LogStream& operator<<(const void* p) {
-    if (recording_) return record(detail::kOperandPtr, reinterpret_cast<uint64_t>(p));
+    if (recording_ && record(detail::kOperandPtr, reinterpret_cast<uint64_t>(p))) return *this;
     return formatPointer(p);
   }
   // So do function pointers (which would otherwise convert to bool and print 1).
@@ -264,13 +300,13 @@ class LogStream {
     return rawControl_.load(std::memory_order_relaxed) ? kRaw : kEscape;
   }
   LogStream& operator<<(const Fmt& f) {
-    if (recording_) return recordBytes(detail::kOperandWhole, f.data(), f.length());
+    if (recording_ && recordBytes(detail::kOperandWhole, f.data(), f.length())) return *this;
     return appendWhole(f.data(), f.length());
   }
 
   // Raw bytes, never escaped (the Logger's own prefix and trailer).
   LogStream& append(const char* data, size_t len) {
-    if (recording_) return recordBytes(detail::kOperandRaw, data, len);
+    if (recording_ && recordBytes(detail::kOperandRaw, data, len)) return *this;
     buffer_.append(data, len);
     return *this;
   }
@@ -298,21 +334,23 @@ class LogStream {
   void resetBuffer() { buffer_.reset(); }
 
  private:
-  // A recorded value: its tag and its bytes, if they fit; else back to text.
+  // A recorded value: its tag and its bytes, if they fit (true); else the
+  // stream leaves recording mode (false), and the caller writes the value
+  // as text.
   template <typename T>
-  LogStream& record(detail::OperandTag tag, T v) {
+  bool record(detail::OperandTag tag, T v) {
     if (__builtin_expect(buffer_.avail() >= 1 + sizeof v, 1)) {
       char* p = buffer_.current();
       *p = static_cast<char>(tag);
       std::memcpy(p + 1, &v, sizeof v);
       buffer_.add(1 + sizeof v);
-      return *this;
+      return true;
     }
     fallBackToText();
-    return *this << v;
+    return false;
   }
-  __attribute__((always_inline)) LogStream& recordBytes(detail::OperandTag tag, const char* data,
-                                                        size_t len) {
+  __attribute__((always_inline)) bool recordBytes(detail::OperandTag tag, const char* data,
+                                                  size_t len) {
     if (__builtin_expect(buffer_.avail() >= detail::kOperandBytesHeader + len, 1)) {
       char* p = buffer_.current();
       const uint16_t n = static_cast<uint16_t>(len);  // len < kBufferSize
@@ -320,11 +358,11 @@ class LogStream {
       std::memcpy(p + 1, &n, sizeof n);
       std::memcpy(p + detail::kOperandBytesHeader, data, len);
       buffer_.add(detail::kOperandBytesHeader + len);
-      return *this;
+      return true;
     }
-    return recordedBytesDoNotFit(tag, data, len);
+    fallBackToText();
+    return false;
   }
-  LogStream& recordedBytesDoNotFit(detail::OperandTag tag, const char* data, size_t len);
   // Leaves recording mode as startRecording() says. Out of line: rare.
   __attribute__((noinline, cold)) void fallBackToText();
 
@@ -349,7 +387,7 @@ class LogStream {
   // something to escape. For a literal, data and len are constants once
   // this is inlined, and the check folds away at compile time.
   __attribute__((always_inline)) LogStream& appendText(const char* data, size_t len) {
-    if (recording_) return recordBytes(detail::kOperandText, data, len);
+    if (recording_ && recordBytes(detail::kOperandText, data, len)) return *this;
     if (__builtin_expect(detail::mayHoldControl(data, len), 0) &&
         !rawControl_.load(std::memory_order_relaxed)) {
       appendEscaped(data, len);

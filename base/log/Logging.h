@@ -5,8 +5,11 @@
 // Each statement formats one line into a LogStream on the caller's stack and
 // hands it to the output function in one call (by default one write(2) to
 // stdout's descriptor, so that each line reaches a pipe or file as it is
-// logged, not through stdio's buffer; an AsyncLogging backend in servers),
-// or to an attached sink that takes records as a LogRecord (LogRecord.h).
+// logged, not through stdio's buffer), or to an attached sink that takes
+// records as a LogRecord (LogRecord.h). With a sink attached that formats
+// lines itself (AsyncLogging, not in crash-safe mode), a statement formats
+// nothing: it records its operands into its thread's queue (RecordQueue.h)
+// and the sink's backend makes the same line (deferred formatting).
 // The line layout is muduo's (LineLayout.h):
 //
 //   20261121 08:15:02.123456Z  4321 INFO  message - file.cc:42

@@ -37,12 +37,13 @@ size_t RecordFormatter::format(const RecordHeader& record, LinePrefix& prefix,
   prefix.update(second, timeZoneGeneration(), tid);
   const int level = record.level < kLevelCount ? record.level : kLevelCount - 1;
 
+  // The line is made in place, in `out`.
   LogStream stream;
   LogStream::Buffer& buf = stream.buffer();
+  buf.redirect(out, kMaxLine);
   writeHeader(buf, prefix, micro, level);
   replayOperands(body, record.length, stream);
   appendTrailer(buf, record.site->where);
-  std::memcpy(out, buf.data(), buf.length());
   return buf.length();
 }
 

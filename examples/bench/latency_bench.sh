@@ -19,7 +19,8 @@ help_text() {
 Runs BUILD_DIR/bin/log_latency R times (default 5) one after the other,
 each under timeout(1) (S seconds, default 900): {muon-async, muon-sync,
 spdlog-async, spdlog-sync} x messages {short, int-int-double} x {1, 2}
-threads, plus the empty pair (two counter reads with nothing between).
+threads, plus the empty pair (two counter reads with nothing between) and
+the counter read (one more read between them: the floor of a call).
 Each thread runs 100,000 measured bursts of 20 calls after 10,000 warm-up
 bursts, each call timed alone, ~10 us of sleep between bursts: a run takes
 about 1 min 45 s on a 2-CPU VM, 5 runs about 9 minutes. --quick:

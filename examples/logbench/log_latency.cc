@@ -10,7 +10,9 @@
 // lfence), and every sample of the measured bursts is kept. The samples of
 // all threads are merged and their percentiles (nearest rank) printed in ns.
 // Nothing is subtracted: the row "empty-pair" is the two reads with nothing
-// between, measured the same way, which every sample carries.
+// between, measured the same way, which every sample carries; the row
+// "counter-read" is one more counter read (rdtsc, unfenced) between them,
+// the time stamp every logger here takes per call: the floor of a call.
 //
 // The loggers run at their defaults, each case with a fresh logger writing
 // into a fresh directory under a temporary one (mkdtemp in --dir); after
@@ -414,7 +416,7 @@ int main(int argc, char** argv) {
   std::vector<uint64_t> merged;
   merged.reserve(static_cast<size_t>(options.bursts) * kBurstCalls * kMaxThreads);
 
-  const int cases = 1 + static_cast<int>(options.loggers.size() * 2 * options.threads.size());
+  const int cases = 2 + static_cast<int>(options.loggers.size() * 2 * options.threads.size());
   std::vector<Row> rows;
   auto collect = [&](Row row, int threads) {
     merged.clear();
@@ -446,6 +448,23 @@ int main(int argc, char** argv) {
     Row* r = collect(row, threads);
     std::fprintf(stderr, "[%d/%d] empty-pair, %d thread(s): %.1f s, %.1f us per burst\n", ++done, cases,
                  threads, static_cast<double>(monotonicNanos() - start) / 1e9, r->burstMicros);
+  }
+  {
+    const int threads = options.threads.front();
+    const uint64_t start = monotonicNanos();
+    measure(options, threads,
+            [](uint64_t) {
+              uint64_t count = muon::TscClock::readCounter();
+              asm volatile("" : : "r"(count));
+            },
+            &samples);
+    Row row;
+    row.logger = "counter-read";
+    row.message = "-";
+    row.threads = threads;
+    Row* r = collect(row, threads);
+    std::fprintf(stderr, "[%d/%d] counter-read, %d thread(s): %.1f s, %.1f us per burst\n", ++done,
+                 cases, threads, static_cast<double>(monotonicNanos() - start) / 1e9, r->burstMicros);
   }
 
   // The loggers of one cell (message, threads) run back to back, so that a

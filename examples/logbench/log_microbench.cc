@@ -9,6 +9,10 @@
 //                          disk is not measured
 //   LogInfoAsyncAppendCrashSafe   the same in the crash-safe mode (buffers in a
 //                          spool file, one index entry per line)
+// and the backend's formatting of deferred statements:
+//   BackendFormatsIntIntDouble   one "int, int, double" record (as a
+//                          statement attached to AsyncLogging records it) into
+//                          its text line, as AsyncLogging's backend does
 // and the backend's file stages, one 4 MiB buffer at a time (bytes/s of log
 // text; the counter `ratio` is text bytes per byte written):
 //   ZstdStage/<level>/<text>   zstd at level 1, 3, 6 (text 0: logbench's lines,
@@ -25,6 +29,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <random>
@@ -33,6 +38,8 @@
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/LogStream.h"
 #include "muon/base/Logging.h"
+#include "muon/base/RecordFormatter.h"
+#include "muon/base/TscClock.h"
 #include "muon/base/filestages/AesGcmStage.h"
 #include "muon/base/filestages/ZstdStage.h"
 
@@ -191,6 +198,53 @@ void asyncAppend(benchmark::State& state, bool crashSafe) {
     std::filesystem::remove_all(dir);
   }
 }
+// Records of "Logging int: " << i << ", int: " << j << ", double: " << d,
+// built as a recording LogStream builds them, with varied values and
+// counter times a few microseconds apart (the line's time is converted from
+// the counter, as for a statement).
+void BM_BackendFormatsIntIntDouble(benchmark::State& state) {
+  while (!muon::TscClock::countsAreTime()) {
+    muon::TscClock::now();
+    if (!muon::TscClock::usingTsc() && muon::TscClock::counts() == 0) break;
+  }
+  static muon::detail::LogSite site{__FILE__, __LINE__};
+  constexpr size_t kRecords = 256;
+  constexpr size_t kSlot = 256;
+  std::unique_ptr<char[]> records(new char[kRecords * kSlot]);
+  const bool counter = muon::TscClock::countsAreTime();
+  uint64_t count = muon::TscClock::readCounter();
+  for (size_t r = 0; r < kRecords; ++r) {
+    muon::LogStream stream;
+    stream.startRecording([](void*, muon::LogStream&) {}, nullptr);
+    const int i = static_cast<int>(r * 7919);
+    stream << "Logging int: " << i << ", int: " << -i / 3 << ", double: " << i * 1.25 + 0.1;
+    muon::detail::RecordHeader header{};
+    header.length = static_cast<uint16_t>(stream.buffer().length());
+    header.size = static_cast<uint32_t>(muon::detail::recordSize(header.length));
+    header.kind = counter ? muon::detail::RecordHeader::kStatementCount
+                          : muon::detail::RecordHeader::kStatementMicros;
+    header.level = muon::Logger::INFO;
+    count += 10000;
+    header.key = count;
+    header.time = counter ? static_cast<int64_t>(count) : muon::Timestamp::now().microSecondsSinceEpoch();
+    header.site = &site;
+    char* at = records.get() + r * kSlot;
+    std::memcpy(at, &header, sizeof header);
+    std::memcpy(at + sizeof header, stream.buffer().data(), header.length);
+  }
+  muon::detail::RecordFormatter formatter;
+  muon::detail::LinePrefix prefix;
+  std::unique_ptr<char[]> out(new char[muon::detail::RecordFormatter::kMaxLine]);
+  size_t r = 0;
+  for (auto _ : state) {
+    const auto* header = reinterpret_cast<const muon::detail::RecordHeader*>(records.get() + r * kSlot);
+    benchmark::DoNotOptimize(formatter.format(*header, prefix, " 4321 ", out.get()));
+    r = (r + 1) % kRecords;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_BackendFormatsIntIntDouble);
+
 void BM_LogInfoAsyncAppend(benchmark::State& state) { asyncAppend(state, false); }
 BENCHMARK(BM_LogInfoAsyncAppend)->Threads(1)->Threads(2)->UseRealTime();
 

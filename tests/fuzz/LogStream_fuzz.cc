@@ -15,6 +15,7 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -155,6 +156,13 @@ bool parsesAsDouble(const std::string& text, double v) {
   return std::memcmp(&back, &v, sizeof v) == 0;
 }
 
+// A double's text is std::to_chars's, whichever way LogStream made it.
+bool isToChars(const std::string& text, double v) {
+  char want[64];
+  auto result = std::to_chars(want, want + sizeof want, v);
+  return text == std::string(want, result.ptr);
+}
+
 bool parsesAsFloat(const std::string& text, float v) {
   char* end = nullptr;
   float back = std::strtof(text.c_str(), &end);
@@ -246,7 +254,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         double v;
         std::memcpy(&v, &bits, sizeof v);
         c.number([v](LogStream& s) { s << v; },
-                 [v](const std::string& t) { return parsesAsDouble(t, v); });
+                 [v](const std::string& t) { return parsesAsDouble(t, v) && isToChars(t, v); });
         break;
       }
       case 7: {

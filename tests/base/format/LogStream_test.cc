@@ -1,6 +1,7 @@
 #include "muon/base/LogStream.h"
 
 #include <atomic>
+#include <charconv>
 #include <cinttypes>
 #include <cmath>
 #include <cstddef>
@@ -597,4 +598,33 @@ TEST_F(ControlCharacters, AnEscapeIsCutWholeAtTheEndOfTheBuffer) {
   LogStream t;
   t << std::string(LogStream::kBufferSize - 2, 'a') << std::string("\n");
   EXPECT_EQ(t.buffer().toString().substr(LogStream::kBufferSize - 2), "\\n");
+}
+
+// Doubles of a few digits take a short cut (detail::convertShortDouble);
+// the text must still be std::to_chars's, digit for digit, and the short cut
+// must take the values it is for.
+TEST(LogStreamDoubles, TheShortCutWritesWhatToCharsWrites) {
+  size_t taken = 0;
+  size_t checked = 0;
+  auto check = [&](double v) {
+    char want[64];
+    auto result = std::to_chars(want, want + sizeof want, v);
+    LogStream s;
+    s << v;
+    ASSERT_EQ(s.buffer().toString(), std::string(want, result.ptr)) << v;
+    char fast[64];
+    taken += muon::detail::convertShortDouble(fast, v) != 0;
+    ++checked;
+  };
+  for (int i = -20000; i < 20000; ++i) {
+    check(i * 1.25 + 0.1);
+    check(i / 1000.0);
+    check(i / 7.0);
+    check(i * 1e9);
+    check(i * 1e-6);
+  }
+  for (int e = -20; e <= 20; ++e) {
+    for (int m = 1; m < 200; ++m) check(m * std::pow(10.0, e));
+  }
+  EXPECT_GT(taken, checked / 2) << "the short cut is hardly ever taken";
 }

@@ -59,6 +59,16 @@ muon::LogStream& operator<<(muon::LogStream& s, const ManyNumbers& m) {
   return s;
 }
 
+// Pointers past the point where the record no longer fits: the one that
+// does not fit is written as text, in hex like the rest.
+struct ManyPointers {
+  int count;
+};
+muon::LogStream& operator<<(muon::LogStream& s, const ManyPointers& m) {
+  for (int i = 0; i < m.count; ++i) s << reinterpret_cast<const void*>(uintptr_t{16} * i) << ',';
+  return s;
+}
+
 void noop() {}
 
 // Every kind of operand and statement, each line different.
@@ -88,6 +98,7 @@ void logEverything() {
   // Records that outgrow a statement's buffer: text on the caller instead.
   LOG_INFO << std::string(5000, 'x');
   LOG_INFO << ManyNumbers{1500};
+  LOG_INFO << ManyPointers{600};
   LOG_INFO << "before " << Chatty{9} << " after";
   LOG_INFO << "last";
 }
