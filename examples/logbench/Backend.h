@@ -37,6 +37,16 @@ class Backend {
   // samples[i - begin].
   virtual void produce(uint64_t begin, uint64_t end, std::string_view extra,
                        uint64_t* samples) = 0;
+  // Logs messages [begin, end) of "int, int, double": "Hello 0123456789
+  // Logging int: " i ", int: " j ", double: " d, from the counter i, as the
+  // logger's own formatting writes them; false if this logger has no such
+  // workload. Otherwise as produce().
+  virtual bool produceNumbers(uint64_t begin, uint64_t end, uint64_t* samples) {
+    static_cast<void>(begin);
+    static_cast<void>(end);
+    static_cast<void>(samples);
+    return false;
+  }
   // Logs one message that is exactly `payload` (log_matrix's workload).
   // Safe to call from several threads at once.
   virtual void logPayload(std::string_view payload) = 0;
@@ -65,6 +75,10 @@ inline void produceLoop(LogOne&& logOne, uint64_t begin, uint64_t end, uint64_t*
     samples[i - begin] = muon::TscClock::counts() - t0;
   }
 }
+
+// The numbers of message i of the "int, int, double" workload.
+inline int numbersJ(uint64_t i) { return static_cast<int>(i * 3 + 1); }
+inline double numbersD(uint64_t i) { return static_cast<double>(i) * 1.5 + 0.25; }
 
 enum class MuonPolicy { kDrop, kBlock };
 

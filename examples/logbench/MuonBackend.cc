@@ -25,6 +25,15 @@ void produceLogInfo(uint64_t begin, uint64_t end, std::string_view extra, uint64
       begin, end, samples);
 }
 
+void produceNumbers(uint64_t begin, uint64_t end, uint64_t* samples) {
+  produceLoop(
+      [](uint64_t i) {
+        LOG_INFO << "Hello 0123456789 Logging int: " << static_cast<int>(i) << ", int: " << numbersJ(i)
+                 << ", double: " << numbersD(i);
+      },
+      begin, end, samples);
+}
+
 // 3 s is AsyncLogging's usual flush interval.
 constexpr int kFlushInterval = 3;
 
@@ -64,6 +73,10 @@ class MuonBackend : public Backend {
 
   void produce(uint64_t begin, uint64_t end, std::string_view extra, uint64_t* samples) override {
     produceLogInfo(begin, end, extra, samples);
+  }
+  bool produceNumbers(uint64_t begin, uint64_t end, uint64_t* samples) override {
+    logbench::produceNumbers(begin, end, samples);
+    return true;
   }
 
   void logPayload(std::string_view payload) override { LOG_INFO << payload; }
@@ -110,6 +123,10 @@ class MuonSyncBackend : public Backend {
 
   void produce(uint64_t begin, uint64_t end, std::string_view extra, uint64_t* samples) override {
     produceLogInfo(begin, end, extra, samples);
+  }
+  bool produceNumbers(uint64_t begin, uint64_t end, uint64_t* samples) override {
+    logbench::produceNumbers(begin, end, samples);
+    return true;
   }
 
   void logPayload(std::string_view payload) override { LOG_INFO << payload; }

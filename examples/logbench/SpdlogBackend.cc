@@ -53,6 +53,17 @@ class SpdlogBackend : public Backend {
         begin, end, samples);
   }
 
+  bool produceNumbers(uint64_t begin, uint64_t end, uint64_t* samples) override {
+    spdlog::logger* logger = logger_.get();
+    produceLoop(
+        [logger](uint64_t i) {
+          SPDLOG_LOGGER_INFO(logger, "Hello 0123456789 Logging int: {}, int: {}, double: {}",
+                             static_cast<int>(i), numbersJ(i), numbersD(i));
+        },
+        begin, end, samples);
+    return true;
+  }
+
   void logPayload(std::string_view payload) override {
     SPDLOG_LOGGER_INFO(logger_.get(), "{}", payload);
   }

@@ -1,6 +1,6 @@
 // logbench: one workload, several loggers, muduo's summary line.
 //
-//   logbench --logger muon|muon-sync|spdlog-async|spdlog-sync|glog|floor [--size short|long]
+//   logbench --logger muon|muon-sync|spdlog-async|spdlog-sync|glog|floor [--size short|long|int-int-double]
 //            [--threads T] [--messages N] [--policy drop|block] [--latency]
 //            [--crash-safe] [--compress zstd] [--key-file FILE] [--roll-size BYTES]
 //            [--max-files N] [--dir DIR] [--repeat R] [--keep]
@@ -51,6 +51,7 @@ constexpr size_t kLongExtra = 3000;  // 'X's in a long message: ~3 KB lines
 struct Options {
   std::string logger = "muon";
   bool longMessages = false;
+  bool numbers = false;  // --size int-int-double
   int threads = 1;
   uint64_t messages = 1000000;
   MuonOptions muon;       // --policy, --crash-safe, --compress, --key-file, --roll-size, --max-files
@@ -66,13 +67,14 @@ struct Options {
 void usage(FILE* out) {
   std::fprintf(out,
                "usage: logbench [--logger muon|muon-sync|spdlog-async|spdlog-sync|glog|floor]\n"
-               "                [--size short|long] [--threads T] [--messages N]\n"
+               "                [--size short|long|int-int-double] [--threads T] [--messages N]\n"
                "                [--policy drop|block] [--latency]\n"
                "                [--crash-safe] [--compress zstd] [--key-file FILE] [--roll-size BYTES]\n"
                "                [--max-files N] [--dir DIR] [--repeat R] [--keep]\n"
                "  --logger    logger to measure (default muon); floor: no logger, only the\n"
                "              copy and write(2) every logger must do (FloorBackend.cc)\n"
-               "  --size      short: ~110-byte lines; long: ~3 KB lines (default short)\n"
+               "  --size      short: ~110-byte lines; long: ~3 KB lines; int-int-double:\n"
+               "              \"Logging int: i, int: j, double: d\" (muon, muon-sync, spdlog; default short)\n"
                "  --threads   producer threads, 1..256; N is split evenly (default 1)\n"
                "  --messages  messages per run, all threads together (default 1000000)\n"
                "  --policy    muon only: what AsyncLogging does when its queue is full\n"
@@ -155,8 +157,11 @@ Options parseOptions(int argc, char** argv) {
       }
       opts.logger = value;
     } else if (arg == "--size") {
-      if (value != "short" && value != "long") badUsage("--size is short or long, not '" + value + "'");
+      if (value != "short" && value != "long" && value != "int-int-double") {
+        badUsage("--size is short, long or int-int-double, not '" + value + "'");
+      }
       opts.longMessages = value == "long";
+      opts.numbers = value == "int-int-double";
     } else if (arg == "--threads") {
       opts.threads = static_cast<int>(parseCount("--threads", value.c_str(), 1, 256));
     } else if (arg == "--messages") {
@@ -290,7 +295,12 @@ RunResult runOnce(Backend& backend, const Options& opts, const std::string& runD
         cond.notify_all();
         cond.wait(lock, [&] { return go; });
       }
-      backend.produce(begin, end, extra, slot);
+      if (!opts.numbers) {
+        backend.produce(begin, end, extra, slot);
+      } else if (!backend.produceNumbers(begin, end, slot)) {
+        std::fprintf(stderr, "logbench: --size int-int-double: not for %s\n", opts.logger.c_str());
+        std::exit(2);
+      }
     });
     begin = end;
   }
@@ -400,7 +410,7 @@ int run(int argc, char** argv) {
   }
 
   std::printf("# logbench logger %s size %s threads %d messages %llu%s repeat %d\n",
-              opts.logger.c_str(), opts.longMessages ? "long" : "short", opts.threads,
+              opts.logger.c_str(), opts.longMessages ? "long" : (opts.numbers ? "int-int-double" : "short"), opts.threads,
               static_cast<unsigned long long>(opts.messages),
               opts.logger != "muon" ? ""
               : opts.muon.policy == MuonPolicy::kBlock ? " policy block"
