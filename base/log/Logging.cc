@@ -142,22 +142,38 @@ Logger::Logger(const detail::LogSite& site, bool toAbort)
   begin();
 }
 
+namespace {
+constexpr size_t kLargestRecord = detail::recordSize(LogStream::kBufferSize);
+}  // namespace
+
 inline void Logger::begin() {
   // The statement's one look at the configuration.
   config_ = &detail::loggerConfig();
+  queue_ = nullptr;
   detail::RecordSink* records = config_->records;
   if (records != nullptr && (queue_ = detail::recordQueueFor(*records)) != nullptr) {
-    startRecord();
-    return;
+    // A record, in place in the queue when there is room without waiting
+    // (the common case).
+    record_ = queue_->tryReserve(kLargestRecord);
+    if (__builtin_expect(record_ != nullptr, 1) || startRecordElsewhere()) {
+      startRecord();
+      return;
+    }
   }
   formatHeader(level_);
 }
 
+bool Logger::startRecordElsewhere() {
+  // Over a quarter full: the backend is behind, and a line this thread
+  // formats costs it less than a record. Text, then, into the same queue.
+  if (queue_->crowded()) return false;
+  // Else the ring's end, or a stale view of the consumer: in place after
+  // all, or in this statement's own buffer, copied in (and wrapped) at the end.
+  record_ = queue_->tryReserve(kLargestRecord);
+  return true;
+}
+
 void Logger::startRecord() {
-  // In place in the queue when there is room without waiting (the common
-  // case); else in this statement's own buffer, copied in when it ends.
-  constexpr size_t kLargest = detail::recordSize(LogStream::kBufferSize);
-  record_ = queue_->tryReserve(kLargest);
   if (__builtin_expect(record_ != nullptr, 1)) {
     stream_.buffer().redirect(record_ + sizeof(detail::RecordHeader), LogStream::kBufferSize);
     queue_->openInPlace(this, &Logger::moveRecordOut);
@@ -242,9 +258,10 @@ void Logger::formatHeader(LogLevel level) {
   const unsigned generation = g_timeZoneGeneration.load(std::memory_order_acquire);
   PrefixCache& cache = t_prefix;
   int micro;
-  uint64_t count;
-  if (__builtin_expect(clock == &TscClock::now, 1) &&
-      cache.window.covers(count = TscClock::readCounter()) &&
+  // Also the line's order key, should it go to a record queue as text.
+  const uint64_t count = TscClock::readCounter();
+  recordKey_ = count;
+  if (__builtin_expect(clock == &TscClock::now, 1) && cache.window.covers(count) &&
       generation == cache.prefix.generation) {
     micro = cache.window.microAt(count);
   } else {
@@ -325,9 +342,16 @@ Logger::~Logger() {
     writeRare(config);
     return;
   }
+  const LogStream::Buffer& buf = stream_.buffer();
+  // A line of a statement that would have been a record, had its queue not
+  // been crowded (or the record not outgrown its buffer): into the queue,
+  // with the time it read as its key.
+  if (queue_ != nullptr) {
+    static_cast<void>(queue_->appendText(buf.data(), buf.length(), recordKey_));
+    return;
+  }
   // Text, to the attached sink or the output function: a sink that takes
   // records sets the attention level to TRACE, so one of those is here.
-  const LogStream::Buffer& buf = stream_.buffer();
   static_cast<void>(writeText(config, buf.data(), buf.length()));
 }
 

@@ -179,6 +179,9 @@ class Logger {
   // Loads the configuration and starts the line: a record if a sink that
   // formats records is attached (and the backtrace ring is off), else text.
   void begin();
+  // No room in place: a record in the statement's own buffer (true), or,
+  // when the queue is crowded, text (false).
+  bool startRecordElsewhere();
   void startRecord();
   // LogStream's TextFallback: a record that outgrew its buffer becomes text.
   static void recordToText(void* self, LogStream& stream);

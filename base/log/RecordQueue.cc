@@ -29,6 +29,7 @@ RecordQueue::RecordQueue(size_t capacity, int tid, std::string tidString)
       capacity_(capacity),
       mask_(capacity - 1),
       half_(capacity / 2),
+      quarter_(capacity / 4),
       tid_(tid),
       tidString_(std::move(tidString)) {}
 
@@ -59,6 +60,21 @@ char* RecordQueue::reserveSlow(size_t size) {
     }
     if (!sink_->waitForRoom(*this)) return nullptr;
   }
+}
+
+bool RecordQueue::appendText(const char* line, size_t len, uint64_t key) {
+  const size_t size = recordSize(len);
+  char* p = reserve(size);
+  if (p == nullptr) return false;
+  RecordHeader header{};
+  header.size = static_cast<uint32_t>(size);
+  header.length = static_cast<uint16_t>(len);
+  header.kind = RecordHeader::kText;
+  header.key = key;
+  std::memcpy(p, &header, sizeof header);
+  std::memcpy(p + sizeof header, line, len);
+  commit(size);
+  return true;
 }
 
 const RecordHeader* RecordQueue::recordAt(uint64_t* position) const {

@@ -112,22 +112,43 @@ class RecordQueue {
   RecordQueue& operator=(const RecordQueue&) = delete;
 
   // ---- producer ----
-  // Room for a record of `size` bytes (recordSize(), <= kMaxRecord),
-  // contiguous, or nullptr: the fast path only (the ring at most half full,
-  // no wrap), which never waits.
+  // Room for a statement's record of `size` bytes (recordSize(), <=
+  // kMaxRecord), contiguous, while the ring is at most a quarter full by
+  // the last look at the consumer's position, or nullptr. Never waits.
   char* tryReserve(size_t size) {
+    if (__builtin_expect(inPlace_ != nullptr, 0)) vacate();
+    const size_t at = static_cast<size_t>(writeLocal_) & mask_;
+    if (__builtin_expect(at + size <= capacity_ && writeLocal_ + size - cachedRead_ <= quarter_, 1)) {
+      return data_ + at;
+    }
+    return nullptr;
+  }
+  // Whether the ring is over a quarter full, by a fresh look at the
+  // consumer's position (waking the consumer if it is): the backend is not
+  // keeping up with this thread, whose statements then format their own
+  // lines, which cost the backend a copy, until it does.
+  bool crowded() {
+    cachedRead_ = read_.load(std::memory_order_acquire);
+    if (writeLocal_ + kMaxRecord - cachedRead_ <= quarter_) {
+      wakeSent_ = false;
+      return false;
+    }
+    if (!wakeSent_) {
+      wakeSent_ = true;
+      sink_->wake();
+    }
+    return true;
+  }
+  // Room for any record: at once while the ring is at most half full (no
+  // wrap), else by the slow path, which may wait for room or drop the
+  // record (nullptr), as the sink says.
+  char* reserve(size_t size) {
     if (__builtin_expect(inPlace_ != nullptr, 0)) vacate();
     const size_t at = static_cast<size_t>(writeLocal_) & mask_;
     if (__builtin_expect(at + size <= capacity_ && writeLocal_ + size - cachedRead_ <= half_, 1)) {
       return data_ + at;
     }
-    return nullptr;
-  }
-  // The same, or past the fast path: the slow one, which may wait for room
-  // or drop the record (nullptr), as the sink says.
-  char* reserve(size_t size) {
-    char* p = tryReserve(size);
-    return __builtin_expect(p != nullptr, 1) ? p : reserveSlow(size);
+    return reserveSlow(size);
   }
 
   // A statement may write its record in place, in the room tryReserve()
@@ -141,6 +162,12 @@ class RecordQueue {
     moveOut_ = moveOut;
   }
   void closeInPlace() { inPlace_ = nullptr; }
+  // Queues a finished line of `len` bytes (<= kMaxText) as a kText record
+  // ordered by `key` (the counter when it was logged); false if it was
+  // dropped (the sink counted it).
+  static constexpr size_t kMaxText = kMaxRecord - sizeof(RecordHeader);
+  bool appendText(const char* line, size_t len, uint64_t key);
+
   // Makes the record reserved last visible to the consumer.
   void commit(size_t size) {
     writeLocal_ += size;
@@ -191,6 +218,7 @@ class RecordQueue {
   const size_t capacity_;
   const size_t mask_;
   const size_t half_;
+  const size_t quarter_;
   const int tid_;
   const std::string tidString_;
   RecordSink* sink_ = nullptr;
@@ -199,7 +227,7 @@ class RecordQueue {
   alignas(64) std::atomic<uint64_t> write_{0};
   uint64_t writeLocal_ = 0;   // == write_, without the load
   uint64_t cachedRead_ = 0;   // read_ when last looked at
-  bool wakeSent_ = false;     // wake() asked since the ring went over half
+  bool wakeSent_ = false;     // wake() asked since the ring was last seen emptier
   void* inPlace_ = nullptr;   // the statement writing a record in place
   MoveOut moveOut_ = nullptr;
   // The consumer's line.

@@ -256,21 +256,10 @@ void AsyncLogging::appendSlow(Buffer* full, uint64_t word, const char* logline, 
 }
 
 bool AsyncLogging::appendToQueue(const char* logline, size_t len) {
-  constexpr size_t kMaxText = detail::RecordQueue::kMaxRecord - sizeof(detail::RecordHeader);
-  if (len > kMaxText) return false;
+  if (len > detail::RecordQueue::kMaxText) return false;
   detail::RecordQueue* queue = records_->existingQueueForThisThread();
   if (queue == nullptr) return false;
-  const size_t size = detail::recordSize(len);
-  char* p = queue->reserve(size);
-  if (p == nullptr) return true;  // dropped, and counted
-  detail::RecordHeader header{};
-  header.size = static_cast<uint32_t>(size);
-  header.length = static_cast<uint16_t>(len);
-  header.kind = detail::RecordHeader::kText;
-  header.key = TscClock::readCounter();
-  std::memcpy(p, &header, sizeof header);
-  std::memcpy(p + sizeof header, logline, len);
-  queue->commit(size);
+  queue->appendText(logline, len, TscClock::readCounter());
   return true;
 }
 
@@ -481,8 +470,9 @@ AsyncLogging::Stats AsyncLogging::stats() const {
 }
 
 namespace {
-// While records keep coming, the backend looks at the queues this often
-// (their producers never wake it unless a queue is half full).
+// After a round that found no record, the backend looks at the queues again
+// this soon, and then every flushInterval (their producers wake it only when
+// a queue fills up).
 constexpr std::chrono::milliseconds kRecordPollInterval{1};
 }  // namespace
 
@@ -496,12 +486,15 @@ void AsyncLogging::threadFunc() {
   state_ = State::kRunning;
   producerCond_.notify_all();
   bool recordsCame = false;  // the last round formatted records
+  bool recordsSeen = false;  // ... or the one before it
   auto lastWrite = std::chrono::steady_clock::now();
   const auto interval = std::chrono::seconds(flushInterval_);
   for (;;) {
+    // Records came last round: look again at once, they are likely still
+    // coming; none: wait a little, then up to the interval.
     if (queued_.empty() && state_ != State::kStopping && flushRequested_ == flushDone_ &&
-        !wakeRequested_) {
-      backendCond_.wait_for(lock, recordsCame ? kRecordPollInterval : interval);
+        !wakeRequested_ && !recordsCame) {
+      backendCond_.wait_for(lock, recordsSeen ? kRecordPollInterval : interval);
     }
     wakeRequested_ = false;
     bool stopNow = state_ == State::kStopping;
@@ -528,11 +521,12 @@ void AsyncLogging::threadFunc() {
       // Records are formatted as they come and written when the line buffer
       // fills, when they stop coming, or when a flush, stop or the interval asks.
       const size_t formatted = drainRecords(false);
-      if (writeAll || formatted == 0 || records_->bufferedBytes() >= RecordQueues::kLineBufferSize / 2) {
+      if (writeAll || formatted == 0 || records_->bufferedBytes() >= RecordQueues::kLineBufferSize / 4) {
         const bool any = records_->bufferedBytes() > 0;
         records_->writeLines();
         if (any) output_.flush();
       }
+      recordsSeen = recordsCame || formatted > 0;
       recordsCame = formatted > 0;
     }
     if (writeAll) lastWrite = now;
