@@ -93,6 +93,9 @@ class AsyncLogging : private detail::RecordSink {
   static constexpr size_t kMaxPendingBuffers = 25;
   // The backend thread's name (what top -H and ps -L show; at most 15 chars).
   static constexpr const char* kBackendThreadName = "muon-logging";
+  // The thread that formats statements' records into lines in the buffers
+  // (deferred formatting: not in crash-safe mode).
+  static constexpr const char* kFormatterThreadName = "muon-format";
 
   AsyncLogging(const std::string& basename, off_t rollSize, int flushInterval = 3,
                OverflowPolicy policy = kDrop);
@@ -176,13 +179,20 @@ class AsyncLogging : private detail::RecordSink {
   // A text line into this thread's queue; false if it has none (or the
   // line is too long for one).
   bool appendToQueue(const char* logline, size_t len);
-  // Formats what the queues hold; writes the lines if `write` or the
-  // buffer filled. Backend thread (or the destructor once it is gone).
-  size_t drainRecords(bool write);
-  // append() without (false) or with (true) the store's per-message index.
+  // The formatter thread: turns the queues' records into lines, appended
+  // to the buffers as any producer appends, whenever records come (or a
+  // flush or stop asks), so that the backend writes them as it writes lines.
+  void formatterFunc();
+  // One round of it: returns how many records it formatted. The formatter
+  // thread, or the destructor once it is gone.
+  size_t formatRecords();
+  // `count` whole lines in one piece, into the buffers (no index: memory store).
+  void appendLines(const char* lines, size_t len, uint64_t count);
+  // append() without (false) or with (true) the store's per-message index,
+  // of `messages` lines in one piece.
   template <bool kIndexed>
-  void appendTo(const char* logline, size_t len);
-  void appendSlow(Buffer* full, uint64_t word, const char* logline, size_t len);
+  void appendTo(const char* logline, size_t len, uint64_t messages);
+  void appendSlow(Buffer* full, uint64_t word, const char* logline, size_t len, uint64_t messages);
   // Whether the current buffer has been filled past its end. mutex_ held.
   bool currentIsFull() const;
   // Puts a fresh buffer in place of the current one and queues the old one
@@ -247,7 +257,12 @@ class AsyncLogging : private detail::RecordSink {
   uint64_t producerWaits_ = 0;
   uint64_t buffersMapped_ = 0;
   uint64_t linesRecovered_ = 0;  // set in the constructor
-  bool wakeRequested_ = false;   // a producer's queue is filling up
+  // The formatter's: a producer's queue is filling up; stop; flush tickets.
+  std::condition_variable formatterCond_;
+  bool wakeRequested_ = false;
+  bool formatterStop_ = false;
+  uint64_t formatRequested_ = 0;
+  uint64_t formatDone_ = 0;
   // Set by requestReopen(), taken by the backend. No lock.
   std::atomic<bool> reopenRequested_{false};
   static_assert(std::atomic<bool>::is_always_lock_free,
@@ -266,6 +281,7 @@ class AsyncLogging : private detail::RecordSink {
   // The per-thread record queues; none in crash-safe mode. Their consumer
   // is the backend thread (the destructor once it is gone).
   std::unique_ptr<RecordQueues> records_;
+  std::thread formatter_;
   std::thread thread_;
 };
 
