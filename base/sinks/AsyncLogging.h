@@ -82,11 +82,13 @@ class AsyncLogging : private detail::RecordSink {
     // Deferred formatting (not in crash-safe mode): each thread that logs
     // through Logger::attach(*this) gets a queue of this many bytes
     // (rounded up to a power of two, at least 64 KiB), resident from its
-    // first statement, for the records the backend formats. A thread's
-    // records wait there; when its queue is full the overflow policy
-    // applies to that thread's records, one by one. 1 MiB holds about ten
-    // thousand short statements.
-    size_t threadQueueBytes = 1024 * 1024;
+    // first statement, for the records the formatter thread turns into
+    // lines. A thread's records wait there; when its queue is full the
+    // overflow policy applies to that thread's records, one by one. 2 MiB
+    // holds about twenty thousand short statements: some 40 ms of a thread
+    // logging half a million lines a second, for a formatter the scheduler
+    // keeps waiting.
+    size_t threadQueueBytes = 2 * 1024 * 1024;
   };
 
   static constexpr size_t kBufferSize = 4 * 1024 * 1024;

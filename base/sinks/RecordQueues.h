@@ -36,7 +36,7 @@ class RecordQueues {
   static constexpr size_t kLineBufferSize = 64 * 1024;
   // The smallest and the default queue (per thread).
   static constexpr size_t kMinQueueBytes = 64 * 1024;
-  static constexpr size_t kDefaultQueueBytes = 1024 * 1024;
+  static constexpr size_t kDefaultQueueBytes = 2 * 1024 * 1024;
 
   // `sink` is what the queues report to (their RecordSink); `queueBytes`
   // is rounded up to a power of two, at least kMinQueueBytes. `writer`
