@@ -1,12 +1,12 @@
-// RecordQueue: one thread's log records on their way to a backend that
+// RecordQueue: one thread's log records on their way to the thread that
 // formats them (deferred formatting; docs/logging.md).
 //
 // A LOG_* statement whose line goes to a sink that formats lines itself
 // (a RecordSink: AsyncLogging) does not format its line: it writes a record
 // (RecordHeader and its operands, LogOperands.h) into its thread's queue,
-// and the sink's backend thread turns records into text lines. The queue is
-// a ring of bytes with one producer, the thread, and one consumer, the
-// backend: the producer's fast path is a compare, a copy and a plain store
+// and a thread of the sink's (AsyncLogging's formatter) turns records into
+// text lines. The queue is a ring of bytes with one producer, the thread,
+// and one consumer, that thread: the producer's fast path is a compare, a copy and a plain store
 // (no lock, no atomic read-modify-write, no cache line written by another
 // producer). Its memory is made resident when the queue is made and is
 // reused from then on, so a statement never takes a page fault on it.
@@ -17,8 +17,8 @@
 //
 // Thread safety: the producer calls reserve*/commit, only from the thread
 // that owns the queue; the consumer calls the consumer's functions, from one
-// thread at a time (the backend, or the sink's destructor once the backend
-// is gone). Either side may run while the other does.
+// thread at a time (the formatter, or the sink's destructor once the
+// formatter is gone). Either side may run while the other does.
 //
 // This is an internal header of Logging.cc and the sinks that take records.
 #pragma once
@@ -48,7 +48,7 @@ struct RecordHeader {
   uint16_t length;  // bytes after the header that count
   uint8_t kind;
   uint8_t level;    // Logger::LogLevel (statements)
-  uint64_t key;     // readCounter() when made: the backend writes records in its order
+  uint64_t key;     // readCounter() when made: the consumer takes records in its order
   int64_t time;
   const LogSite* site;  // the statement's (static storage)
 };
@@ -124,9 +124,9 @@ class RecordQueue {
     return nullptr;
   }
   // Whether the ring is over a quarter full, by a fresh look at the
-  // consumer's position (waking the consumer if it is): the backend is not
+  // consumer's position (waking the consumer if it is): the consumer is not
   // keeping up with this thread, whose statements then format their own
-  // lines, which cost the backend a copy, until it does.
+  // lines, which cost the consumer a copy, until it does.
   bool crowded() {
     cachedRead_ = read_.load(std::memory_order_acquire);
     if (writeLocal_ + kMaxRecord - cachedRead_ <= quarter_) {

@@ -16,6 +16,16 @@
 // after stop(), kBlock drops and counts as kDrop does). A producer that needs
 // a fresh buffer when none can be mapped does the same: it never throws.
 //
+// Deferred formatting (not in crash-safe mode): attached with
+// Logger::attach, LOG_* statements do not format their lines; each thread
+// records its statements' operands into a queue of its own (RecordQueue.h,
+// Options::threadQueueBytes), and a second thread, kFormatterThreadName,
+// turns them into lines, byte for byte the ones the statements would have
+// made, and appends them to the buffers as any producer does. A thread
+// whose queue is over a quarter full formats its own lines until the
+// formatter catches up. Lines and records from one thread keep their order;
+// across threads, the formatter merges records by the time they were logged.
+//
 // Crash-safe mode (Options::crashSafe): the buffers live in a spool file in
 // the log directory (LogSpool.h), so every line is in the kernel's page cache
 // once append() returns and survives kill -9, abort() or an OOM kill of the
