@@ -1,7 +1,7 @@
 // LogOperands: a statement's << operands as typed bytes, and back to text.
 //
 // When a LOG_* statement's line is to be formatted later, by AsyncLogging's
-// formatter thread (Logging.h, "deferred formatting"), its LogStream records each
+// backend thread (Logging.h, "deferred formatting"), its LogStream records each
 // operand as a tag byte and the value's bytes instead of the value's text:
 //
 //   kChar  c                      one byte

@@ -9,7 +9,7 @@
 // records as a LogRecord (LogRecord.h). With a sink attached that formats
 // lines itself (AsyncLogging, not in crash-safe mode), a statement formats
 // nothing: it records its operands into its thread's queue (RecordQueue.h)
-// and the sink's formatter thread makes the same line (deferred formatting).
+// and the sink's backend thread makes the same line (deferred formatting).
 // The line layout is muduo's (LineLayout.h):
 //
 //   20261121 08:15:02.123456Z  4321 INFO  message - file.cc:42

@@ -5,7 +5,7 @@
 // read; the zone and the control-character policy are the ones in force
 // when the record is formatted.
 //
-// Used by the thread that consumes the queues (AsyncLogging's formatter); one
+// Used by the thread that consumes the queues (AsyncLogging's backend); one
 // formatter per such thread: not thread-safe.
 #pragma once
 

@@ -4,7 +4,7 @@
 // A LOG_* statement whose line goes to a sink that formats lines itself
 // (a RecordSink: AsyncLogging) does not format its line: it writes a record
 // (RecordHeader and its operands, LogOperands.h) into its thread's queue,
-// and a thread of the sink's (AsyncLogging's formatter) turns records into
+// and a thread of the sink's (AsyncLogging's backend) turns records into
 // text lines. The queue is a ring of bytes with one producer, the thread,
 // and one consumer, that thread: the producer's fast path is a compare, a copy and a plain store
 // (no lock, no atomic read-modify-write, no cache line written by another
@@ -17,8 +17,8 @@
 //
 // Thread safety: the producer calls reserve*/commit, only from the thread
 // that owns the queue; the consumer calls the consumer's functions, from one
-// thread at a time (the formatter, or the sink's destructor once the
-// formatter is gone). Either side may run while the other does.
+// thread at a time (the backend, or the sink's destructor once the
+// backend is gone). Either side may run while the other does.
 //
 // This is an internal header of Logging.cc and the sinks that take records.
 #pragma once

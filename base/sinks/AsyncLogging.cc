@@ -136,7 +136,7 @@ AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, const Op
   if (!store_->crashSafe()) {
     records_ = std::make_unique<RecordQueues>(
         static_cast<detail::RecordSink*>(this), options.threadQueueBytes,
-        [this](const char* lines, size_t len, size_t count) { appendLines(lines, len, count); });
+        [this](const char* lines, size_t len) { output_.append(lines, len); });
   }
   assert((entrySize_ == 0 || entrySize_ == spool::kEntrySize) &&
          "AsyncLogging: an index other than the spool's");
@@ -195,14 +195,14 @@ void AsyncLogging::append(const char* logline, size_t len) {
   // One body, instantiated with the index and without, so that a store
   // without one (the plain mode) costs none of its arithmetic.
   if (entrySize_ == 0) {
-    appendTo<false>(logline, len, 1);
+    appendTo<false>(logline, len);
   } else {
-    appendTo<true>(logline, len, 1);
+    appendTo<true>(logline, len);
   }
 }
 
 template <bool kIndexed>
-void AsyncLogging::appendTo(const char* logline, size_t len, uint64_t messages) {
+void AsyncLogging::appendTo(const char* logline, size_t len) {
   // The index is the spool's (SpoolFormat.h), the one store that keeps one:
   // its entry size is a constant here (the constructor checked entrySize_).
   const uint64_t entrySize = kIndexed ? spool::kEntrySize : 0;
@@ -216,14 +216,13 @@ void AsyncLogging::appendTo(const char* logline, size_t len, uint64_t messages) 
   if (offset + len + (n + 1) * entrySize <= kBufferSize) {
     std::memcpy(b->data + offset, logline, len);
     if (kIndexed) spool::record(b->data, kBufferSize, b->seal, n, offset, len);
-    b->commit(len + (messages << kCommitMessageShift));
+    b->commit(len + (uint64_t{1} << kCommitMessageShift));
     return;
   }
-  appendSlow(b, word, logline, len, messages);
+  appendSlow(b, word, logline, len);
 }
 
-void AsyncLogging::appendSlow(Buffer* full, uint64_t word, const char* logline, size_t len,
-                              uint64_t messages) {
+void AsyncLogging::appendSlow(Buffer* full, uint64_t word, const char* logline, size_t len) {
   // The one writer whose reservation crosses the end marks where the data
   // ends (the reservations before it all fit, later ones start past it);
   // its bytes and those of every later failed reservation are committed as
@@ -249,15 +248,11 @@ void AsyncLogging::appendSlow(Buffer* full, uint64_t word, const char* logline, 
     // Whoever comes first retires it; the others find a fresh buffer. With
     // no memory for a fresh one, this line is lost, and counted.
     if (currentIsFull() && !retireCurrent()) {
-      countDropped(0, messages);
+      countDropped(0, 1);
       return;
     }
   }
-  if (entrySize_ == 0) {
-    appendTo<false>(logline, len, messages);
-  } else {
-    appendTo<true>(logline, len, messages);
-  }
+  append(logline, len);
 }
 
 bool AsyncLogging::appendToQueue(const char* logline, size_t len) {
@@ -273,7 +268,7 @@ detail::RecordQueue* AsyncLogging::queueForThisThread() { return records_->queue
 void AsyncLogging::wake() {
   std::lock_guard<std::mutex> lock(mutex_);
   wakeRequested_ = true;
-  formatterCond_.notify_one();
+  backendCond_.notify_one();
 }
 
 bool AsyncLogging::waitForRoom(detail::RecordQueue& queue) {
@@ -286,7 +281,7 @@ bool AsyncLogging::waitForRoom(detail::RecordQueue& queue) {
   ++producerWaits_;
   records_->addWaiter();
   wakeRequested_ = true;
-  formatterCond_.notify_one();
+  backendCond_.notify_one();
   producerCond_.wait(lock, [&] {
     return RecordQueues::hasRoom(queue) || state_ != State::kRunning;
   });
@@ -294,17 +289,13 @@ bool AsyncLogging::waitForRoom(detail::RecordQueue& queue) {
   return true;
 }
 
-size_t AsyncLogging::formatRecords() {
+size_t AsyncLogging::drainRecords(bool write) {
   const size_t formatted = records_->drain([this] {
     std::lock_guard<std::mutex> lock(mutex_);
     producerCond_.notify_all();
   });
-  records_->writeLines();
+  if (write) records_->writeLines();
   return formatted;
-}
-
-void AsyncLogging::appendLines(const char* lines, size_t len, uint64_t count) {
-  appendTo<false>(lines, len, count);
 }
 
 bool AsyncLogging::currentIsFull() const {
@@ -436,24 +427,12 @@ void AsyncLogging::start() {
   state_ = State::kStarting;
   thread_ = std::thread(&AsyncLogging::threadFunc, this);
   producerCond_.wait(lock, [this] { return state_ != State::kStarting; });
-  if (records_) {
-    formatterStop_ = false;
-    formatter_ = std::thread(&AsyncLogging::formatterFunc, this);
-  }
 }
 
 void AsyncLogging::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (state_ != State::kRunning) return;
-    formatterStop_ = true;
-    formatterCond_.notify_one();
-  }
-  // The formatter's last round turns every record logged before this call
-  // into lines in the buffers, with the backend still there to take them.
-  if (formatter_.joinable()) formatter_.join();
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
     state_ = State::kStopping;
     backendCond_.notify_one();
   }
@@ -466,14 +445,6 @@ void AsyncLogging::stop() {
 void AsyncLogging::flush() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (state_ != State::kRunning) return;
-  if (records_) {
-    // The records before this call become lines first.
-    const uint64_t formatTicket = ++formatRequested_;
-    formatterCond_.notify_one();
-    producerCond_.wait(lock, [&] {
-      return formatDone_ >= formatTicket || formatterStop_ || state_ != State::kRunning;
-    });
-  }
   uint64_t ticket = ++flushRequested_;
   backendCond_.notify_one();
   producerCond_.wait(lock, [&] { return flushDone_ >= ticket || state_ == State::kIdle; });
@@ -499,37 +470,11 @@ AsyncLogging::Stats AsyncLogging::stats() const {
 }
 
 namespace {
-// After a round that found no record, the formatter looks at the queues
-// again this soon, and then every flushInterval (their producers wake it
-// when a queue fills up, and flush() and stop() do).
+// After a round that found no record, the backend looks at the queues again
+// this soon, and then every flushInterval (their producers wake it only when
+// a queue fills up).
 constexpr std::chrono::milliseconds kRecordPollInterval{1};
 }  // namespace
-
-void AsyncLogging::formatterFunc() {
-  ::prctl(PR_SET_NAME, kFormatterThreadName, 0, 0, 0);
-  const auto interval = std::chrono::seconds(flushInterval_);
-  bool recordsCame = false;  // the last round formatted records
-  bool recordsSeen = false;  // ... or the one before it
-  std::unique_lock<std::mutex> lock(mutex_);
-  for (;;) {
-    // Records came last round: look again at once, they are likely still
-    // coming; none: wait a little, then up to the interval.
-    if (!formatterStop_ && formatRequested_ == formatDone_ && !wakeRequested_ && !recordsCame) {
-      formatterCond_.wait_for(lock, recordsSeen ? kRecordPollInterval : interval);
-    }
-    wakeRequested_ = false;
-    const bool stopNow = formatterStop_;
-    const uint64_t target = formatRequested_;
-    lock.unlock();
-    const size_t formatted = formatRecords();
-    recordsSeen = recordsCame || formatted > 0;
-    recordsCame = formatted > 0;
-    lock.lock();
-    formatDone_ = target;
-    producerCond_.notify_all();
-    if (stopNow) break;
-  }
-}
 
 void AsyncLogging::threadFunc() {
   std::vector<Buffer*> batch;
@@ -540,15 +485,24 @@ void AsyncLogging::threadFunc() {
   std::unique_lock<std::mutex> lock(mutex_);
   state_ = State::kRunning;
   producerCond_.notify_all();
+  bool recordsCame = false;  // the last round formatted records
+  bool recordsSeen = false;  // ... or the one before it
+  auto lastWrite = std::chrono::steady_clock::now();
+  const auto interval = std::chrono::seconds(flushInterval_);
   for (;;) {
-    if (queued_.empty() && state_ != State::kStopping && flushRequested_ == flushDone_) {
-      backendCond_.wait_for(lock, std::chrono::seconds(flushInterval_));
+    // Records came last round: look again at once, they are likely still
+    // coming; none: wait a little, then up to the interval.
+    if (queued_.empty() && state_ != State::kStopping && flushRequested_ == flushDone_ &&
+        !wakeRequested_ && !recordsCame) {
+      backendCond_.wait_for(lock, recordsSeen ? kRecordPollInterval : interval);
     }
+    wakeRequested_ = false;
     bool stopNow = state_ == State::kStopping;
     // Woken by the interval, a flush or stop with no full buffer waiting:
     // the producers are not outrunning the backend.
     bool idle = queued_.empty();
     uint64_t flushTarget = flushRequested_;
+    const bool flushAsked = flushTarget != flushDone_;
     // Take the partly filled current buffer too: lines must not wait longer
     // than flushInterval, and stop/flush must see everything before them.
     Dropped dropped = takeBatch(batch);
@@ -559,7 +513,23 @@ void AsyncLogging::threadFunc() {
     lock.unlock();
 
     uint64_t filesBefore = output_.stats().filesCreated;
-    writeBatch(batch, dropped);
+    const auto now = std::chrono::steady_clock::now();
+    const bool due = now - lastWrite >= interval;
+    const bool writeAll = stopNow || flushAsked || reopen || due;
+    if (!batch.empty() || dropped.messages > 0 || writeAll) writeBatch(batch, dropped);
+    if (records_) {
+      // Records are formatted as they come and written when the line buffer
+      // fills, when they stop coming, or when a flush, stop or the interval asks.
+      const size_t formatted = drainRecords(false);
+      if (writeAll || formatted == 0 || records_->bufferedBytes() >= RecordQueues::kLineBufferSize / 4) {
+        const bool any = records_->bufferedBytes() > 0;
+        records_->writeLines();
+        if (any) output_.flush();
+      }
+      recordsSeen = recordsCame || formatted > 0;
+      recordsCame = formatted > 0;
+    }
+    if (writeAll) lastWrite = now;
     if (reopen && output_.stats().filesCreated == filesBefore) output_.rollFile();
     LogFile::Stats fileStats = output_.stats();
 
@@ -570,7 +540,8 @@ void AsyncLogging::threadFunc() {
     flushDone_ = flushTarget;
     producerCond_.notify_all();
     if (stopNow && queued_.empty()) break;
-    prepareSpares(lock);
+    // With records, lines rarely come through the buffers: none mapped ahead.
+    if (!records_) prepareSpares(lock);
   }
 }
 
@@ -589,9 +560,6 @@ AsyncLogging::Dropped AsyncLogging::takeBatch(std::vector<Buffer*>& batch) {
 }
 
 void AsyncLogging::writeLeftovers() {
-  // Records logged after stop() (or with no start() at all) become lines
-  // in the buffers first.
-  if (records_) formatRecords();
   std::vector<Buffer*> batch;
   Dropped dropped;
   {
@@ -599,6 +567,7 @@ void AsyncLogging::writeLeftovers() {
     dropped = takeBatch(batch);
   }
   if (!batch.empty() || dropped.messages > 0) writeBatch(batch, dropped);
+  if (records_ && drainRecords(true) > 0) output_.flush();
 }
 
 void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped) {

@@ -19,12 +19,12 @@
 // Deferred formatting (not in crash-safe mode): attached with
 // Logger::attach, LOG_* statements do not format their lines; each thread
 // records its statements' operands into a queue of its own (RecordQueue.h,
-// Options::threadQueueBytes), and a second thread, kFormatterThreadName,
-// turns them into lines, byte for byte the ones the statements would have
-// made, and appends them to the buffers as any producer does. A thread
-// whose queue is over a quarter full formats its own lines until the
-// formatter catches up. Lines and records from one thread keep their order;
-// across threads, the formatter merges records by the time they were logged.
+// Options::threadQueueBytes), and the backend thread turns them into lines,
+// byte for byte the ones the statements would have made, and writes them.
+// A thread whose queue is over a quarter full formats its own lines until
+// the backend catches up. Lines and records from one thread keep their
+// order; across threads, the backend merges records by the time they were
+// logged.
 //
 // Crash-safe mode (Options::crashSafe): the buffers live in a spool file in
 // the log directory (LogSpool.h), so every line is in the kernel's page cache
@@ -92,12 +92,12 @@ class AsyncLogging : private detail::RecordSink {
     // Deferred formatting (not in crash-safe mode): each thread that logs
     // through Logger::attach(*this) gets a queue of this many bytes
     // (rounded up to a power of two, at least 64 KiB), resident from its
-    // first statement, for the records the formatter thread turns into
-    // lines. A thread's records wait there; when its queue is full the
-    // overflow policy applies to that thread's records, one by one. 2 MiB
-    // holds about twenty thousand short statements: some 40 ms of a thread
-    // logging half a million lines a second, for a formatter the scheduler
-    // keeps waiting.
+    // first statement, for the records the backend formats. A thread's
+    // records wait there; when its queue is full the overflow policy
+    // applies to that thread's records, one by one. 2 MiB holds about
+    // twenty thousand short statements: some 40 ms of a thread logging half
+    // a million lines a second, while the backend is in a write(2) the
+    // kernel holds up, or waits for a core.
     size_t threadQueueBytes = 2 * 1024 * 1024;
   };
 
@@ -105,9 +105,6 @@ class AsyncLogging : private detail::RecordSink {
   static constexpr size_t kMaxPendingBuffers = 25;
   // The backend thread's name (what top -H and ps -L show; at most 15 chars).
   static constexpr const char* kBackendThreadName = "muon-logging";
-  // The thread that formats statements' records into lines in the buffers
-  // (deferred formatting: not in crash-safe mode).
-  static constexpr const char* kFormatterThreadName = "muon-format";
 
   AsyncLogging(const std::string& basename, off_t rollSize, int flushInterval = 3,
                OverflowPolicy policy = kDrop);
@@ -191,20 +188,13 @@ class AsyncLogging : private detail::RecordSink {
   // A text line into this thread's queue; false if it has none (or the
   // line is too long for one).
   bool appendToQueue(const char* logline, size_t len);
-  // The formatter thread: turns the queues' records into lines, appended
-  // to the buffers as any producer appends, whenever records come (or a
-  // flush or stop asks), so that the backend writes them as it writes lines.
-  void formatterFunc();
-  // One round of it: returns how many records it formatted. The formatter
-  // thread, or the destructor once it is gone.
-  size_t formatRecords();
-  // `count` whole lines in one piece, into the buffers (no index: memory store).
-  void appendLines(const char* lines, size_t len, uint64_t count);
-  // append() without (false) or with (true) the store's per-message index,
-  // of `messages` lines in one piece.
+  // Formats what the queues hold; writes the lines if `write` or the
+  // buffer filled. Backend thread (or the destructor once it is gone).
+  size_t drainRecords(bool write);
+  // append() without (false) or with (true) the store's per-message index.
   template <bool kIndexed>
-  void appendTo(const char* logline, size_t len, uint64_t messages);
-  void appendSlow(Buffer* full, uint64_t word, const char* logline, size_t len, uint64_t messages);
+  void appendTo(const char* logline, size_t len);
+  void appendSlow(Buffer* full, uint64_t word, const char* logline, size_t len);
   // Whether the current buffer has been filled past its end. mutex_ held.
   bool currentIsFull() const;
   // Puts a fresh buffer in place of the current one and queues the old one
@@ -269,12 +259,7 @@ class AsyncLogging : private detail::RecordSink {
   uint64_t producerWaits_ = 0;
   uint64_t buffersMapped_ = 0;
   uint64_t linesRecovered_ = 0;  // set in the constructor
-  // The formatter's: a producer's queue is filling up; stop; flush tickets.
-  std::condition_variable formatterCond_;
-  bool wakeRequested_ = false;
-  bool formatterStop_ = false;
-  uint64_t formatRequested_ = 0;
-  uint64_t formatDone_ = 0;
+  bool wakeRequested_ = false;   // a producer's queue is filling up
   // Set by requestReopen(), taken by the backend. No lock.
   std::atomic<bool> reopenRequested_{false};
   static_assert(std::atomic<bool>::is_always_lock_free,
@@ -293,7 +278,6 @@ class AsyncLogging : private detail::RecordSink {
   // The per-thread record queues; none in crash-safe mode. Their consumer
   // is the backend thread (the destructor once it is gone).
   std::unique_ptr<RecordQueues> records_;
-  std::thread formatter_;
   std::thread thread_;
 };
 

@@ -147,7 +147,6 @@ size_t RecordQueues::drain(const std::function<void()>& roomMade) {
     if (kLineBufferSize - lineLength_ < detail::RecordFormatter::kMaxLine) writeLines();
     lineLength_ += formatter_.format(*s->head, s->prefix, s->queue->tidString(),
                                      lines_.get() + lineLength_);
-    ++lineCount_;
     ++formatted;
     s->position += s->head->size;
     const bool done = s->position == s->end;
@@ -170,9 +169,8 @@ size_t RecordQueues::drain(const std::function<void()>& roomMade) {
 
 void RecordQueues::writeLines() {
   if (lineLength_ == 0) return;
-  writer_(lines_.get(), lineLength_, lineCount_);
+  writer_(lines_.get(), lineLength_);
   lineLength_ = 0;
-  lineCount_ = 0;
 }
 
 }  // namespace muon

@@ -33,15 +33,15 @@ namespace muon {
 
 class RecordQueues {
  public:
-  static constexpr size_t kLineBufferSize = 64 * 1024;
+  static constexpr size_t kLineBufferSize = 4 * 1024 * 1024;
   // The smallest and the default queue (per thread).
   static constexpr size_t kMinQueueBytes = 64 * 1024;
   static constexpr size_t kDefaultQueueBytes = 2 * 1024 * 1024;
 
   // `sink` is what the queues report to (their RecordSink); `queueBytes`
   // is rounded up to a power of two, at least kMinQueueBytes. `writer`
-  // takes `count` whole lines, from the consuming thread.
-  using Writer = std::function<void(const char* lines, size_t len, size_t count)>;
+  // takes whole lines, from the consuming thread.
+  using Writer = std::function<void(const char* lines, size_t len)>;
   RecordQueues(detail::RecordSink* sink, size_t queueBytes, Writer writer);
   ~RecordQueues();
   RecordQueues(const RecordQueues&) = delete;
@@ -90,7 +90,6 @@ class RecordQueues {
   detail::RecordFormatter formatter_;
   std::unique_ptr<char[]> lines_;
   size_t lineLength_ = 0;
-  size_t lineCount_ = 0;
   std::vector<Source*> draining_;
 };
 

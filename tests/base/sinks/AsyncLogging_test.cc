@@ -152,9 +152,8 @@ TEST_F(AsyncLoggingTest, ThreadsComingAndGoingShareTheCommitStripesAndLoseNothin
 }
 
 TEST_F(AsyncLoggingTest, DropPolicyAccountsForEveryMessage) {
-  // A writer that cannot write until the producers are done: the buffers
-  // fill past kMaxPendingBuffers and the threads' record queues fill up;
-  // buffers or records must be dropped, and every message counted.
+  // A writer that cannot write until the producers are done: the threads'
+  // record queues fill up, and records must be dropped and counted.
   std::mutex mu;
   std::condition_variable cv;
   bool producersDone = false;
