@@ -21,6 +21,7 @@
 #include "PosixRegex.h"
 #include "ChildProcess.h"
 #include "TempDir.h"
+#include "ThreadOrder.h"
 #include "muon/base/Logging.h"
 
 using muon::AsyncLogging;
@@ -71,27 +72,13 @@ bool isDropReport(const std::string& line, uint64_t* messages) {
   return true;
 }
 
-// Lines "... INFO  t<thread> <seq> - file:line", with each thread's sequence
-// numbers 0, 1, 2 ... in file order. Parsed by hand: a regex per line makes a
-// million-line test crawl under the sanitizers.
+// The first line is the first of some thread's, from this file; then the
+// lines as ThreadOrder.h checks them.
 void expectPerThreadOrder(const std::vector<std::string>& lines, int threads, int perThread) {
   ASSERT_FALSE(lines.empty());
   EXPECT_TRUE(PosixRegex(".* INFO  t[0-9]+ 0 - AsyncLogging_test\\.cc:[0-9]+").fullMatch(lines[0]))
       << lines[0];
-  std::vector<long> next(static_cast<size_t>(threads), 0);
-  for (const std::string& line : lines) {
-    size_t at = line.find(" INFO  t");
-    ASSERT_NE(at, std::string::npos) << line;
-    char* end = nullptr;
-    long t = std::strtol(line.c_str() + at + 8, &end, 10);
-    ASSERT_EQ(*end, ' ') << line;
-    long seq = std::strtol(end + 1, &end, 10);
-    ASSERT_EQ(std::string(end, 3), " - ") << line;
-    ASSERT_TRUE(t >= 0 && t < threads) << line;
-    ASSERT_EQ(seq, next[static_cast<size_t>(t)]) << "thread " << t << " out of order or lost";
-    ++next[static_cast<size_t>(t)];
-  }
-  for (long n : next) EXPECT_EQ(n, perThread);
+  muon::test::expectPerThreadOrder(lines, threads, perThread);
 }
 
 TEST_F(AsyncLoggingTest, BlockPolicyKeepsAMillionLinesFromTwoThreads) {

@@ -19,6 +19,7 @@
 
 #include "LineCapture.h"
 #include "TempDir.h"
+#include "ThreadOrder.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/Logging.h"
 #include "muon/base/TimeZone.h"
@@ -217,21 +218,6 @@ TEST_F(RecordQueuesTest, CounterTimesBecomeTheWallClockTimeOfTheStatement) {
   }
 }
 
-// "... INFO  t<thread> <seq> - ..." lines: each thread's in order, all there.
-void expectEveryThreadInOrder(const std::vector<std::string>& lines, int threads, int perThread) {
-  std::vector<int> next(static_cast<size_t>(threads), 0);
-  for (const std::string& line : lines) {
-    const size_t at = line.find(" INFO  t");
-    ASSERT_NE(at, std::string::npos) << line;
-    char* end = nullptr;
-    const long t = std::strtol(line.c_str() + at + 8, &end, 10);
-    const long seq = std::strtol(end + 1, &end, 10);
-    ASSERT_TRUE(t >= 0 && t < threads) << line;
-    ASSERT_EQ(seq, next[static_cast<size_t>(t)]) << "thread " << t << " out of order or lost";
-    ++next[static_cast<size_t>(t)];
-  }
-  for (int n : next) EXPECT_EQ(n, perThread);
-}
 
 TEST_F(RecordQueuesTest, SmallQueuesUnderBlockLoseNothingAndKeepEachThreadsOrder) {
   constexpr int kThreads = 4;
@@ -261,7 +247,7 @@ TEST_F(RecordQueuesTest, SmallQueuesUnderBlockLoseNothingAndKeepEachThreadsOrder
   }
   EXPECT_EQ(stats.messagesDropped, 0u);
   EXPECT_GT(stats.producerWaits, 0u) << "the queues never filled: the test tests nothing";
-  expectEveryThreadInOrder(readLines(dir_.files()[0]), kThreads, kPerThread);
+  muon::test::expectPerThreadOrder(readLines(dir_.files()[0]), kThreads, kPerThread);
 }
 
 TEST_F(RecordQueuesTest, ThreadsComingAndGoingHaveEveryLineWritten) {
@@ -282,7 +268,7 @@ TEST_F(RecordQueuesTest, ThreadsComingAndGoingHaveEveryLineWritten) {
       for (auto& th : threads) th.join();
     }
   }
-  expectEveryThreadInOrder(readLines(dir_.files()[0]), kWaves * kThreads, kPerThread);
+  muon::test::expectPerThreadOrder(readLines(dir_.files()[0]), kWaves * kThreads, kPerThread);
 }
 
 TEST_F(RecordQueuesTest, LinesOfDifferentThreadsAreWrittenInTheOrderTheyWereLogged) {
