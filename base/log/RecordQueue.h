@@ -188,10 +188,13 @@ class RecordQueue {
   // The record at `position` (readPosition() <= position < committed()),
   // past a wrap marker: moves `*position` to where the record is.
   const RecordHeader* recordAt(uint64_t* position) const;
-  // Gives the bytes before `position` back to the producer.
+  // Gives the bytes before `position` back to the producer. seq_cst, not
+  // release: a producer about to wait for room registers itself and then
+  // looks at this position, and the consumer stores it and then looks for
+  // waiters (RecordQueues::drain); one of the two sees the other.
   void release(uint64_t position) {
     readLocal_ = position;
-    read_.store(position, std::memory_order_release);
+    read_.store(position, std::memory_order_seq_cst);
   }
 
   // The producer thread's id, as a line's prefix shows it ("%5d ").

@@ -153,10 +153,9 @@ size_t RecordQueues::drain(const std::function<void()>& roomMade) {
     if (done || s->position - s->released >= kReleaseEvery) {
       s->queue->release(s->position);
       s->released = s->position;
-      // Pairs with addWaiter(): either the waiter sees the room, or this
-      // sees the waiter.
-      std::atomic_thread_fence(std::memory_order_seq_cst);
-      if (waiters_.load(std::memory_order_relaxed) > 0) roomMade();
+      // Pairs with addWaiter() (both seq_cst): either the waiter sees the
+      // room, or this sees the waiter.
+      if (waiters_.load(std::memory_order_seq_cst) > 0) roomMade();
     }
     if (done) {
       draining_[first] = draining_[--active];
