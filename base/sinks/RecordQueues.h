@@ -34,9 +34,9 @@ namespace muon {
 class RecordQueues {
  public:
   static constexpr size_t kLineBufferSize = 4 * 1024 * 1024;
-  // The smallest and the default queue (per thread).
+  // The smallest queue (per thread); the default is AsyncLogging's
+  // Options::threadQueueBytes.
   static constexpr size_t kMinQueueBytes = 64 * 1024;
-  static constexpr size_t kDefaultQueueBytes = 2 * 1024 * 1024;
 
   // `sink` is what the queues report to (their RecordSink); `queueBytes`
   // is rounded up to a power of two, at least kMinQueueBytes. `writer`
