@@ -12,7 +12,8 @@
 // kText is a string operand (escaped when replayed, as LogStream escapes
 // it), kRaw bytes written as they are (LogStream::append), kWhole a piece
 // written whole or not at all (Fmt). Values are in the machine's byte order:
-// the bytes never leave the process that wrote them.
+// the bytes never leave the machine that wrote them (a crash-safe spool's
+// records are read by a later process there, LogSpool.h).
 //
 // replayOperands() feeds the recorded operands, in order, to a LogStream in
 // text mode through the same operator<< a direct statement uses, so that a

@@ -196,11 +196,12 @@ LogStream& LogStream::formatPointer(const void* p) {
 
 void LogStream::fallBackToText() {
   char recorded[kBufferSize];
-  const size_t n = buffer_.length();
-  std::memcpy(recorded, buffer_.data(), n);
-  buffer_.useOwnStorage();
+  const size_t n = buffer_.length() - recordedFrom_;
+  std::memcpy(recorded, buffer_.data() + recordedFrom_, n);
+  buffer_.unwind(n);
+  buffer_.moveToOwnStorage();
   recording_ = false;
-  fallback_(fallbackContext_, *this);
+  if (fallback_ != nullptr) fallback_(fallbackContext_, *this);
   detail::replayOperands(recorded, n, *this);
 }
 

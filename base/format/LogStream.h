@@ -315,18 +315,28 @@ class LogStream {
   // What a recording stream does when an operand no longer fits: the
   // Logger's hook, which turns the statement back into a text line.
   using TextFallback = void (*)(void* context, LogStream& stream);
-  // From now on the stream records operands (LogOperands.h) into its buffer,
-  // which must be empty. When one does not fit, the stream copies what it
-  // recorded, empties its buffer, leaves recording mode, calls
-  // fallback(context, *this) to write the start of the line, and replays
-  // the recorded operands and the one that did not fit as text: the line
-  // is then the one a text statement makes, cut where it would be cut.
+  // From now on the stream records operands (LogOperands.h) into its
+  // buffer, after what it holds (text the line starts with, such as its
+  // header, or nothing). When one does not fit, the stream copies what it
+  // recorded, takes it out of its buffer (which is then its own storage),
+  // leaves recording mode, calls fallback(context, *this) if given, to write
+  // the start of the line where there was none, and replays the recorded
+  // operands and the one that did not fit as text: the line is then the one
+  // a text statement makes, cut where it would be cut.
   void startRecording(TextFallback fallback, void* context) {
     recording_ = true;
+    recordedFrom_ = buffer_.length();
     fallback_ = fallback;
     fallbackContext_ = context;
   }
   bool recording() const { return recording_; }
+  // Where the recorded operands begin in the buffer (while recording).
+  size_t recordedFrom() const { return recordedFrom_; }
+  // Leaves recording mode now, as if an operand had not fitted: the
+  // operands recorded so far become text.
+  void stopRecording() {
+    if (recording_) fallBackToText();
+  }
 
   friend bool detail::replayOperands(const char* p, size_t n, LogStream& out);
   const Buffer& buffer() const { return buffer_; }
@@ -409,6 +419,7 @@ class LogStream {
 
   static constexpr size_t kMaxNumericSize = 48;
   bool recording_ = false;
+  size_t recordedFrom_ = 0;
   TextFallback fallback_ = nullptr;
   void* fallbackContext_ = nullptr;
   Buffer buffer_;

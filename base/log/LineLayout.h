@@ -173,17 +173,20 @@ constexpr SourceLocation makeSourceLocation(const char* path, int line) {
 // Ends the line in `buf` with `where`'s trailer, which always goes in whole:
 // if the message filled the buffer, its end is cut to make room, so that
 // every line ends in '\n'.
+// The same for a trailer's `n` bytes at `trailer` (n <= kCapacity).
+inline void appendTrailerBytes(LogStream::Buffer& buf, const char* trailer, size_t n) {
+  if (buf.avail() < n) buf.unwind(n - buf.avail());
+  buf.append(trailer, n);
+}
 inline void appendTrailer(LogStream::Buffer& buf, const SourceLocation& where) {
-  const size_t n = where.length;
   if (__builtin_expect(buf.avail() >= sizeof where.trailer, 1)) {
     // The whole array in one fixed-size copy (a few vector moves, no call);
-    // only its first n bytes count.
+    // only its first `length` bytes count.
     std::memcpy(buf.current(), where.trailer, sizeof where.trailer);
-    buf.add(n);
+    buf.add(where.length);
     return;
   }
-  if (buf.avail() < n) buf.unwind(n - buf.avail());
-  buf.append(where.trailer, n);
+  appendTrailerBytes(buf, where.trailer, where.length);
 }
 
 // ---- from a record -------------------------------------------------------------

@@ -45,6 +45,11 @@ struct SinkRef {
   // Set when the sink formats statements' records itself (RecordQueue.h):
   // its recordSink(), which may be nullptr.
   RecordSink* records = nullptr;
+  // Set when the sink takes recorded lines (RecordFormatter.h) instead of
+  // text: a line of `len` bytes whose head (the first `head` bytes) and
+  // trailer (the last `trailer`) are text, its operands between them.
+  void (*appendRecordedLine)(void* sink, const char* line, size_t len, size_t head,
+                             size_t trailer) = nullptr;
 };
 
 // Makes `ref` Logger's output (a new LoggerConfig); detachSink undoes it if

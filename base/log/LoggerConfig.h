@@ -79,6 +79,10 @@ struct LoggerConfig {
   // while the backtrace ring is off, else nullptr. Statements then write
   // records for it to format (RecordQueue.h) instead of text.
   RecordSink* records = nullptr;
+  // Derived likewise: the sink's appendRecordedLine while the ring is off.
+  // Statements then record their operands after a text head (RecordFormatter.h).
+  void (*recordedLines)(void* sink, const char* line, size_t len, size_t head,
+                        size_t trailer) = nullptr;
 
   bool operator==(const LoggerConfig& other) const;
 };

@@ -161,6 +161,8 @@ inline void Logger::begin() {
     }
   }
   formatHeader(level_);
+  // A sink that takes recorded lines: the operands are recorded after the head.
+  if (config_->recordedLines != nullptr) stream_.startRecording(nullptr, nullptr);
 }
 
 bool Logger::startRecordElsewhere() {
@@ -206,6 +208,29 @@ void Logger::recordToText(void* self, LogStream&) {
     logger->record_ = nullptr;
   }
   logger->formatHeader(logger->level_);
+}
+
+// The record to the queue, or the recorded line to the sink; false if the
+// line became text after all.
+inline bool Logger::commitRecorded(const detail::LoggerConfig& config) {
+  if (queue_ == nullptr) return commitRecordedLine(config);
+  commitRecord();
+  return true;
+}
+
+bool Logger::commitRecordedLine(const detail::LoggerConfig& config) {
+  LogStream::Buffer& buf = stream_.buffer();
+  const detail::SourceLocation& where = site_.where;
+  // Recorded operands cannot be cut to make room for the trailer, as text
+  // is: a line that has no room for it becomes text.
+  if (__builtin_expect(buf.avail() < where.length, 0)) {
+    stream_.stopRecording();
+    return false;
+  }
+  buf.append(where.trailer, where.length);
+  config.recordedLines(config.sink.sink, buf.data(), buf.length(), stream_.recordedFrom(),
+                       where.length);
+  return true;
 }
 
 void Logger::commitRecord() {
@@ -325,8 +350,7 @@ Logger::~Logger() {
     stream_ << ": " << strerror_tl(savedErrno_) << " (errno=" << savedErrno_ << ')';
   }
   const detail::LoggerConfig& config = *config_;
-  if (stream_.recording()) {
-    commitRecord();
+  if (stream_.recording() && commitRecorded(config)) {
     // A level that flushes, and FATAL: the sink writes the record first.
     if (__builtin_expect(level_ >= config.attentionLevel, 0)) {
       if (level_ >= config.flushLevel || level_ == FATAL) flushWith(config);

@@ -160,7 +160,15 @@ class Logger {
       };
     }
     ref.flush = [](void* s) { static_cast<Sink*>(s)->flush(); };
-    if constexpr (detail::FormatsRecords<Sink>::value) ref.records = sink.recordSink();
+    if constexpr (detail::FormatsRecords<Sink>::value) {
+      ref.records = sink.recordSink();
+      if (sink.takesRecordedLines()) {
+        ref.appendRecordedLine = [](void* s, const char* line, size_t len, size_t head,
+                                    size_t trailer) {
+          static_cast<Sink*>(s)->appendRecordedLine(line, len, head, trailer);
+        };
+      }
+    }
     return LogAttachment(ref);
   }
 
@@ -191,6 +199,10 @@ class Logger {
   void formatHeader(LogLevel level);
   // Puts the record in this thread's queue (or counts it dropped).
   void commitRecord();
+  bool commitRecorded(const detail::LoggerConfig& config);
+  // Ends the recorded line with its trailer and hands it to the sink; false
+  // if it had to become text instead.
+  bool commitRecordedLine(const detail::LoggerConfig& config);
   // The line as a record, for a sink that takes records.
   LogRecord record() const;
   // Hands the line to the configured output or sink, as text or record.

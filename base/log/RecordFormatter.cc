@@ -47,5 +47,24 @@ size_t RecordFormatter::format(const RecordHeader& record, LinePrefix& prefix,
   return buf.length();
 }
 
+size_t formatRecordedLine(const char* p, size_t n, char* out) {
+  if (n < kRecordedLineHeader) return 0;
+  const size_t head = static_cast<unsigned char>(p[0]);
+  const size_t trailer = static_cast<unsigned char>(p[1]);
+  if (head > kMaxRecordedHead || trailer == 0 || trailer > SourceLocation::kCapacity ||
+      kRecordedLineHeader + head + trailer > n || p[n - 1] != '\n') {
+    return 0;
+  }
+  const char* operands = p + kRecordedLineHeader + head;
+  const size_t operandBytes = n - kRecordedLineHeader - head - trailer;
+  LogStream stream;
+  LogStream::Buffer& buf = stream.buffer();
+  buf.redirect(out, RecordFormatter::kMaxLine);
+  buf.append(p + kRecordedLineHeader, head);
+  if (!replayOperands(operands, operandBytes, stream)) return 0;
+  appendTrailerBytes(buf, operands + operandBytes, trailer);
+  return buf.length();
+}
+
 }  // namespace detail
 }  // namespace muon

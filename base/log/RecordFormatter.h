@@ -18,6 +18,30 @@
 namespace muon {
 namespace detail {
 
+// A recorded line: a statement's line with its operands recorded and the
+// rest as text, what a crash-safe AsyncLogging keeps in its spool, so that a
+// later process decodes it without the sites or clock of the one that wrote
+// it (LogSpool.h):
+//
+//   [head length: 1 byte][trailer length: 1 byte][head][operands][trailer]
+//
+// The head is the line's start as a text statement writes it (date-time,
+// thread, level); the operands are LogOperands.h's; the trailer is the
+// site's " - file.cc:42\n".
+inline constexpr size_t kRecordedLineHeader = 2;
+inline constexpr size_t kMaxRecordedHead = 64;
+// Writes the two length bytes of a recorded line at p.
+inline void writeRecordedLineHeader(char* p, size_t head, size_t trailer) {
+  p[0] = static_cast<char>(head);
+  p[1] = static_cast<char>(trailer);
+}
+// Writes the line of the recorded line in [p, p+n) into `out` (room for
+// RecordFormatter::kMaxLine bytes) and returns its length, the line ending
+// in its trailer's '\n'; 0 if the bytes are not a recorded line (lengths
+// that do not add up, a trailer without its '\n', operands that do not
+// decode). Safe for any bytes. Any thread.
+size_t formatRecordedLine(const char* p, size_t n, char* out);
+
 class RecordFormatter {
  public:
   // The longest line format() writes.

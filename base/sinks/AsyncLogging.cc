@@ -11,6 +11,7 @@
 
 #include "muon/base/BufferStore.h"
 #include "muon/base/LogSpool.h"
+#include "muon/base/RecordFormatter.h"
 #include "muon/base/RecordQueues.h"
 #include "muon/base/Timestamp.h"
 #include "muon/base/TscClock.h"
@@ -63,6 +64,7 @@ struct AsyncLogging::Buffer {
   // Back to empty, before the buffer is published as current again.
   void reset() {
     for (Stripe& c : committed) c.value.store(0, std::memory_order_relaxed);
+    holdsRecordedLines.store(false, std::memory_order_relaxed);
     validEnd.store(kBufferSize, std::memory_order_relaxed);
     finalReserved = 0;
   }
@@ -108,6 +110,9 @@ struct AsyncLogging::Buffer {
   uint64_t finalReserved = 0;
   // Where the line that did not fit would have started: the end of data.
   std::atomic<size_t> validEnd{kBufferSize};
+  // Some message is a recorded line (crash-safe mode): the buffer is
+  // formatted when written. Set before the message's commit.
+  std::atomic<bool> holdsRecordedLines{false};
   struct alignas(64) Stripe {
     std::atomic<uint64_t> value{0};
   };
@@ -188,41 +193,81 @@ void AsyncLogging::setWriteFunction(WriteFunction write) {
 
 std::string AsyncLogging::spoolPath() const { return store_->path(); }
 
+namespace {
+
+// What append() copies into a buffer: a text line.
+struct TextLine {
+  static constexpr uint64_t kFlags = 0;
+  size_t size() const { return len; }
+  void copyTo(char* p) const { std::memcpy(p, line, len); }
+  const char* line;
+  size_t len;
+};
+
+// What appendRecordedLine() copies (crash-safe mode): the lengths of its
+// head and trailer, then the line (RecordFormatter.h).
+struct RecordedLine {
+  static constexpr uint64_t kFlags = spool::kRecordedLine;
+  size_t size() const { return detail::kRecordedLineHeader + len; }
+  void copyTo(char* p) const {
+    detail::writeRecordedLineHeader(p, head, trailer);
+    std::memcpy(p + detail::kRecordedLineHeader, line, len);
+  }
+  const char* line;
+  size_t len;
+  size_t head;
+  size_t trailer;
+};
+
+}  // namespace
+
 void AsyncLogging::append(const char* logline, size_t len) {
   if (len == 0) return;
   // A thread with a queue keeps its lines in order with its records.
   if (records_ && appendToQueue(logline, len)) return;
   // One body, instantiated with the index and without, so that a store
-  // without one (the plain mode) costs none of its arithmetic.
+  // without one (the plain mode) costs none of its arithmetic. A line
+  // longer than a buffer holds is cut.
   if (entrySize_ == 0) {
-    appendTo<false>(logline, len);
+    appendTo<false>(TextLine{logline, std::min(len, kBufferSize)});
   } else {
-    appendTo<true>(logline, len);
+    appendTo<true>(TextLine{logline, std::min<size_t>(len, kBufferSize - spool::kEntrySize)});
   }
 }
 
-template <bool kIndexed>
-void AsyncLogging::appendTo(const char* logline, size_t len) {
+void AsyncLogging::appendRecordedLine(const char* line, size_t len, size_t head, size_t trailer) {
+  assert(entrySize_ != 0 && "recorded lines go to a spool");
+  appendTo<true>(RecordedLine{line, len, head, trailer});
+}
+
+template <bool kIndexed, typename Message>
+void AsyncLogging::appendTo(const Message& message) {
   // The index is the spool's (SpoolFormat.h), the one store that keeps one:
   // its entry size is a constant here (the constructor checked entrySize_).
   const uint64_t entrySize = kIndexed ? spool::kEntrySize : 0;
-  if (len > kBufferSize - entrySize) len = kBufferSize - entrySize;
-  // acquire: pairs with the release that published the buffer's slot.
-  uint64_t word = reserve_.fetch_add(len + (kIndexed ? kOneMessage : 0), std::memory_order_acquire);
-  Buffer* b = slots_[word >> kSlotShift];
-  uint64_t offset = bytesOf(word);
-  uint64_t n = kIndexed ? messagesOf(word) : 0;
-  // The line from the front, message n's index entry (if any) from the back.
-  if (offset + len + (n + 1) * entrySize <= kBufferSize) {
-    std::memcpy(b->data + offset, logline, len);
-    if (kIndexed) spool::record(b->data, kBufferSize, b->seal, n, offset, len);
-    b->commit(len + (uint64_t{1} << kCommitMessageShift));
-    return;
+  const size_t len = message.size();
+  for (;;) {
+    // acquire: pairs with the release that published the buffer's slot.
+    uint64_t word =
+        reserve_.fetch_add(len + (kIndexed ? kOneMessage : 0), std::memory_order_acquire);
+    Buffer* b = slots_[word >> kSlotShift];
+    uint64_t offset = bytesOf(word);
+    uint64_t n = kIndexed ? messagesOf(word) : 0;
+    // The line from the front, message n's index entry (if any) from the back.
+    if (__builtin_expect(offset + len + (n + 1) * entrySize <= kBufferSize, 1)) {
+      message.copyTo(b->data + offset);
+      if (kIndexed) spool::record(b->data, kBufferSize, b->seal, n, offset, len | Message::kFlags);
+      if (Message::kFlags != 0 && !b->holdsRecordedLines.load(std::memory_order_relaxed)) {
+        b->holdsRecordedLines.store(true, std::memory_order_relaxed);
+      }
+      b->commit(len + (uint64_t{1} << kCommitMessageShift));
+      return;
+    }
+    if (!appendSlow(b, word, len)) return;
   }
-  appendSlow(b, word, logline, len);
 }
 
-void AsyncLogging::appendSlow(Buffer* full, uint64_t word, const char* logline, size_t len) {
+bool AsyncLogging::appendSlow(Buffer* full, uint64_t word, size_t len) {
   // The one writer whose reservation crosses the end marks where the data
   // ends (the reservations before it all fit, later ones start past it);
   // its bytes and those of every later failed reservation are committed as
@@ -249,10 +294,10 @@ void AsyncLogging::appendSlow(Buffer* full, uint64_t word, const char* logline, 
     // no memory for a fresh one, this line is lost, and counted.
     if (currentIsFull() && !retireCurrent()) {
       countDropped(0, 1);
-      return;
+      return false;
     }
   }
-  append(logline, len);
+  return true;
 }
 
 bool AsyncLogging::appendToQueue(const char* logline, size_t len) {
@@ -584,8 +629,18 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
   for (Buffer* b : batch) {
     b->waitForWriters();
     // Written at once (LogFile is unbuffered); a failure is LogFile's to
-    // count and report, and the buffer is done with either way.
-    store_->write(b->slot, b->data, b->length(entrySize_), &output_);
+    // count and report, and the buffer is done with either way. Recorded
+    // lines are formatted first, the buffer's lines in one piece, so that
+    // the spool's record of the write (and a recovery's undoing of it)
+    // covers them all.
+    if (b->holdsRecordedLines.load(std::memory_order_relaxed)) {
+      if (!formatted_) formatted_ = std::make_unique<spool::Lines>();
+      formatted_->clear();
+      spool::appendMessages(b->data, kBufferSize, b->messages(), formatted_.get());
+      store_->write(b->slot, formatted_->data(), formatted_->size(), &output_);
+    } else {
+      store_->write(b->slot, b->data, b->length(entrySize_), &output_);
+    }
     // Its room goes back now, not after the whole batch: producers waiting
     // under kBlock refill while the rest of the batch is written.
     std::lock_guard<std::mutex> lock(mutex_);

@@ -16,7 +16,7 @@
 // after stop(), kBlock drops and counts as kDrop does). A producer that needs
 // a fresh buffer when none can be mapped does the same: it never throws.
 //
-// Deferred formatting (not in crash-safe mode): attached with
+// Deferred formatting (crash-safe mode: see below): attached with
 // Logger::attach, LOG_* statements do not format their lines; each thread
 // records its statements' operands into a queue of its own (RecordQueue.h,
 // Options::threadQueueBytes), and the backend thread turns them into lines,
@@ -29,7 +29,11 @@
 // Crash-safe mode (Options::crashSafe): the buffers live in a spool file in
 // the log directory (LogSpool.h), so every line is in the kernel's page cache
 // once append() returns and survives kill -9, abort() or an OOM kill of the
-// process. The next crash-safe AsyncLogging of the same basename (or
+// process. Formatting is deferred here too, in another way: a statement
+// formats its line's head (time, thread, level) and records its operands
+// after it (a recorded line, RecordFormatter.h), and that goes into the
+// spool; the backend formats the operands as it writes the buffer out, and
+// a recovery does the same, so the spool holds all the line needs. The next crash-safe AsyncLogging of the same basename (or
 // muon-recover) writes those lines out (SpoolRecovery.h); this constructor
 // does that first, before any line of its own. A relative basename is taken
 // against the working directory at construction (a later chdir moves
@@ -65,6 +69,9 @@ namespace muon {
 
 class BufferStore;
 class RecordQueues;
+namespace spool {
+class Lines;
+}
 
 class AsyncLogging : private detail::RecordSink {
  public:
@@ -121,8 +128,15 @@ class AsyncLogging : private detail::RecordSink {
   void append(const char* logline, size_t len);
 
   // For Logger::attach: the records this sink formats itself, or nullptr in
-  // crash-safe mode (statements then hand it text).
+  // crash-safe mode (statements then hand it recorded lines).
   detail::RecordSink* recordSink() { return records_ ? this : nullptr; }
+  // For Logger::attach: whether statements hand it recorded lines
+  // (crash-safe mode), and taking one (RecordFormatter.h): a line of `len`
+  // bytes, text but for the operands between its first `head` and its last
+  // `trailer` bytes. It goes into the spool as it is, and the backend (or a
+  // later recovery) formats it. Any thread.
+  bool takesRecordedLines() const { return entrySize_ != 0; }
+  void appendRecordedLine(const char* line, size_t len, size_t head, size_t trailer);
 
   // Starts the backend thread (named kBackendThreadName); returns once it runs.
   void start();
@@ -191,10 +205,14 @@ class AsyncLogging : private detail::RecordSink {
   // Formats what the queues hold; writes the lines if `write` or the
   // buffer filled. Backend thread (or the destructor once it is gone).
   size_t drainRecords(bool write);
-  // append() without (false) or with (true) the store's per-message index.
-  template <bool kIndexed>
-  void appendTo(const char* logline, size_t len);
-  void appendSlow(Buffer* full, uint64_t word, const char* logline, size_t len);
+  // Copies `message` (TextLine or RecordedLine, AsyncLogging.cc) into the
+  // current buffer, without (false) or with (true) the store's per-message index.
+  template <bool kIndexed, typename Message>
+  void appendTo(const Message& message);
+  // A reservation of `len` bytes crossed the end of `full`: retires it
+  // (or waits, kBlock). True: reserve again; false: the message was
+  // dropped (and counted).
+  bool appendSlow(Buffer* full, uint64_t word, size_t len);
   // Whether the current buffer has been filled past its end. mutex_ held.
   bool currentIsFull() const;
   // Puts a fresh buffer in place of the current one and queues the old one
@@ -278,6 +296,10 @@ class AsyncLogging : private detail::RecordSink {
   // The per-thread record queues; none in crash-safe mode. Their consumer
   // is the backend thread (the destructor once it is gone).
   std::unique_ptr<RecordQueues> records_;
+  // Crash-safe mode: a buffer holding recorded lines, formatted (by
+  // whichever thread writes buffers out: the backend, or the destructor
+  // once it is gone).
+  std::unique_ptr<spool::Lines> formatted_;
   std::thread thread_;
 };
 

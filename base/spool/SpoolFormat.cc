@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "muon/base/RecordFormatter.h"
+
 namespace muon {
 namespace spool {
 
@@ -36,6 +38,46 @@ bool splitNumber(const std::string& s, std::string* head, std::string* number) {
 }
 
 }  // namespace
+
+void Lines::reserveMore(size_t n) {
+  size_t capacity = std::max<size_t>(capacity_ * 2, 1 << 20);
+  while (capacity < size_ + n) capacity *= 2;
+  std::unique_ptr<char[]> bigger(new char[capacity]);
+  if (size_ > 0) std::memcpy(bigger.get(), data_.get(), size_);
+  data_ = std::move(bigger);
+  capacity_ = capacity;
+}
+
+void Lines::append(const char* p, size_t n) {
+  if (capacity_ - size_ < n) reserveMore(n);
+  std::memcpy(data_.get() + size_, p, n);
+  size_ += n;
+}
+
+bool Lines::appendMessage(const char* p, size_t n, bool recorded) {
+  if (!recorded) {
+    append(p, n);
+    return true;
+  }
+  constexpr size_t kMaxLine = detail::RecordFormatter::kMaxLine;
+  if (capacity_ - size_ < kMaxLine) reserveMore(kMaxLine);
+  const size_t length = detail::formatRecordedLine(p, n, data_.get() + size_);
+  size_ += length;
+  return length > 0;
+}
+
+uint64_t appendMessages(const char* buffer, size_t bufferSize, uint64_t messages, Lines* out) {
+  uint64_t unreadable = 0;
+  for (uint64_t n = 0; n < messages; ++n) {
+    uint64_t word;
+    std::memcpy(&word, buffer + bufferSize - (n + 1) * kEntrySize, sizeof word);
+    const uint64_t length = word & kLengthMask;
+    if (!out->appendMessage(buffer + (word >> 32), length, (word & kRecordedLine) != 0)) {
+      ++unreadable;
+    }
+  }
+  return unreadable;
+}
 
 void markWriting(Slot* s, const FilePosition& pos) {
   storePosition(&s->at, pos);

@@ -24,7 +24,11 @@
 // message n lies. A producer copies its line, then stores the entry's first
 // word (offset, length) and last its second word, a check computed from the
 // spool's key, the buffer's generation, n and the first word (record()).
-// A reader takes a message only when its check is right.
+// A reader takes a message only when its check is right. A message is a
+// text line, or, when its length has kRecordedLine set, a recorded line
+// (RecordFormatter.h: a statement's line with its operands not yet
+// formatted), which the backend or a recovery formats as it writes it out
+// (Lines::appendMessage()). Version 1 spools hold text lines only.
 //
 // Slot states: kFree (nothing to recover), kActive (current, queued or taken
 // by the backend: recover it), kWriting (being written at the recorded
@@ -43,6 +47,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "muon/base/FileUtil.h"
@@ -51,10 +56,16 @@ namespace muon {
 namespace spool {
 
 constexpr char kMagic[8] = {'M', 'U', 'O', 'N', 'S', 'P', 'L', '1'};
-constexpr uint32_t kVersion = 1;
+// What this build writes; it reads kOldestVersion to kVersion.
+constexpr uint32_t kVersion = 2;
+constexpr uint32_t kOldestVersion = 1;
 constexpr size_t kPageSize = 4096;
 constexpr size_t kMaxSlots = 1024;  // more is taken as a corrupt header
 constexpr uint64_t kEntrySize = 16;
+// In an entry's length: the message is a recorded line (version 2). A
+// message is at most a buffer, far below this bit.
+constexpr uint64_t kRecordedLine = uint64_t{1} << 31;
+constexpr uint64_t kLengthMask = kRecordedLine - 1;
 
 enum SlotState : uint64_t { kFree = 0, kActive = 1, kWriting = 2 };
 
@@ -117,7 +128,7 @@ inline Slot* slotAt(char* spool, size_t i) {
 }
 
 // The index (see above). Producer side: message n lies at [offset,
-// offset + len) of `buffer`.
+// offset + len) of `buffer` (len with kRecordedLine for a recorded line).
 inline uint64_t mix(uint64_t x) {
   // A 64-bit finaliser: every input bit changes every output bit.
   x ^= x >> 30;
@@ -142,6 +153,31 @@ inline void record(char* buffer, size_t bufferSize, uint64_t seal, uint64_t n, u
   // that vouches for them (for a kill, the order of the stores is what counts).
   __atomic_store_n(&entry[1], entryCheck(seal, n, word), __ATOMIC_RELEASE);
 }
+
+// What a buffer's lines become in the log file: text messages as they are,
+// recorded lines formatted. Grows as needed and keeps its memory; one
+// owner at a time.
+class Lines {
+ public:
+  const char* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+  void clear() { size_ = 0; }
+  void append(const char* p, size_t n);
+  // Appends message [p, p+n), a recorded line if `recorded`. False, with
+  // nothing appended, for a recorded line that does not decode.
+  bool appendMessage(const char* p, size_t n, bool recorded);
+
+ private:
+  void reserveMore(size_t n);
+  std::unique_ptr<char[]> data_;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
+// Appends the first `messages` messages of a live buffer (every one of
+// them committed, their entries trusted: no check) to `out`. Returns how
+// many recorded lines did not decode (left out).
+uint64_t appendMessages(const char* buffer, size_t bufferSize, uint64_t messages, Lines* out);
 
 // Slot state changes: kWriting at `pos` (the fields first, the state
 // last); kFree (everything in it written, or dropped on purpose).

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "muon/base/LogFile.h"
+#include "muon/base/RecordFormatter.h"
 #include "muon/base/SpoolFormat.h"
 #include "muon/base/Logging.h"
 #include "muon/base/Timestamp.h"
@@ -30,19 +31,24 @@ uint64_t load64(const char* p) {
 // The lines of one buffer, from its index (see SpoolFormat.h): entry n is at
 // bufferSize - 16 (n + 1). An entry counts only if its check is right and
 // its line lies after the previous line and before the entry itself; gaps
-// in the index are messages a kill cut short.
+// in the index are messages a kill cut short. A recorded line that does
+// not decode (only crafted bytes have a right check and do not) counts as
+// cut short too, so that writing the lines out cannot fail on one.
 void readIndex(const char* buffer, size_t bufferSize, uint64_t seal, SpoolContents::Buffer* out) {
   uint64_t end = 0;        // end of the last line found
   uint64_t lastFound = 0;  // 1 + index of the last entry found
+  char scratch[detail::RecordFormatter::kMaxLine];
   for (uint64_t n = 0; (n + 1) * spool::kEntrySize <= bufferSize; ++n) {
     uint64_t position = bufferSize - (n + 1) * spool::kEntrySize;
     if (position < end) break;  // the index has met the lines
     uint64_t word = load64(buffer + position);
     if (load64(buffer + position + 8) != spool::entryCheck(seal, n, word)) continue;
     uint64_t offset = word >> 32;
-    uint64_t length = word & 0xffffffffu;
+    uint64_t length = word & spool::kLengthMask;
+    const bool recorded = (word & spool::kRecordedLine) != 0;
     if (length == 0 || offset < end || offset + length > position) continue;
-    out->lines.push_back({offset, length});
+    if (recorded && detail::formatRecordedLine(buffer + offset, length, scratch) == 0) continue;
+    out->lines.push_back({offset, length, recorded});
     out->incomplete += n - lastFound;
     lastFound = n + 1;
     end = offset + length;
@@ -129,16 +135,9 @@ class OpenSpool {
   size_t size_ = 0;
 };
 
-// What one buffer held, as the bytes of a log file.
-std::string linesOf(const char* buffer, const SpoolContents::Buffer& b) {
-  std::string text;
-  for (const auto& r : b.lines) text.append(buffer + r.offset, r.length);
-  return text;
-}
-
 // Appends and flushes; false if any byte did not reach the file.
-bool writeAll(LogFile* out, const std::string& text) {
-  WriteResult r = out->append(text.data(), text.size());
+bool writeAll(LogFile* out, const char* data, size_t len) {
+  WriteResult r = out->append(data, len);
   r += out->flush();
   return r.error == 0;
 }
@@ -156,9 +155,10 @@ bool readSpool(const char* data, size_t size, SpoolContents* contents, std::stri
     *error = "not a muon spool (bad magic)";
     return false;
   }
-  if (h.version != spool::kVersion) {
+  if (h.version < spool::kOldestVersion || h.version > spool::kVersion) {
     *error = "spool version " + std::to_string(h.version) + " (this build reads " +
-             std::to_string(spool::kVersion) + ")";
+             std::to_string(spool::kOldestVersion) + " to " + std::to_string(spool::kVersion) +
+             ")";
     return false;
   }
   if (h.slotCount == 0 || h.slotCount > spool::kMaxSlots || h.bufferSize < spool::kEntrySize ||
@@ -259,7 +259,7 @@ RecoveryReport recoverSpool(const std::string& path, const std::string& basename
                   contents.pid, now.c_str(), static_cast<unsigned long long>(dropped.buffers),
                   static_cast<unsigned long long>(dropped.messages));
     spool::beginReport(h, out->nextPosition());
-    if (writeAll(out, text)) {
+    if (writeAll(out, text, std::strlen(text))) {
       spool::endReport(h, dropped.buffers, dropped.messages);
       report.droppedMessages = dropped.messages;
     } else {
@@ -277,6 +277,7 @@ RecoveryReport recoverSpool(const std::string& path, const std::string& basename
     }
     header += '\n';
   }
+  spool::Lines text;
   for (const auto& b : contents.buffers) {
     if (b.writing) {
       std::string note = undoPartialWrite(b.writtenAt, path);
@@ -286,10 +287,14 @@ RecoveryReport recoverSpool(const std::string& path, const std::string& basename
     if (!b.lines.empty()) {
       // From here a recovery killed half-way is undone like a dead backend's write.
       spool::markWriting(slot, out->nextPosition());
-      std::string text = std::move(header);
+      // What the buffer held, as the bytes of a log file (readSpool made
+      // sure every recorded line decodes).
+      text.clear();
+      text.append(header.data(), header.size());
       header.clear();
-      text += linesOf(sp.data() + spool::bufferOffset(h->slotCount, h->bufferSize, b.slot), b);
-      if (!writeAll(out, text)) {
+      const char* buffer = sp.data() + spool::bufferOffset(h->slotCount, h->bufferSize, b.slot);
+      for (const auto& r : b.lines) text.appendMessage(buffer + r.offset, r.length, r.recorded);
+      if (!writeAll(out, text.data(), text.size())) {
         appendError(&report.error, "cannot write to '" + out->currentFileName() + "'");
         everythingWritten = false;
         break;  // keep the spool: the next recovery tries again

@@ -40,6 +40,7 @@ struct SpoolContents {
   struct Range {
     uint64_t offset;
     uint64_t length;
+    bool recorded;  // a recorded line (SpoolFormat.h), formatted when written
   };
   struct Buffer {
     size_t slot = 0;
@@ -47,7 +48,7 @@ struct SpoolContents {
     bool writing = false;   // the dead process was writing it, at writtenAt
     FilePosition writtenAt;
     std::vector<Range> lines;  // in the buffer, in order
-    uint64_t incomplete = 0;   // messages whose copy the kill cut short
+    uint64_t incomplete = 0;   // messages whose copy the kill cut short (or undecodable)
   };
   struct Drops {
     uint64_t buffers = 0;

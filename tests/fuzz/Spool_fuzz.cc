@@ -8,6 +8,11 @@
 // here (so mutations of the header, the slot pages and the entries are
 // reached at once); longer ones are taken as they are.
 //
+// Slot 0 also holds recorded lines (a head, recorded operands, a trailer):
+// every recorded line readSpool returns must format. The same bytes are
+// also taken as one recorded line: formatRecordedLine must stay in its
+// output, and a line it makes starts with the head and ends in '\n'.
+//
 // The same bytes, as a file name, go to spool::parseName, which recovery
 // and muon-recover run on every name in a log directory: each reading it
 // gives must spell the name again, with a non-empty basename and numbers
@@ -20,6 +25,8 @@
 #include <vector>
 
 #include "FuzzCheck.h"
+#include "muon/base/LogStream.h"
+#include "muon/base/RecordFormatter.h"
 #include "muon/base/LogSpool.h"
 #include "muon/base/SpoolFormat.h"
 #include "muon/base/SpoolRecovery.h"
@@ -28,6 +35,32 @@ namespace {
 
 constexpr size_t kSlots = 2;
 constexpr size_t kBufferSize = 4096;
+
+// A recorded line as a crash-safe statement leaves it (RecordFormatter.h).
+std::string recordedLine(int n) {
+  const std::string head = "20261127 01:00:00.000000Z  4242 INFO  ";
+  const std::string trailer = " - file.cc:" + std::to_string(n) + "\n";
+  muon::LogStream stream;
+  stream.buffer().append(head.data(), head.size());
+  stream.startRecording(nullptr, nullptr);
+  stream << "n=" << n << ' ' << 2.5 * n << ' ' << static_cast<const void*>(nullptr) << '|'
+         << std::string("tab\there");
+  std::string line(muon::detail::kRecordedLineHeader, '\0');
+  muon::detail::writeRecordedLineHeader(&line[0], head.size(), trailer.size());
+  line.append(stream.buffer().data(), stream.buffer().length());
+  return line + trailer;
+}
+
+void checkRecordedLine(const uint8_t* data, size_t size) {
+  static char out[muon::detail::RecordFormatter::kMaxLine + 64];
+  std::memset(out + muon::detail::RecordFormatter::kMaxLine, 0x5a, 64);
+  const size_t n = muon::detail::formatRecordedLine(reinterpret_cast<const char*>(data), size, out);
+  FUZZ_CHECK(n <= muon::detail::RecordFormatter::kMaxLine);
+  for (size_t i = 0; i < 64; ++i) FUZZ_CHECK(out[muon::detail::RecordFormatter::kMaxLine + i] == 0x5a);
+  if (n == 0) return;
+  const size_t head = data[0];
+  FUZZ_CHECK(out[n - 1] == '\n' && n >= head && std::memcmp(out, data + 2, head) == 0);
+}
 
 std::vector<char> validSpool() {
   using namespace muon;
@@ -52,8 +85,13 @@ std::vector<char> validSpool() {
     uint64_t offset = 0;
     for (uint64_t n = 0; n < 5; ++n) {
       std::string line = "line " + std::to_string(n) + " of slot " + std::to_string(slot) + "\n";
+      uint64_t flags = 0;
+      if (slot == 0 && n % 2 == 1) {
+        line = recordedLine(static_cast<int>(n));
+        flags = spool::kRecordedLine;
+      }
       std::memcpy(buffer + offset, line.data(), line.size());
-      spool::record(buffer, kBufferSize, seal, n, offset, line.size());
+      spool::record(buffer, kBufferSize, seal, n, offset, line.size() | flags);
       offset += line.size();
     }
   }
@@ -86,6 +124,7 @@ void checkNameParser(const uint8_t* data, size_t size) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   checkNameParser(data, size);
+  checkRecordedLine(data, size);
   static const std::vector<char> base = validSpool();
   std::vector<char> image;
   if (size >= base.size()) {
@@ -108,10 +147,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(b.sequence >= previousSequence);
     previousSequence = b.sequence;
     uint64_t end = 0;
+    const char* buffer = image.data() + muon::spool::bufferOffset(h.slotCount, h.bufferSize, b.slot);
     for (const auto& r : b.lines) {
       FUZZ_CHECK(r.length > 0 && r.offset >= end);
       end = r.offset + r.length;
       FUZZ_CHECK(end + muon::spool::kEntrySize <= h.bufferSize);
+      static char out[muon::detail::RecordFormatter::kMaxLine];
+      if (r.recorded) FUZZ_CHECK(muon::detail::formatRecordedLine(buffer + r.offset, r.length, out) > 0);
     }
   }
   return 0;

@@ -17,11 +17,13 @@
 #include <thread>
 #include <vector>
 
+#include "EveryStatement.h"
 #include "LineCapture.h"
 #include "TempDir.h"
 #include "ThreadOrder.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/Logging.h"
+#include "muon/base/SpoolRecovery.h"
 #include "muon/base/TimeZone.h"
 #include "muon/base/TscClock.h"
 
@@ -32,77 +34,6 @@ using muon::test::readLines;
 using muon::test::TempDir;
 
 namespace {
-
-struct Point {
-  int x;
-  int y;
-};
-muon::LogStream& operator<<(muon::LogStream& s, const Point& p) {
-  return s << '(' << p.x << ", " << p.y << ')';
-}
-
-// A user type whose output logs a line of its own while the outer
-// statement is being recorded.
-struct Chatty {
-  int value;
-};
-muon::LogStream& operator<<(muon::LogStream& s, const Chatty& c) {
-  LOG_INFO << "inner " << c.value;
-  return s << "chatty " << c.value;
-}
-
-// A thousand and more operands in one statement.
-struct ManyNumbers {
-  int count;
-};
-muon::LogStream& operator<<(muon::LogStream& s, const ManyNumbers& m) {
-  for (int i = 0; i < m.count; ++i) s << i << ',';
-  return s;
-}
-
-// Pointers past the point where the record no longer fits: the one that
-// does not fit is written as text, in hex like the rest.
-struct ManyPointers {
-  int count;
-};
-muon::LogStream& operator<<(muon::LogStream& s, const ManyPointers& m) {
-  for (int i = 0; i < m.count; ++i) s << reinterpret_cast<const void*>(uintptr_t{16} * i) << ',';
-  return s;
-}
-
-void noop() {}
-
-// Every kind of operand and statement, each line different.
-void logEverything() {
-  LOG_INFO << "plain text";
-  LOG_INFO << 'c' << true << false << static_cast<signed char>(-5)
-           << static_cast<unsigned char>(250) << static_cast<short>(-300)
-           << static_cast<unsigned short>(65000);
-  LOG_INFO << INT_MIN << ' ' << INT_MAX << ' ' << UINT_MAX << ' ' << LONG_MIN << ' ' << ULONG_MAX
-           << ' ' << LLONG_MIN << ' ' << ULLONG_MAX;
-  LOG_WARN << 0.1 << ' ' << 1e300 << ' ' << -0.0 << ' ' << 5e-324 << ' '
-           << std::numeric_limits<double>::infinity() << ' ' << std::nan("") << ' ' << 0.1f << ' '
-           << 3.0e38f << ' ' << static_cast<long double>(2.5);
-  int local = 7;
-  LOG_ERROR << static_cast<const void*>(&local) << ' ' << static_cast<const void*>(nullptr) << ' '
-            << nullptr << ' ' << static_cast<const char*>(nullptr) << ' ' << &noop;
-  std::string control = "tab\there\nnew\rline\x01\x7f end";
-  LOG_INFO << control << '|' << std::string_view("view\x1b[31m") << '|' << std::string();
-  LOG_INFO << muon::Fmt("%08.3f|%-5d|%s", 3.14159, 42, "fmt");
-  LOG_INFO << Point{3, -4} << " and " << Point{0, 0};
-  LOG_DEBUG << "debug with its function " << 1;
-  LOG_TRACE << "trace " << 2;
-  errno = ENOENT;
-  LOG_SYSERR << "open failed";
-  // Four calls a run: each run's lines carry the same "[1 suppressed] ".
-  for (int i = 0; i < 4; ++i) LOG_EVERY_N(INFO, 2) << "every second " << i;
-  // Records that outgrow a statement's buffer: text on the caller instead.
-  LOG_INFO << std::string(5000, 'x');
-  LOG_INFO << ManyNumbers{1500};
-  LOG_INFO << ManyPointers{600};
-  LOG_INFO << "before " << Chatty{9} << " after";
-  LOG_INFO << "last";
-}
 
 muon::test::LineCapture* g_capture = nullptr;
 void captureOutput(const char* line, size_t len) { g_capture->append(line, len); }
@@ -130,9 +61,10 @@ TEST_F(RecordQueuesTest, DeferredLinesAreTheLinesAStatementFormatsItself) {
   muon::test::LineCapture direct;
   g_capture = &direct;
   Logger::setOutput(&captureOutput);
-  logEverything();  // the rate limit's counts are then the same in both runs below
+  // The rate limit's counts are then the same in both runs below.
+  muon::test::logEveryKindOfStatement();
   direct.clear();
-  logEverything();
+  muon::test::logEveryKindOfStatement();
   Logger::setOutput(nullptr);
 
   {
@@ -140,7 +72,7 @@ TEST_F(RecordQueuesTest, DeferredLinesAreTheLinesAStatementFormatsItself) {
     ASSERT_NE(log.recordSink(), nullptr);
     auto attached = Logger::attach(log);
     log.start();
-    logEverything();
+    muon::test::logEveryKindOfStatement();
   }
   ASSERT_EQ(dir_.files().size(), 1u);
   const std::vector<std::string> deferred = withNewlines(readLines(dir_.files()[0]));
@@ -163,18 +95,46 @@ TEST_F(RecordQueuesTest, TheCallerFormatsNoDateWhileItsLinesAreDeferred) {
   EXPECT_EQ(muon::detail::dateTimeFormatsInThisThread(), before);
 }
 
-TEST_F(RecordQueuesTest, CrashSafeModeTakesTextFormattedOnTheCaller) {
-  AsyncLogging::Options options;
-  options.crashSafe = true;
-  AsyncLogging log(dir_.file("crash"), 1L << 30, options);
-  ASSERT_TRUE(log.stats().crashSafe);
-  EXPECT_EQ(log.recordSink(), nullptr);
-  auto attached = Logger::attach(log);
-  log.start();
-  const uint64_t before = muon::detail::dateTimeFormatsInThisThread();
-  Logger::setTimeZone(Logger::timeZone());
-  LOG_INFO << "formatted here";
-  EXPECT_EQ(muon::detail::dateTimeFormatsInThisThread(), before + 1);
+// Crash-safe mode defers differently: a statement formats its head and
+// records its operands after it (a recorded line), which goes into the
+// spool as it is; the backend formats it. The lines are the same.
+TEST_F(RecordQueuesTest, CrashSafeLinesAreRecordedInTheSpoolAndWrittenAsAStatementFormatsThem) {
+  Logger::setClock(&fixedClock);
+  muon::test::LineCapture direct;
+  g_capture = &direct;
+  Logger::setOutput(&captureOutput);
+  muon::test::logEveryKindOfStatement();
+  direct.clear();
+  muon::test::logEveryKindOfStatement();
+  Logger::setOutput(nullptr);
+
+  size_t recorded = 0;
+  {
+    AsyncLogging::Options options;
+    options.crashSafe = true;
+    AsyncLogging log(dir_.file("crash"), 1L << 30, options);
+    ASSERT_TRUE(log.stats().crashSafe);
+    EXPECT_EQ(log.recordSink(), nullptr);
+    ASSERT_TRUE(log.takesRecordedLines());
+    auto attached = Logger::attach(log);
+    // Not started: the lines wait in the spool, where they are counted.
+    muon::test::logEveryKindOfStatement();
+    const std::string spool = muon::test::readFile(log.spoolPath());
+    muon::SpoolContents contents;
+    std::string error;
+    ASSERT_TRUE(muon::readSpool(spool.data(), spool.size(), &contents, &error)) << error;
+    for (const auto& b : contents.buffers) {
+      for (const auto& r : b.lines) recorded += r.recorded;
+    }
+  }
+  ASSERT_EQ(dir_.files().size(), 1u);
+  const std::vector<std::string> written = withNewlines(readLines(dir_.files()[0]));
+  const std::vector<std::string> expected = direct.lines();
+  // Every statement but those whose operands outgrew the buffer or left no
+  // room for the trailer (text, then).
+  EXPECT_GE(recorded, 20u);
+  ASSERT_EQ(written.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(written[i], expected[i]) << "line " << i;
 }
 
 // Parses "YYYYMMDD HH:MM:SS.uuuuuuZ" at the start of a UTC line.

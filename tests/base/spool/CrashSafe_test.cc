@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "ChildProcess.h"
+#include "EveryStatement.h"
 #include "NumberedLine.h"
 #include "TempDir.h"
 #include "TextScan.h"
@@ -490,6 +491,69 @@ void recoverFrom(Recoverer who, const std::string& cwd, const std::string& base)
 
 // `path` relative to "/", where the recoveries below work.
 std::string fromRoot(const std::string& path) { return path.substr(1); }
+
+// Recorded lines (a statement's head as text, its operands recorded) of a
+// process killed before writing them: a recovery that did not run the
+// statements (muon-recover, or a program started again) writes exactly the
+// lines the statements would have made.
+class RecordedLines : public ::testing::TestWithParam<Recoverer> {};
+
+muon::Timestamp fixedClock() { return muon::Timestamp(1764115200LL * 1000000 + 654321); }
+std::string* g_direct = nullptr;
+void keepDirect(const char* line, size_t len) { g_direct->append(line, len); }
+
+TEST_P(RecordedLines, OfAKilledProcessAreRecoveredAsItsStatementsWouldHaveWrittenThem) {
+  TempDir dir;
+  const std::string base = dir.file("cs");
+  const std::string expectedFile = dir.file("expected.txt");
+  int status = runChild([&] {
+    Logger::setLogLevel(Logger::TRACE);
+    Logger::setClock(&fixedClock);
+    std::string direct;
+    g_direct = &direct;
+    Logger::setOutput(&keepDirect);
+    muon::test::logEveryKindOfStatement();  // the rate limit's counts, as below
+    direct.clear();
+    muon::test::logEveryKindOfStatement();
+    std::FILE* f = std::fopen(expectedFile.c_str(), "w");
+    if (!f || std::fwrite(direct.data(), 1, direct.size(), f) != direct.size()) ::_exit(4);
+    std::fclose(f);
+    AsyncLogging log(base, kNoRoll, crashSafe());
+    if (!log.stats().crashSafe || !log.takesRecordedLines()) ::_exit(3);
+    auto attached = Logger::attach(log);
+    muon::test::logEveryKindOfStatement();  // not started: all in the spool
+    ::raise(SIGKILL);
+  });
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+  const std::vector<std::string> spools = muon::findSpools(dir.path(), "cs");
+  ASSERT_EQ(spools.size(), 1u);
+  {
+    const std::string image = muon::test::readFile(spools[0]);
+    muon::SpoolContents contents;
+    std::string error;
+    ASSERT_TRUE(muon::readSpool(image.data(), image.size(), &contents, &error)) << error;
+    size_t recorded = 0;
+    for (const auto& b : contents.buffers) {
+      for (const auto& r : b.lines) recorded += r.recorded;
+    }
+    EXPECT_GE(recorded, 20u);  // the statements but those that became text
+  }
+  recoverFrom(GetParam(), "/", base);
+  std::string log;
+  for (const std::string& f : dir.files()) {
+    if (f.find("cs.") != std::string::npos && f.find(".log") != std::string::npos) {
+      log += muon::test::readFile(f);
+    }
+  }
+  const std::string expected = muon::test::readFile(expectedFile);
+  const size_t header = log.find("Recovered ");
+  ASSERT_NE(header, std::string::npos) << log.substr(0, 300);
+  const std::string recovered = log.substr(log.find('\n', header) + 1);
+  EXPECT_EQ(recovered, expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(By, RecordedLines,
+                         ::testing::Values(Recoverer::kProgram, Recoverer::kTool), recovererName);
 
 class RelativeBasename : public ::testing::TestWithParam<Recoverer> {};
 
