@@ -23,6 +23,7 @@
 // the sink must outlive every call into it.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 
@@ -47,9 +48,11 @@ struct SinkRef {
   RecordSink* records = nullptr;
   // Set when the sink takes recorded lines (RecordFormatter.h) instead of
   // text: a line of `len` bytes whose head (the first `head` bytes) and
-  // trailer (the last `trailer`) are text, its operands between them.
+  // trailer (the last `trailer`) are text, its operands between them; and
+  // the sink's flag that says whether it wants them now.
   void (*appendRecordedLine)(void* sink, const char* line, size_t len, size_t head,
                              size_t trailer) = nullptr;
+  const std::atomic<bool>* recordedLineGate = nullptr;
 };
 
 // Makes `ref` Logger's output (a new LoggerConfig); detachSink undoes it if

@@ -52,7 +52,7 @@ void publish(LoggerConfig next) {
   next.attentionLevel = everyLine ? Logger::TRACE : std::min(next.flushLevel, Logger::FATAL);
   // The ring keeps lines below the level as text records: no deferral then.
   next.records = next.backtraceLines == 0 ? next.sink.records : nullptr;
-  next.recordedLines = next.backtraceLines == 0 ? next.sink.appendRecordedLine : nullptr;
+  next.recordedLineGate = next.backtraceLines == 0 ? next.sink.recordedLineGate : nullptr;
   std::vector<const LoggerConfig*>& configs = kept().configs;
   auto same = std::find_if(configs.begin(), configs.end(),
                            [&](const LoggerConfig* c) { return *c == next; });
@@ -105,7 +105,7 @@ AtForkRegistration g_atForkRegistration;
 bool sameSink(const SinkRef& a, const SinkRef& b) {
   return a.sink == b.sink && a.appendText == b.appendText && a.appendRecord == b.appendRecord &&
          a.flush == b.flush && a.records == b.records &&
-         a.appendRecordedLine == b.appendRecordedLine;
+         a.appendRecordedLine == b.appendRecordedLine && a.recordedLineGate == b.recordedLineGate;
 }
 
 }  // namespace
@@ -118,7 +118,7 @@ bool LoggerConfig::operator==(const LoggerConfig& other) const {
          flushLevel == other.flushLevel && backtraceLines == other.backtraceLines &&
          attentionLevel == other.attentionLevel && output == other.output &&
          flush == other.flush && sameSink(sink, other.sink) && attachment == other.attachment &&
-         records == other.records && recordedLines == other.recordedLines;
+         records == other.records && recordedLineGate == other.recordedLineGate;
 }
 
 void changeLoggerConfig(const std::function<void(LoggerConfig&)>& change) {

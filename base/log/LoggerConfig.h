@@ -79,10 +79,10 @@ struct LoggerConfig {
   // while the backtrace ring is off, else nullptr. Statements then write
   // records for it to format (RecordQueue.h) instead of text.
   RecordSink* records = nullptr;
-  // Derived likewise: the sink's appendRecordedLine while the ring is off.
-  // Statements then record their operands after a text head (RecordFormatter.h).
-  void (*recordedLines)(void* sink, const char* line, size_t len, size_t head,
-                        size_t trailer) = nullptr;
+  // Derived likewise: the sink's recordedLineGate while the ring is off.
+  // While its flag is true, statements record their operands after a text
+  // head (RecordFormatter.h) and hand the sink that (sink.appendRecordedLine).
+  const std::atomic<bool>* recordedLineGate = nullptr;
 
   bool operator==(const LoggerConfig& other) const;
 };

@@ -161,8 +161,11 @@ inline void Logger::begin() {
     }
   }
   formatHeader(level_);
-  // A sink that takes recorded lines: the operands are recorded after the head.
-  if (config_->recordedLines != nullptr) stream_.startRecording(nullptr, nullptr);
+  // A sink that wants recorded lines now: the operands are recorded after the head.
+  const std::atomic<bool>* gate = config_->recordedLineGate;
+  if (gate != nullptr && gate->load(std::memory_order_relaxed)) {
+    stream_.startRecording(nullptr, nullptr);
+  }
 }
 
 bool Logger::startRecordElsewhere() {
@@ -228,8 +231,8 @@ bool Logger::commitRecordedLine(const detail::LoggerConfig& config) {
     return false;
   }
   buf.append(where.trailer, where.length);
-  config.recordedLines(config.sink.sink, buf.data(), buf.length(), stream_.recordedFrom(),
-                       where.length);
+  config.sink.appendRecordedLine(config.sink.sink, buf.data(), buf.length(),
+                                 stream_.recordedFrom(), where.length);
   return true;
 }
 

@@ -162,7 +162,8 @@ class Logger {
     ref.flush = [](void* s) { static_cast<Sink*>(s)->flush(); };
     if constexpr (detail::FormatsRecords<Sink>::value) {
       ref.records = sink.recordSink();
-      if (sink.takesRecordedLines()) {
+      ref.recordedLineGate = sink.recordedLineGate();
+      if (ref.recordedLineGate != nullptr) {
         ref.appendRecordedLine = [](void* s, const char* line, size_t len, size_t head,
                                     size_t trailer) {
           static_cast<Sink*>(s)->appendRecordedLine(line, len, head, trailer);

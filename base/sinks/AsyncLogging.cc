@@ -363,6 +363,7 @@ bool AsyncLogging::retireCurrent() {
   // wait for room, so it drops and counts like kDrop rather than grow
   // without bound.
   if (policy_ == kDrop || state_ == State::kIdle) dropExcess();
+  updateRecordedLineGate();
   backendCond_.notify_one();
   return true;
 }
@@ -380,6 +381,13 @@ void AsyncLogging::dropExcess() {
     recycle(b);
   }
   queued_.resize(keep);
+}
+
+void AsyncLogging::updateRecordedLineGate() {
+  const bool wanted = queued_.empty() && inFlight_ == 0;
+  if (recordedLinesWanted_.load(std::memory_order_relaxed) != wanted) {
+    recordedLinesWanted_.store(wanted, std::memory_order_relaxed);
+  }
 }
 
 void AsyncLogging::countDropped(uint64_t buffers, uint64_t messages) {
@@ -597,6 +605,7 @@ AsyncLogging::Dropped AsyncLogging::takeBatch(std::vector<Buffer*>& batch) {
   if (bytesOf(reserve_.load(std::memory_order_relaxed)) != 0) retireCurrent();
   batch.swap(queued_);
   inFlight_ = batch.size();
+  updateRecordedLineGate();
   Dropped dropped = unreported_;
   dropped_.buffers += dropped.buffers;
   dropped_.messages += dropped.messages;
@@ -646,6 +655,7 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
     std::lock_guard<std::mutex> lock(mutex_);
     recycle(b);
     --inFlight_;
+    updateRecordedLineGate();
     producerCond_.notify_all();
   }
   output_.flush();

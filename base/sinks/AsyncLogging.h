@@ -130,12 +130,18 @@ class AsyncLogging : private detail::RecordSink {
   // For Logger::attach: the records this sink formats itself, or nullptr in
   // crash-safe mode (statements then hand it recorded lines).
   detail::RecordSink* recordSink() { return records_ ? this : nullptr; }
-  // For Logger::attach: whether statements hand it recorded lines
-  // (crash-safe mode), and taking one (RecordFormatter.h): a line of `len`
-  // bytes, text but for the operands between its first `head` and its last
-  // `trailer` bytes. It goes into the spool as it is, and the backend (or a
-  // later recovery) formats it. Any thread.
-  bool takesRecordedLines() const { return entrySize_ != 0; }
+  // For Logger::attach: nullptr unless statements may hand it recorded
+  // lines (crash-safe mode); then a flag, true while it wants them: while
+  // no full buffer waits for the backend or is being written. A backend
+  // that is behind formats nothing more: the statements format their own
+  // lines, in parallel, as the text path does, until it catches up.
+  const std::atomic<bool>* recordedLineGate() const {
+    return entrySize_ != 0 ? &recordedLinesWanted_ : nullptr;
+  }
+  // Takes a recorded line (RecordFormatter.h): `len` bytes, text but for
+  // the operands between the first `head` and the last `trailer` bytes. It
+  // goes into the spool as it is; the backend (or a later recovery) formats
+  // it. Any thread.
   void appendRecordedLine(const char* line, size_t len, size_t head, size_t trailer);
 
   // Starts the backend thread (named kBackendThreadName); returns once it runs.
@@ -221,6 +227,8 @@ class AsyncLogging : private detail::RecordSink {
   bool retireCurrent();
   // Applies the overflow rule after a buffer was queued. mutex_ held.
   void dropExcess();
+  // Sets recordedLinesWanted_ from the buffers waiting and in flight. mutex_ held.
+  void updateRecordedLineGate();
   // Counts lines dropped, to be reported (and in the store). mutex_ held.
   void countDropped(uint64_t buffers, uint64_t messages);
   Buffer* takeSpare();  // nullptr if none can be mapped. mutex_ held
@@ -278,6 +286,9 @@ class AsyncLogging : private detail::RecordSink {
   uint64_t buffersMapped_ = 0;
   uint64_t linesRecovered_ = 0;  // set in the constructor
   bool wakeRequested_ = false;   // a producer's queue is filling up
+  // recordedLineGate()'s flag: written under mutex_ (only when it changes),
+  // read by every crash-safe statement, so on a line of its own.
+  alignas(64) std::atomic<bool> recordedLinesWanted_{true};
   // Set by requestReopen(), taken by the backend. No lock.
   std::atomic<bool> reopenRequested_{false};
   static_assert(std::atomic<bool>::is_always_lock_free,

@@ -115,7 +115,7 @@ TEST_F(RecordQueuesTest, CrashSafeLinesAreRecordedInTheSpoolAndWrittenAsAStateme
     AsyncLogging log(dir_.file("crash"), 1L << 30, options);
     ASSERT_TRUE(log.stats().crashSafe);
     EXPECT_EQ(log.recordSink(), nullptr);
-    ASSERT_TRUE(log.takesRecordedLines());
+    ASSERT_NE(log.recordedLineGate(), nullptr);
     auto attached = Logger::attach(log);
     // Not started: the lines wait in the spool, where they are counted.
     muon::test::logEveryKindOfStatement();
@@ -135,6 +135,51 @@ TEST_F(RecordQueuesTest, CrashSafeLinesAreRecordedInTheSpoolAndWrittenAsAStateme
   EXPECT_GE(recorded, 20u);
   ASSERT_EQ(written.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(written[i], expected[i]) << "line " << i;
+}
+
+// While a full buffer waits for the backend (or is being written), the
+// backend is behind: crash-safe statements then format their own lines, as
+// the text path does, and record again once it has caught up.
+TEST_F(RecordQueuesTest, CrashSafeStatementsFormatTheirOwnLinesWhileAFullBufferWaits) {
+  AsyncLogging::Options options;
+  options.crashSafe = true;
+  options.policy = AsyncLogging::kBlock;
+  constexpr int kLines = 60000;  // more than a 4 MiB buffer holds
+  {
+    AsyncLogging log(dir_.file("gate"), 1L << 30, options);
+    ASSERT_TRUE(log.stats().crashSafe);
+    const std::atomic<bool>* gate = log.recordedLineGate();
+    ASSERT_NE(gate, nullptr);
+    EXPECT_TRUE(gate->load());
+    auto attached = Logger::attach(log);
+    // Not started: the first full buffer stays queued.
+    for (int i = 0; i < kLines; ++i) LOG_INFO << "n=" << i;
+    EXPECT_FALSE(gate->load());
+    const std::string spool = muon::test::readFile(log.spoolPath());
+    muon::SpoolContents contents;
+    std::string error;
+    ASSERT_TRUE(muon::readSpool(spool.data(), spool.size(), &contents, &error)) << error;
+    ASSERT_EQ(contents.buffers.size(), 2u);
+    size_t recorded[2] = {0, 0};
+    for (size_t b = 0; b < 2; ++b) {
+      for (const auto& r : contents.buffers[b].lines) recorded[b] += r.recorded;
+    }
+    EXPECT_EQ(recorded[0], contents.buffers[0].lines.size());  // all recorded
+    // All text but the line whose statement began before the buffer filled.
+    EXPECT_GT(contents.buffers[1].lines.size(), 1000u);
+    EXPECT_LE(recorded[1], 1u);
+    log.start();
+    log.flush();
+    EXPECT_TRUE(gate->load());
+    LOG_INFO << "n=" << kLines;
+    log.flush();
+  }
+  ASSERT_EQ(dir_.files().size(), 1u);
+  const std::vector<std::string> lines = readLines(dir_.files()[0]);
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kLines + 1));
+  for (int i = 0; i <= kLines; ++i) {
+    ASSERT_NE(lines[i].find(" n=" + std::to_string(i) + " - "), std::string::npos) << lines[i];
+  }
 }
 
 // Parses "YYYYMMDD HH:MM:SS.uuuuuuZ" at the start of a UTC line.
