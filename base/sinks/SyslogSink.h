@@ -97,8 +97,9 @@ struct SyslogOptions {
   // start of the outage instead, for those who want a failure's first lines.
   enum Overflow { kDropOldest, kDropNewest };
   Overflow overflow = kDropOldest;
-  // Reconnect back-off: doubles from the first to the most after each
-  // failed attempt, back to the first after a success. The cap bounds how
+  // Back-off while the daemon is unreachable: doubles from the first to the
+  // most after each failed attempt, back to the first once a batch got
+  // through. Attempts are made only when lines wait. The cap bounds how
   // long a daemon that came back waits to be reached (at most maxRetryMs
   // after its return, plus one connect); a few cheap attempts a second
   // while it is down are the price.
