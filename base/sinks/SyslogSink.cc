@@ -253,8 +253,10 @@ bool SyslogSink::sendBatch(const std::deque<Queued>& batch) {
   while (next < batch.size() && !stopping()) {
     if (fd_ < 0 && (!connectSocket() || stopping())) break;
     const SendResult result = sendMessage(formatQueued(batch[next]));
-    if (result == kSent) {
-      sent_.fetch_add(1, std::memory_order_relaxed);
+    if (result == kSent || result == kTooLong) {
+      // A datagram too long for the transport says nothing of the daemon:
+      // that line alone is lost.
+      (result == kSent ? sent_ : lost_).fetch_add(1, std::memory_order_relaxed);
       ++next;
       continue;
     }
@@ -367,7 +369,7 @@ SyslogSink::SendResult SyslogSink::sendMessage(const std::string& message) {
       ::poll(&p, 1, left);
       continue;
     }
-    return kFailed;
+    return n < 0 && errno == EMSGSIZE ? kTooLong : kFailed;
   }
   return kSent;
 }
@@ -377,7 +379,7 @@ bool SyslogSink::keepsSocket(SendResult result) const {
     case SyslogOptions::kUdp:
       return true;  // a refusal reports the daemon's absence, not the socket's
     case SyslogOptions::kUnixDatagram:
-      return result == kTimedOut;  // else the daemon's socket went away
+      return result != kFailed;  // the daemon's socket went away
     case SyslogOptions::kTcp:
       return false;  // a message may have been cut: the stream is out of step
   }

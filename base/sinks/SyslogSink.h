@@ -34,6 +34,8 @@
 //    maxRetryMs, before it tries again. UDP and UNIX datagram sockets are
 //    kept through refusals and timeouts (only a new connection counts in
 //    `reconnects`).
+//  - A line too long for a datagram (UDP's 64 KiB, a UNIX socket's send
+//    buffer) is counted lost alone; the lines after it go on.
 //  - A socket that connected to itself (the daemon's port is in the
 //    ephemeral range and the kernel gave the sink that very port while no
 //    daemon held it) is closed and counts as unreachable.
@@ -158,7 +160,8 @@ class SyslogSink {
   // Whether the daemon closed or reset the TCP connection (it never writes
   // to it, so readable means that).
   bool peerHungUp() const;
-  enum SendResult { kSent, kTimedOut, kFailed };
+  // kTooLong: a datagram longer than the transport takes (EMSGSIZE).
+  enum SendResult { kSent, kTimedOut, kTooLong, kFailed };
   // Sends one formatted message with the transport's framing, waiting at
   // most sendTimeoutMs for the socket to take it.
   SendResult sendMessage(const std::string& message);

@@ -136,6 +136,31 @@ TEST(SyslogSinkFaults, UdpKeepsItsSocketWhenTheDaemonRefuses) {
   EXPECT_GE(stats.lost, 10u) << "at least one refusal a round";
 }
 
+// A line longer than a UDP datagram can be is lost alone: it says nothing
+// of the daemon, so the lines around it are sent without a back-off.
+TEST(SyslogSinkFaults, UdpLineTooLongForADatagramIsLostAlone) {
+  const int daemon = bindLoopback(SOCK_DGRAM, 0);
+  ASSERT_GE(daemon, 0);
+  SyslogOptions options;
+  options.transport = SyslogOptions::kUdp;
+  options.port = portOf(daemon);
+  options.firstRetryMs = 60000;  // a back-off would outlast the test
+  SyslogSink sink(options);
+  const std::string tooLong(70000, 'x');
+  sink.append("before\n", 7);
+  sink.append(tooLong.data(), tooLong.size());
+  sink.append("after\n", 6);
+  sink.flush();
+  const SyslogSink::Stats stats = sink.stats();
+  EXPECT_EQ(stats.sent, 2u);
+  EXPECT_EQ(stats.lost, 1u);
+  std::string got;
+  while (readableWithin(daemon, 1000) && !has(got, "after")) got += readUntil(daemon, "after", 100);
+  EXPECT_TRUE(has(got, "before"));
+  EXPECT_TRUE(has(got, "after"));
+  ::close(daemon);
+}
+
 // Moves the calling thread, and the threads it starts from then on, into a
 // network namespace of its own: loopback up, and only the ports given as
 // ephemeral ones. Back in the original one on destruction. Needs
