@@ -44,8 +44,9 @@
 // report; stats() has the totals. What stays uncounted: a TCP message the
 // kernel accepted before the daemon died (TCP syslog has no
 // acknowledgement; a death in the middle of a batch costs what the kernel had
-// taken), and a UDP message sent before the daemon's refusal came back (one
-// per back-off while it is down; loopback answers at once).
+// taken), a UDP message sent before the daemon's refusal came back (one per
+// back-off while it is down; loopback answers at once), and a UDP message
+// the daemon's kernel dropped with its receive buffer full (no flow control).
 //
 // The destructor waits for the queue at most flushTimeoutMs, then lets the
 // sender finish the send or connect it is in (at most sendTimeoutMs more)
