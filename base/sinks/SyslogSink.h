@@ -135,7 +135,7 @@ class SyslogSink {
   // stamps it).
   void append(const char* line, size_t len);
   // Waits until every line queued before the call has been sent or counted
-  // lost, or flushTimeoutMs has passed.
+  // (lost, or dropped by a full queue), or flushTimeoutMs has passed.
   void flush();
 
   struct Stats {
