@@ -111,7 +111,9 @@ std::string readUntil(int fd, const std::string& part, int timeoutMs) {
   return got;
 }
 
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 // A UDP daemon's port with nobody behind it: every send is answered with a
 // refusal (ICMP port unreachable). The sink keeps its one socket, counts the
