@@ -2,7 +2,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -13,7 +12,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <vector>
 
 #include "muon/base/LineLayout.h"
 #include "muon/base/LogRecord.h"
@@ -30,10 +28,6 @@ constexpr int kWarning = 4;
 constexpr int kNotice = 5;
 constexpr int kInformational = 6;
 constexpr int kDebug = 7;
-
-// How long a TCP connect or a blocked TCP send may take before the sender
-// gives up on the connection.
-constexpr int kTcpTimeoutMs = 2000;
 
 // The one place a level becomes a syslog severity.
 int severityOf(Logger::LogLevel level) {
@@ -86,6 +80,28 @@ std::string headerOf(int facility, int severity, const std::string& timestamp,
   return "<" + std::to_string(facility * 8 + severity) + ">1 " + timestamp + ' ' +
          headerField(hostname, 255) + ' ' + headerField(appName, 48) + ' ' +
          std::to_string(pid) + " - - ";
+}
+
+// Whether an IPv4 socket is connected to its own address: what a connect to
+// a port nobody holds can end in when the kernel picks that very port as the
+// socket's own (UDP always; TCP by simultaneous open). Messages then go
+// nowhere while every send succeeds.
+bool connectedToItself(int fd) {
+  struct sockaddr_in local = {};
+  struct sockaddr_in peer = {};
+  socklen_t localLen = sizeof local;
+  socklen_t peerLen = sizeof peer;
+  if (::getsockname(fd, reinterpret_cast<struct sockaddr*>(&local), &localLen) != 0 ||
+      ::getpeername(fd, reinterpret_cast<struct sockaddr*>(&peer), &peerLen) != 0) {
+    return false;
+  }
+  return local.sin_port == peer.sin_port && local.sin_addr.s_addr == peer.sin_addr.s_addr;
+}
+
+int millisecondsUntil(std::chrono::steady_clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+  return static_cast<int>(std::max<int64_t>(left.count(), 0));
 }
 
 }  // namespace
@@ -144,12 +160,17 @@ void SyslogSink::append(const char* line, size_t len) {
 }
 
 void SyslogSink::enqueue(Queued item) {
+  Queued evicted{};  // freed after the lock is let go
   bool wasEmpty;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (queue_.size() >= options_.queueCapacity) {
       dropped_.fetch_add(1, std::memory_order_relaxed);
-      return;
+      if (options_.overflow == SyslogOptions::kDropNewest || queue_.empty()) return;
+      // Its ticket stays issued: the sender marks it done with the batch it
+      // would have been in.
+      evicted = std::move(queue_.front());
+      queue_.pop_front();
     }
     wasEmpty = queue_.empty();
     queue_.push_back(std::move(item));
@@ -181,54 +202,84 @@ void SyslogSink::senderLoop() {
     {
       std::unique_lock<std::mutex> lock(mutex_);
       senderCond_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, and nothing left
+      if (stopping_) {
+        // The destructor has waited what it would: no more I/O.
+        lost_.fetch_add(queue_.size(), std::memory_order_relaxed);
+        queue_.clear();
+        tickets_.markDone(tickets_.newest());
+        return;
+      }
       batch.swap(queue_);
       batchEnd = tickets_.newest();
     }
-    size_t handled = 0;
-    bool unreachable = false;
-    for (const Queued& item : batch) {
-      if (fd_ < 0 && !connectSocket()) {
-        unreachable = true;
-        break;
-      }
-      const std::string message =
-          item.isRecord ? format(detail::loadRecord(item.bytes.get()), options_.facility,
-                                 hostname_, appName_, pid_)
-                        : format(item.bytes.get(), item.size, options_.facility, hostname_,
-                                 appName_, pid_);
-      if (sendMessage(message)) {
-        sent_.fetch_add(1, std::memory_order_relaxed);
-      } else {
-        lost_.fetch_add(1, std::memory_order_relaxed);
-        closeSocket();  // reconnect for the next one
-      }
-      ++handled;
+    // Lines that cannot be sent now are lost rather than kept: the queue
+    // fills with newer ones meanwhile, and those are the ones worth sending.
+    const bool reachable = sendBatch(batch);
+    if (reachable) {
+      retryMs_ = options_.firstRetryMs;
+      if (!stopping_) reportLosses();
     }
-    // Lines that cannot be sent now are lost: the queue keeps filling with
-    // newer ones meanwhile, and those are the ones worth sending.
-    lost_.fetch_add(batch.size() - handled, std::memory_order_relaxed);
-    if (fd_ >= 0) reportLosses();
-    bool stopping;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       tickets_.markDone(batchEnd);
-      stopping = stopping_;
     }
     batch.clear();
-    if (unreachable && !stopping) {
+    if (!reachable) {
       std::unique_lock<std::mutex> lock(mutex_);
-      senderCond_.wait_for(lock, std::chrono::milliseconds(retryMs_), [&] { return stopping_; });
+      senderCond_.wait_for(lock, std::chrono::milliseconds(retryMs_),
+                           [&] { return stopping_.load(); });
       retryMs_ = std::min(retryMs_ * 2, options_.maxRetryMs);
     }
   }
 }
 
+std::string SyslogSink::formatQueued(const Queued& item) const {
+  return item.isRecord ? format(detail::loadRecord(item.bytes.get()), options_.facility,
+                                hostname_, appName_, pid_)
+                       : format(item.bytes.get(), item.size, options_.facility, hostname_,
+                                appName_, pid_);
+}
+
+bool SyslogSink::sendBatch(const std::deque<Queued>& batch) {
+  // A daemon that died while the sender was idle has closed the connection;
+  // writing into it would be accepted by the kernel and lost uncounted.
+  if (fd_ >= 0 && options_.transport == SyslogOptions::kTcp && peerHungUp()) closeSocket();
+  bool retried = false;
+  size_t next = 0;
+  // Once the destructor stops waiting, the I/O under way is the last.
+  auto stopping = [this] { return stopping_.load(std::memory_order_relaxed); };
+  while (next < batch.size() && !stopping()) {
+    if (fd_ < 0 && (!connectSocket() || stopping())) break;
+    const SendResult result = sendMessage(formatQueued(batch[next]));
+    if (result == kSent || result == kTooLong) {
+      // A datagram too long for the transport says nothing of the daemon:
+      // that line alone is lost.
+      (result == kSent ? sent_ : lost_).fetch_add(1, std::memory_order_relaxed);
+      ++next;
+      continue;
+    }
+    const bool keep = keepsSocket(result);
+    if (!keep) closeSocket();
+    // A connection that went away (the daemon restarted) is replaced at
+    // once and the line tried again, once a batch; a timeout or a refusal
+    // means the daemon is not there to take it.
+    if (result == kFailed && !keep && !retried) {
+      retried = true;
+      continue;
+    }
+    break;
+  }
+  lost_.fetch_add(batch.size() - next, std::memory_order_relaxed);
+  return next == batch.size();
+}
+
 bool SyslogSink::connectSocket() {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.sendTimeoutMs);
   int fd = -1;
   int rc = -1;
   if (options_.transport == SyslogOptions::kUnixDatagram) {
-    fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     struct sockaddr_un addr = {};
     addr.sun_family = AF_UNIX;
     if (fd < 0 || options_.path.size() >= sizeof addr.sun_path) {
@@ -239,7 +290,7 @@ bool SyslogSink::connectSocket() {
     rc = ::connect(fd, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr);
   } else {
     const bool tcp = options_.transport == SyslogOptions::kTcp;
-    fd = ::socket(AF_INET, (tcp ? SOCK_STREAM | SOCK_NONBLOCK : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
+    fd = ::socket(AF_INET, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     struct sockaddr_in addr = {};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(options_.port);
@@ -252,16 +303,17 @@ bool SyslogSink::connectSocket() {
       struct pollfd p = {fd, POLLOUT, 0};
       int err = ETIMEDOUT;
       socklen_t errLen = sizeof err;
-      if (::poll(&p, 1, kTcpTimeoutMs) == 1) {
+      if (::poll(&p, 1, millisecondsUntil(deadline)) == 1) {
         ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &errLen);
       }
       rc = err == 0 ? 0 : -1;
     }
-    if (tcp && rc == 0) {
-      // Blocking sends from here on, each bounded by the timeout.
-      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-      struct timeval tv = {kTcpTimeoutMs / 1000, (kTcpTimeoutMs % 1000) * 1000};
-      ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    if (rc == 0 && connectedToItself(fd)) {
+      // Closed with a reset, not into TIME_WAIT: the port is the daemon's
+      // and must be free for it at once.
+      struct linger abort = {1, 0};
+      ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, sizeof abort);
+      rc = -1;
     }
   }
   if (rc != 0) {
@@ -271,7 +323,6 @@ bool SyslogSink::connectSocket() {
   fd_ = fd;
   if (everConnected_) reconnects_.fetch_add(1, std::memory_order_relaxed);
   everConnected_ = true;
-  retryMs_ = options_.firstRetryMs;
   return true;
 }
 
@@ -282,23 +333,55 @@ void SyslogSink::closeSocket() {
   }
 }
 
-bool SyslogSink::sendMessage(const std::string& message) {
+bool SyslogSink::peerHungUp() const {
+  struct pollfd p = {fd_, POLLRDHUP, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+SyslogSink::SendResult SyslogSink::sendMessage(const std::string& message) {
   std::string framed;
   const std::string* out = &message;
-  if (options_.transport == SyslogOptions::kTcp) {
+  const bool tcp = options_.transport == SyslogOptions::kTcp;
+  if (tcp) {
     framed = std::to_string(message.size()) + ' ' + message;
     out = &framed;
   }
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.sendTimeoutMs);
   size_t done = 0;
   while (done < out->size()) {
-    ssize_t n = ::send(fd_, out->data() + done, out->size() - done, MSG_NOSIGNAL);
+    const ssize_t n =
+        ::send(fd_, out->data() + done, out->size() - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+      // A datagram goes whole or not at all.
+      if (!tcp && done != out->size()) return kFailed;
+      continue;
+    }
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-    // A datagram goes whole or not at all.
-    if (options_.transport != SyslogOptions::kTcp && done != out->size()) return false;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      // The daemon is not taking it (not reading, or its buffers are full).
+      const int left = millisecondsUntil(deadline);
+      if (left == 0) return kTimedOut;
+      struct pollfd p = {fd_, POLLOUT, 0};
+      ::poll(&p, 1, left);
+      continue;
+    }
+    return n < 0 && errno == EMSGSIZE ? kTooLong : kFailed;
   }
-  return true;
+  return kSent;
+}
+
+bool SyslogSink::keepsSocket(SendResult result) const {
+  switch (options_.transport) {
+    case SyslogOptions::kUdp:
+      return true;  // a refusal reports the daemon's absence, not the socket's
+    case SyslogOptions::kUnixDatagram:
+      return result != kFailed;  // the daemon's socket went away
+    case SyslogOptions::kTcp:
+      return false;  // a message may have been cut: the stream is out of step
+  }
+  return false;
 }
 
 void SyslogSink::reportLosses() {
@@ -311,10 +394,11 @@ void SyslogSink::reportLosses() {
                            " lost (daemon unreachable) since the last report";
   const std::string message =
       headerOf(options_.facility, kWarning, "-", hostname_, appName_, pid_) + text;
-  if (sendMessage(message)) {
+  const SendResult result = sendMessage(message);
+  if (result == kSent) {
     reportedDropped_ = dropped;
     reportedLost_ = lost;
-  } else {
+  } else if (!keepsSocket(result)) {
     closeSocket();
   }
 }

@@ -18,14 +18,40 @@
 //
 // A dead or slow daemon never blocks a logging thread: append() copies the
 // line into a bounded queue under a mutex that is held only to move lines in
-// or out, never during I/O, and drops the line (counted) when the queue is
-// full. One sender thread does all the I/O. When a send fails the message is
-// counted as lost and, for TCP and UNIX sockets, the sender reconnects with
-// exponential back-off. After losses it sends, once it can, one message
-// (severity warning) saying how many lines were dropped and lost since the
-// last such report; stats() has the totals. A TCP message the kernel accepted
-// before the daemon died may be lost without being counted: TCP syslog has no
-// acknowledgement.
+// or out, never during I/O. When the queue is full one line is dropped
+// (counted): by default the oldest queued one (SyslogOptions::overflow). One
+// sender thread does all the I/O, on non-blocking sockets, and no send or
+// connect waits longer than sendTimeoutMs.
+//
+// What a failure costs, by transport:
+//  - A connection found dead (TCP: the daemon closed or reset it, seen before
+//    each batch and on a failed send; UNIX: the daemon's socket went away)
+//    is replaced at once and the line is sent again on the new one; if that
+//    fails too the daemon counts as unreachable.
+//  - Unreachable (no connection can be made, a send timed out, or UDP got a
+//    refusal back): the line and the rest of its batch are counted lost and
+//    the sender waits, with a back-off from firstRetryMs doubling to
+//    maxRetryMs, before it tries again. UDP and UNIX datagram sockets are
+//    kept through refusals and timeouts (only a new connection counts in
+//    `reconnects`).
+//  - A line too long for a datagram (UDP's 64 KiB, a UNIX socket's send
+//    buffer) is counted lost alone; the lines after it go on.
+//  - A socket that connected to itself (the daemon's port is in the
+//    ephemeral range and the kernel gave the sink that very port while no
+//    daemon held it) is closed and counts as unreachable.
+// After losses the sender sends, once it can, one message (severity
+// warning) saying how many lines were dropped and lost since the last such
+// report; stats() has the totals. What stays uncounted: a TCP message the
+// kernel accepted before the daemon died (TCP syslog has no
+// acknowledgement; a death in the middle of a batch costs what the kernel had
+// taken), a UDP message sent before the daemon's refusal came back (one per
+// back-off while it is down; loopback answers at once), and a UDP message
+// the daemon's kernel dropped with its receive buffer full (no flow control).
+//
+// The destructor waits for the queue at most flushTimeoutMs, then lets the
+// sender finish the send or connect it is in (at most sendTimeoutMs more)
+// and counts what is left as lost: it returns within about flushTimeoutMs +
+// sendTimeoutMs however the daemon behaves.
 //
 // Thread safety: append(), flush() and stats() from any thread.
 #pragma once
@@ -62,13 +88,30 @@ struct SyslogOptions {
   std::string appName;
   // HOSTNAME; empty: gethostname().
   std::string hostname;
-  // Lines waiting for the sender; past that, append() drops. 10,000 lines is
-  // a few MB at most, and seconds of a busy server's output.
+  // Lines waiting for the sender; past that, append() drops one. 10,000
+  // lines is a few MB at most, and seconds of a busy server's output.
   size_t queueCapacity = 10000;
-  // Reconnect back-off: doubles from the first to the most after each
-  // failed attempt, back to the first after a success.
+  // Which line a full queue drops. The default keeps the newest: the queue
+  // fills only while the daemon is unreachable or too slow, and what an
+  // operator reading the central log needs when it comes back is the lines
+  // that lead up to the present, joined without a gap to the live ones that
+  // follow; the outage itself shows as the warning with the counts (and the
+  // local log file, if there is one, has everything). kDropNewest keeps the
+  // start of the outage instead, for those who want a failure's first lines.
+  enum Overflow { kDropOldest, kDropNewest };
+  Overflow overflow = kDropOldest;
+  // Back-off while the daemon is unreachable: doubles from the first to the
+  // most after each failed attempt, back to the first once a batch got
+  // through. Attempts are made only when lines wait. The cap bounds how
+  // long a daemon that came back waits to be reached (at most maxRetryMs
+  // after its return, plus one connect); a few cheap attempts a second
+  // while it is down are the price.
   int firstRetryMs = 100;
-  int maxRetryMs = 5000;
+  int maxRetryMs = 250;
+  // The most one send (and one TCP connect) may wait for a daemon that
+  // does not take it (not reading, or its buffers full) before the sender
+  // counts the daemon unreachable. Bounds the destructor too.
+  int sendTimeoutMs = 1000;
   // flush() waits at most this long: a FATAL line must not hang on a dead
   // daemon.
   int flushTimeoutMs = 1000;
@@ -78,26 +121,27 @@ class SyslogSink {
  public:
   explicit SyslogSink(SyslogOptions options);
   // Sends what is queued (waiting at most flushTimeoutMs), then stops the
-  // sender thread.
+  // sender thread: what it could not send by then is counted lost. Returns
+  // within about flushTimeoutMs + sendTimeoutMs.
   ~SyslogSink();
   SyslogSink(const SyslogSink&) = delete;
   SyslogSink& operator=(const SyslogSink&) = delete;
 
-  // Queues one record (Logger::attach calls this); drops it, counted, if
-  // the queue is full.
+  // Queues one record (Logger::attach calls this); if the queue is full,
+  // drops one line (counted) as SyslogOptions::overflow says.
   void append(const LogRecord& record);
   // Queues a line that did not come from Logger (ending in '\n' or not):
   // sent whole as MSG, with severity notice and no time ("-": the daemon
   // stamps it).
   void append(const char* line, size_t len);
   // Waits until every line queued before the call has been sent or counted
-  // lost, or flushTimeoutMs has passed.
+  // (lost, or dropped by a full queue), or flushTimeoutMs has passed.
   void flush();
 
   struct Stats {
     uint64_t sent = 0;        // messages handed to the socket
-    uint64_t dropped = 0;     // lines refused because the queue was full
-    uint64_t lost = 0;        // messages whose send failed
+    uint64_t dropped = 0;     // lines dropped because the queue was full
+    uint64_t lost = 0;        // messages not sent: the daemon was unreachable
     uint64_t reconnects = 0;  // connections made after the first
   };
   Stats stats() const;
@@ -111,11 +155,20 @@ class SyslogSink {
 
  private:
   void senderLoop();
-  // Opens and connects the socket; false if it cannot (errno kept).
+  // Opens and connects the socket; false if it cannot.
   bool connectSocket();
   void closeSocket();
-  // Sends one formatted message with the transport's framing.
-  bool sendMessage(const std::string& message);
+  // Whether the daemon closed or reset the TCP connection (it never writes
+  // to it, so readable means that).
+  bool peerHungUp() const;
+  // kTooLong: a datagram longer than the transport takes (EMSGSIZE).
+  enum SendResult { kSent, kTimedOut, kTooLong, kFailed };
+  // Sends one formatted message with the transport's framing, waiting at
+  // most sendTimeoutMs for the socket to take it.
+  SendResult sendMessage(const std::string& message);
+  // Whether the socket stays after a failed send: a datagram socket is only
+  // an address, except a UNIX one whose daemon went away.
+  bool keepsSocket(SendResult result) const;
   // Sends the drop/loss report if there is something to report.
   void reportLosses();
 
@@ -131,14 +184,21 @@ class SyslogSink {
     size_t size;
     bool isRecord;
   };
-  // Queues `item`, or drops it if the queue is full.
+  // Queues `item`; if the queue is full, drops it or the oldest.
   void enqueue(Queued item);
+  // Sends a batch in order; false if the daemon turned out unreachable, the
+  // line that failed and the rest then counted lost.
+  bool sendBatch(const std::deque<Queued>& batch);
+  // The message for a queued line.
+  std::string formatQueued(const Queued& item) const;
 
   mutable std::mutex mutex_;
   std::condition_variable senderCond_;  // a line queued, or stop
   std::deque<Queued> queue_;            // guarded by mutex_
   FlushTickets tickets_;                // guarded by mutex_: one per line queued
-  bool stopping_ = false;               // guarded by mutex_
+  // Set under mutex_ (the sender waits on it) but read by the sender
+  // between sends too: once set, it starts no more I/O.
+  std::atomic<bool> stopping_{false};
 
   std::atomic<uint64_t> sent_{0};
   std::atomic<uint64_t> dropped_{0};

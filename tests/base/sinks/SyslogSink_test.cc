@@ -5,19 +5,15 @@
 #include "muon/base/SyslogSink.h"
 
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "LineCapture.h"
 #include "Rsyslogd.h"
-#include "TempDir.h"
+#include "UnixDatagramReceiver.h"
 #include "muon/base/CurrentThread.h"
 #include "muon/base/LogRecord.h"
 #include "muon/base/Logging.h"
@@ -106,41 +102,12 @@ TEST(SyslogFormat, LinesNotFromLoggerAreSentWholeAndStampedByTheDaemon) {
             "<133>1 - h my_app 7 - - 20261121 16:15:02.123456 4321 WARN  x - a.cc:1");
 }
 
-// A datagram socket standing in for the daemon: what the sink sends, as it
-// sends it.
-class FakeDaemon {
- public:
-  FakeDaemon() : path_(dir_.file("log")), fd_(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) {
-    struct sockaddr_un addr = {};
-    addr.sun_family = AF_UNIX;
-    std::memcpy(addr.sun_path, path_.data(), path_.size());
-    bound_ = ::bind(fd_, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr) == 0;
-  }
-  ~FakeDaemon() { ::close(fd_); }
-  bool bound() const { return bound_; }
-  const std::string& path() const { return path_; }
-  // The next message, or "" after a second without one.
-  std::string receive() {
-    struct pollfd p = {fd_, POLLIN, 0};
-    if (::poll(&p, 1, 1000) != 1) return std::string();
-    char buf[4096];
-    ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
-  }
-
- private:
-  muon::test::TempDir dir_;
-  std::string path_;
-  int fd_;
-  bool bound_ = false;
-};
-
 muon::Timestamp fixedClock() { return muon::Timestamp(1795248902123456); }
 
 // With the line in local time the message still carries the instant, in UTC
 // (the record has it); MSG is the line after its date-time, byte for byte.
 TEST_F(SyslogSinkTest, TheTimeIsSentInUtcWhenLinesAreInLocalTime) {
-  FakeDaemon daemon;
+  muon::test::UnixDatagramReceiver daemon;
   ASSERT_TRUE(daemon.bound());
   SyslogOptions options;
   options.path = daemon.path();
