@@ -55,6 +55,8 @@ RelpClient::~RelpClient() {
     conn->setConnectionCallback(defaultConnectionCallback);
     conn->setMessageCallback(defaultMessageCallback);
   }
+  // TcpClient closes the connection only if it holds the last reference.
+  conn_.reset();
   client_->stop();
   client_.reset();
 }
