@@ -199,8 +199,16 @@ void RelpClient::scheduleReconnect() {
 
 void RelpClient::report(Error error, const std::string& detail) {
   bump(errors_);
-  LOG_WARN << "RelpClient " << client_->serverAddress().toIpPort() << ": " << errorName(error)
-           << ": " << detail;
+  // While the server stays away, only the first failed attempt is a warning:
+  // the back-off tries four times a second.
+  const bool repeated = error == Error::kConnectFailed && failedAttempts_++ > 0;
+  if (repeated) {
+    LOG_DEBUG << "RelpClient " << client_->serverAddress().toIpPort() << ": " << errorName(error)
+              << ": " << detail;
+  } else {
+    LOG_WARN << "RelpClient " << client_->serverAddress().toIpPort() << ": " << errorName(error)
+             << ": " << detail;
+  }
   if (errorCallback_) errorCallback_(error, detail);
 }
 
@@ -292,6 +300,11 @@ void RelpClient::handleOpenResponse(const RelpFrameData& frame) {
   }
   state_ = State::kReady;
   bump(sessions_);
+  if (failedAttempts_ > 1) {
+    LOG_INFO << "RelpClient " << client_->serverAddress().toIpPort() << ": session open after "
+             << failedAttempts_ << " failed attempts to connect";
+  }
+  failedAttempts_ = 0;
   if (closing_ && queue_.empty()) {
     sendClose();
   } else {

@@ -51,11 +51,12 @@ struct RelpClientOptions {
   // refuses what is above its own limit (rsyslog: maxMessageSize, 8 KiB by
   // default), so keep both in step.
   size_t maxMessageBytes = 128 * 1024;
-  // Back-off between attempts to reach the server, connecting and opening
-  // a session alike: the first delay, doubled after each failure up to the
-  // cap, back to the first once the server acknowledges a message. With the
-  // cap at 250 ms a server back after any outage is reached within about
-  // 250 ms of its return.
+  // Back-off between attempts to reach the server: the first delay, doubled
+  // after each failure up to the cap. After a broken session it starts
+  // again from the first delay once the server has acknowledged a message;
+  // refused connection attempts are retried by TcpClient's connector with
+  // the same first delay and cap. With the cap at 250 ms a server back after
+  // any outage is reached within about 250 ms of its return.
   int reconnectInitialMs = 50;
   int reconnectMaxMs = 250;
   // How long one connection attempt may wait for the server's answer.
@@ -173,6 +174,7 @@ class RelpClient {
   uint32_t nextTxnr_ = 1;
   uint32_t closeTxnr_ = 0;
   int reconnectDelayMs_;
+  int failedAttempts_ = 0;  // attempts to connect that failed since the last open session
   bool wantResume_ = false;  // send() said kFull: call the resume callback
   bool closing_ = false;     // close() was called: nothing more is taken
   bool broken_ = false;      // conn_'s session is given up; its down callback is awaited
