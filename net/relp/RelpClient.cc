@@ -166,7 +166,13 @@ void RelpClient::onConnection(const TcpConnectionPtr& conn) {
     broken_ = false;
     parser_.reset();
     sentInSession_ = 0;
-    for (Entry& e : queue_) e.txnr = 0;
+    // Everything held is sent again, also a frame answered out of order
+    // whose predecessor was not answered: the acknowledgements are reported
+    // in order, and the new session's numbering has no gaps.
+    for (Entry& e : queue_) {
+      e.txnr = 0;
+      e.acked = false;
+    }
     std::string offers = "relp_version=0\nrelp_software=" + options_.software + "\ncommands=syslog";
     conn->send(encodeFrame(1, "open", offers));
     nextTxnr_ = 2;
@@ -316,9 +322,8 @@ void RelpClient::handleAck(const RelpFrameData& frame) {
   // Responses come in the order of the commands; one out of order is
   // accepted, but the acknowledgements are still reported in order.
   size_t index = sentInSession_;
-  if (sentInSession_ > 0) {
-    const uint32_t first = queue_.front().txnr;
-    index = (static_cast<size_t>(frame.txnr) + kMaxTxnr - first) % kMaxTxnr;
+  if (sentInSession_ > 0 && frame.txnr <= kMaxTxnr) {
+    index = txnrDistance(queue_.front().txnr, frame.txnr);
   }
   if (index >= sentInSession_ || queue_[index].acked) {
     breakSession(Error::kProtocol, "response to unknown transaction " + std::to_string(frame.txnr));

@@ -25,6 +25,12 @@ constexpr size_t kMaxDataLength = 999999999;  // what 9 digits can say
 // hints' number and never follows anything).
 inline uint32_t nextTxnr(uint32_t txnr) { return txnr >= kMaxTxnr ? 1 : txnr + 1; }
 
+// How many steps of nextTxnr() lead from `from` to `to` (both 1..kMaxTxnr):
+// the place of a response's txnr in a window that starts at `from`.
+inline uint32_t txnrDistance(uint32_t from, uint32_t to) {
+  return to >= from ? to - from : kMaxTxnr - from + to;
+}
+
 // Appends one frame to *out. The caller keeps to the limits above (txnr <=
 // kMaxTxnr, command 1-32 letters, data.size() <= kMaxDataLength); they are
 // asserted.

@@ -427,4 +427,52 @@ TEST(RelpClientFake, ServerCloseEndsTheSessionAndTheRestIsResent) {
   EXPECT_EQ(good.messages[0], numberedLine(5));
 }
 
+// Answers out of order are taken; the acknowledgements still come in order.
+TEST(RelpClientFake, AnswersOutOfOrderAreReportedInOrder) {
+  GoodServer good;
+  FakeRelpServer server([&](FakeRelpServer::Peer& peer, int) {
+    if (!peer.acceptOpen()) return;
+    std::vector<uint32_t> txnrs;
+    RelpFrameData f;
+    while (txnrs.size() < 8 && peer.next(&f)) txnrs.push_back(f.txnr);
+    for (auto it = txnrs.rbegin(); it != txnrs.rend(); ++it) peer.respond(*it, "200 OK");
+    while (peer.next(&f)) peer.respond(f.txnr, "200 OK");
+  });
+  RelpClientOptions options = fastOptions();
+  options.window = 8;
+  Harness h(server.port(), options);
+  h.produce(40);
+  ASSERT_TRUE(h.waitAcked(40, seconds(10)));
+  EXPECT_TRUE(h.inOrder());
+  RelpClientCounters c = h.counters();
+  EXPECT_EQ(c.errors, 0u);
+  EXPECT_EQ(c.sessions, 1u);
+}
+
+// A response to a transaction never sent (or answered twice) ends the session.
+TEST(RelpClientFake, AResponseToAnUnknownTransactionIsAProtocolError) {
+  GoodServer good;
+  FakeRelpServer server([&](FakeRelpServer::Peer& peer, int index) {
+    if (index == 0) {
+      if (!peer.acceptOpen()) return;
+      RelpFrameData first, second;
+      if (peer.next(&first) && peer.next(&second)) {
+        peer.respond(second.txnr, "200 OK");
+        peer.respond(second.txnr, "200 OK");  // twice, while the first is unanswered
+      }
+      peer.idle();
+    } else {
+      good.serve(peer);
+    }
+  });
+  Harness h(server.port(), fastOptions());
+  h.produce(20);
+  ASSERT_TRUE(h.waitAcked(20, seconds(10)));
+  EXPECT_TRUE(h.inOrder());
+  EXPECT_EQ(h.errors(RelpClient::Error::kProtocol), 1);
+  EXPECT_EQ(h.counters().sessions, 2u);
+  // All 20 again, the one answered out of order too: its predecessor was not.
+  EXPECT_EQ(h.counters().framesResent, 20u);
+}
+
 }  // namespace

@@ -19,6 +19,7 @@ using muon::net::relp::parseResponse;
 using muon::net::relp::RelpFrameData;
 using muon::net::relp::RelpParser;
 using muon::net::relp::RelpResponse;
+using muon::net::relp::txnrDistance;
 
 namespace {
 
@@ -73,6 +74,18 @@ TEST(RelpFrame, EncodesHeaderDataAndTrailer) {
   EXPECT_EQ(encodeFrame(999999999, "syslog", "a\nb"), "999999999 syslog 3 a\nb\n");
   EXPECT_EQ(nextTxnr(1), 2u);
   EXPECT_EQ(nextTxnr(kMaxTxnr), 1u);
+}
+
+TEST(RelpFrame, TxnrDistanceFollowsTheWrap) {
+  EXPECT_EQ(txnrDistance(2, 2), 0u);
+  EXPECT_EQ(txnrDistance(2, 130), 128u);
+  EXPECT_EQ(txnrDistance(kMaxTxnr, 1), 1u);
+  EXPECT_EQ(txnrDistance(kMaxTxnr - 1, 3), 4u);
+  EXPECT_EQ(txnrDistance(5, 4), kMaxTxnr - 1);  // behind the window: far beyond it
+  uint32_t t = kMaxTxnr - 3;
+  for (uint32_t steps = 0; steps < 10; ++steps, t = nextTxnr(t)) {
+    EXPECT_EQ(txnrDistance(kMaxTxnr - 3, t), steps);
+  }
 }
 
 TEST(RelpParser, EverySplitOfAStreamGivesTheSameFrames) {
