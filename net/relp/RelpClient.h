@@ -5,11 +5,12 @@
 // error response, garbage, `serverclose`, no answer within ackTimeoutMs),
 // the client reconnects with a capped back-off, opens a new session and
 // sends every held frame again, in order. A frame the server had taken but
-// not yet acknowledged then arrives twice: counters().resent counts each
-// frame sent again, an upper bound of the duplicates. docs/logging.md,
-// "RELP client".
+// not yet acknowledged then arrives twice: counters().framesResent counts
+// each frame sent again, an upper bound of the duplicates. What the client
+// still holds when it is destroyed, or when close() runs out of time, was
+// not acknowledged (held() says how much). docs/logging.md, "RELP client".
 //
-// Producers never block. The client holds at most Options::queueLimit
+// Producers never block. The client holds at most RelpClientOptions::queueLimit
 // frames (sent and unacknowledged, or waiting for room in the window);
 // send() beyond that refuses the frame (kFull) and the resume callback
 // says when to offer more. A reader of files simply stops reading there.
