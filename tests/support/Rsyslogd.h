@@ -69,7 +69,9 @@ class Rsyslogd {
 
   // Whether a test that cannot have its rsyslogd must fail rather than
   // skip: under CI (env CI) or when MUON_REQUIRE_ALL is set (./build.sh test).
-  static bool required() { return std::getenv("CI") != nullptr || std::getenv("MUON_REQUIRE_ALL") != nullptr; }
+  static bool required() {
+    return std::getenv("CI") != nullptr || std::getenv("MUON_REQUIRE_ALL") != nullptr;
+  }
 
   // Starts rsyslogd in the foreground and waits until its inputs listen.
   // The TCP and UDP ports are chosen on the first start and kept on restarts.
