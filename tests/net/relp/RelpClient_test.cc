@@ -475,4 +475,25 @@ TEST(RelpClientFake, AResponseToAnUnknownTransactionIsAProtocolError) {
   EXPECT_EQ(h.counters().framesResent, 20u);
 }
 
+// What send() says besides kQueued and kFull: before start(), after
+// close(), and for a message above maxMessageBytes.
+TEST(RelpClientFake, SendRefusesWhatItCannotTake) {
+  GoodServer good;
+  FakeRelpServer server([&](FakeRelpServer::Peer& peer, int) { good.serve(peer); });
+  EventLoopThread thread;
+  EventLoop* loop = thread.startLoop();
+  runSync(loop, [&] {
+    RelpClientOptions options;
+    options.maxMessageBytes = 10;
+    RelpClient client(loop, InetAddress(server.port(), true), options);
+    EXPECT_EQ(client.send("early", 1), RelpClient::SendResult::kClosed);
+    client.start();
+    EXPECT_EQ(client.send("0123456789", 2), RelpClient::SendResult::kQueued);
+    EXPECT_EQ(client.send("0123456789a", 3), RelpClient::SendResult::kTooLarge);
+    EXPECT_EQ(client.held(), 1u);
+    client.close();
+    EXPECT_EQ(client.send("late", 4), RelpClient::SendResult::kClosed);
+  });
+}
+
 }  // namespace
