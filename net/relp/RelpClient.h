@@ -68,8 +68,8 @@ struct RelpClientOptions {
   int ackTimeoutMs = 90 * 1000;
   // close(): how long to wait for the held frames' and the close's answers.
   int closeTimeoutMs = 5 * 1000;
-  // The relp_software offer: name,version,url.
-  std::string software = "muon,0.1.0,https://github.com/muon";
+  // The relp_software offer: name[,version[,url]] (only the name is required).
+  std::string software = "muon,0.1.0";
 };
 
 struct RelpClientCounters {
