@@ -46,10 +46,13 @@ need() {
 # liburing-dev: the io_uring engine (MUON_USE_URING=1). libboost1.81-dev (it
 # replaces libboost-dev, 1.74): Asio with an io_uring backend for the bench.
 # rsyslog: the syslog tests start their own rsyslogd (ctest -L syslog); the
-# package's own daemon is never started or touched by them. pkg-config: the
+# package's own daemon is never started or touched by them. rsyslog-relp:
+# imrelp, the RELP server those daemons run for the RELP client's tests
+# (ctest -L ship). pkg-config: the
 # install test builds against the installed muon.pc as README shows.
 build_deps=(g++ cmake make pkg-config libgtest-dev libgmock-dev libbenchmark-dev libboost1.81-dev
-            liburing-dev libspdlog-dev libgoogle-glog-dev tzdata libzstd-dev libssl-dev zstd rsyslog)
+            liburing-dev libspdlog-dev libgoogle-glog-dev tzdata libzstd-dev libssl-dev zstd rsyslog
+            rsyslog-relp)
 
 # configure_and_build DIR [CMAKE ARGS...]
 # Warnings are errors here (our compiler, Debian 12's g++, is known); a
@@ -63,12 +66,14 @@ configure_and_build() {
 }
 
 # run_tests DIR LABEL [CMAKE ARGS...]
+# MUON_REQUIRE_ALL: a test whose real component (rsyslogd with imrelp) cannot
+# run here fails instead of skipping; build_deps installed it.
 run_tests() {
   local dir=$1 label=$2; shift 2
   echo "== $label build ($dir)"
   configure_and_build "$dir" "$@"
   echo "== $label tests"
-  (cd "$dir" && ctest --output-on-failure -j "$jobs" --timeout 600) \
+  (cd "$dir" && MUON_REQUIRE_ALL=1 ctest --output-on-failure -j "$jobs" --timeout 600) \
     || die "$label tests failed"
 }
 
@@ -119,9 +124,9 @@ case "$cmd" in
       -DMUON_BUILD_EXAMPLES=OFF -DMUON_BUILD_FUZZERS=ON >/dev/null \
       || die "cmake configure of build-fuzz failed"
     cmake --build build-fuzz -j "$jobs" --target LogStream_fuzz Buffer_fuzz Spool_fuzz LogReader_fuzz LogLevels_fuzz \
-      Socks4aRequest_fuzz ChatCodec_fuzz \
+      Socks4aRequest_fuzz ChatCodec_fuzz RelpResponse_fuzz \
       || die "build of build-fuzz failed"
-    for target in LogStream Buffer Spool LogReader LogLevels Socks4aRequest ChatCodec; do
+    for target in LogStream Buffer Spool LogReader LogLevels Socks4aRequest ChatCodec RelpResponse; do
       # New inputs go to build-fuzz/corpus/; the committed seeds stay as they are.
       mkdir -p "build-fuzz/corpus/$target" build-fuzz/artifacts
       echo "== fuzz $target for ${seconds}s"

@@ -4,11 +4,14 @@
 // the kernel log, and never touches a system daemon. Every message it
 // receives is written to out.log as "SEVERITY APP-NAME MSG". The process is
 // always killed and reaped by the destructor, and dies with the test process
-// (PR_SET_PDEATHSIG) if that crashes first. For tests only.
+// (PR_SET_PDEATHSIG) if that crashes first. enableRelp() adds an imrelp
+// input on a loopback port of its own, with the main queue Direct, so that
+// an acknowledgement means written. For tests only.
 #pragma once
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -18,6 +21,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <fstream>
 #include <string>
@@ -45,6 +49,30 @@ class Rsyslogd {
   // Extra configuration (e.g. an imfile input) added before the output.
   void addConfig(const std::string& text) { extra_ += text; }
 
+  // Before the first start(): an imrelp input (Debian package rsyslog-relp)
+  // on a loopback port chosen now, so a client may be pointed at it before
+  // the daemon runs, and kept on restarts; the main queue becomes Direct.
+  // False, with the reason in *why, if it cannot be had here.
+  bool enableRelp(std::string* why) {
+    glob_t found;
+    const bool installed = ::glob("/usr/lib/*/rsyslog/imrelp.so", 0, nullptr, &found) == 0 ||
+                           ::glob("/usr/lib/rsyslog/imrelp.so", 0, nullptr, &found) == 0;
+    ::globfree(&found);
+    if (!installed) {
+      *why = "rsyslog's imrelp.so is not installed (Debian package rsyslog-relp)";
+      return false;
+    }
+    relpPort_ = pickPort(SOCK_STREAM, why);
+    return relpPort_ != 0;
+  }
+  uint16_t relpPort() const { return relpPort_; }
+
+  // Whether a test that cannot have its rsyslogd must fail rather than
+  // skip: under CI (env CI) or when MUON_REQUIRE_ALL is set (./build.sh test).
+  static bool required() {
+    return std::getenv("CI") != nullptr || std::getenv("MUON_REQUIRE_ALL") != nullptr;
+  }
+
   // Starts rsyslogd in the foreground and waits until its inputs listen.
   // The TCP and UDP ports are chosen on the first start and kept on restarts.
   // False, with the reason in *why, if it cannot run here.
@@ -53,7 +81,7 @@ class Rsyslogd {
       *why = std::string(kBinary) + " is not installed (Debian package rsyslog)";
       return false;
     }
-    if (udpPort_ == 0 && !pickUdpPort(why)) return false;
+    if (udpPort_ == 0 && (udpPort_ = pickPort(SOCK_DGRAM, why)) == 0) return false;
     ::unlink(portFile().c_str());
     writeConfig();
     pid_ = ::fork();
@@ -83,7 +111,10 @@ class Rsyslogd {
       }
       struct stat st;
       if (tcpPort_ == 0) readPortFile();
-      if (tcpPort_ != 0 && ::stat(unixSocket().c_str(), &st) == 0) return true;
+      if (tcpPort_ != 0 && ::stat(unixSocket().c_str(), &st) == 0 &&
+          (relpPort_ == 0 || accepts(relpPort_))) {
+        return true;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     *why = "rsyslogd did not open its inputs within 10 s";
@@ -139,23 +170,35 @@ class Rsyslogd {
     }
   }
 
-  // imudp cannot report a port it chose, so one is taken from the kernel
-  // (bind to port 0) and handed over; kept for restarts.
-  bool pickUdpPort(std::string* why) {
-    int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+  // imudp and imrelp cannot report a port they chose, so one is taken from
+  // the kernel (bind to port 0) and handed over; kept for restarts. 0, with
+  // the reason in *why, if there is none.
+  static uint16_t pickPort(int type, std::string* why) {
+    int fd = ::socket(AF_INET, type, 0);
     struct sockaddr_in addr = {};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t len = sizeof addr;
     if (fd < 0 || ::bind(fd, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr) != 0 ||
         ::getsockname(fd, reinterpret_cast<struct sockaddr*>(&addr), &len) != 0) {
-      *why = "no loopback UDP port";
+      *why = "no free loopback port";
       if (fd >= 0) ::close(fd);
-      return false;
+      return 0;
     }
-    udpPort_ = ntohs(addr.sin_port);
     ::close(fd);
-    return true;
+    return ntohs(addr.sin_port);
+  }
+
+  // Whether something listens on the loopback TCP port.
+  static bool accepts(uint16_t port) {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in addr = {};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(port);
+    bool ok = fd >= 0 && ::connect(fd, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr) == 0;
+    if (fd >= 0) ::close(fd);
+    return ok;
   }
 
   void writeConfig() {
@@ -168,11 +211,20 @@ class Rsyslogd {
          << "module(load=\"imtcp\")\n"
          << "input(type=\"imtcp\" address=\"127.0.0.1\" port=\"" << tcpPort_
          << "\" listenPortFileName=\"" << portFile() << "\")\n"
+         << relpConfig()
          << extra_
          << "template(name=\"muonTest\" type=\"string\" "
             "string=\"%syslogseverity% %app-name% %msg%\\n\")\n"
          << "action(type=\"omfile\" file=\"" << dir_.file("out.log")
          << "\" template=\"muonTest\")\n";
+  }
+
+  std::string relpConfig() const {
+    if (relpPort_ == 0) return std::string();
+    return "main_queue(queue.type=\"Direct\")\n"
+           "module(load=\"imrelp\")\n"
+           "input(type=\"imrelp\" address=\"127.0.0.1\" port=\"" +
+           std::to_string(relpPort_) + "\")\n";
   }
 
   void signalAndReap(int sig) {
@@ -191,6 +243,7 @@ class Rsyslogd {
   pid_t pid_ = -1;
   uint16_t tcpPort_ = 0;
   uint16_t udpPort_ = 0;
+  uint16_t relpPort_ = 0;
 };
 
 }  // namespace test
