@@ -41,7 +41,8 @@ void layout(const LogRecord& record, StoredHeader* header) {
   size_t end = sizeof(StoredHeader) + text.size();
   auto place = [&](std::string_view part) {
     if (inside(part, text)) {
-      return Span{static_cast<uint32_t>(sizeof(StoredHeader) + (part.data() - text.data())),
+      const auto offset = static_cast<size_t>(part.data() - text.data());
+      return Span{static_cast<uint32_t>(sizeof(StoredHeader) + offset),
                   static_cast<uint32_t>(part.size())};
     }
     const Span span{static_cast<uint32_t>(end), static_cast<uint32_t>(part.size())};
