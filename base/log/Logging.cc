@@ -371,10 +371,15 @@ Logger::~Logger() {
   }
   const LogStream::Buffer& buf = stream_.buffer();
   // A line of a statement that would have been a record, had its queue not
-  // been crowded (or the record not outgrown its buffer): into the queue,
-  // with the time it read as its key.
+  // been crowded (or the record not outgrown its buffer): into the sink's
+  // shared buffers while the thread is in the shared mode (RecordQueue.h),
+  // else into the queue, with the time it read as its key.
   if (queue_ != nullptr) {
-    static_cast<void>(queue_->appendText(buf.data(), buf.length(), recordKey_));
+    if (queue_->shared()) {
+      queue_->appendShared(buf.data(), buf.length());
+    } else {
+      static_cast<void>(queue_->appendText(buf.data(), buf.length(), recordKey_));
+    }
     return;
   }
   // Text, to the attached sink or the output function: a sink that takes

@@ -62,6 +62,18 @@ char* RecordQueue::reserveSlow(size_t size) {
   }
 }
 
+bool RecordQueue::leaveShared() {
+  if (sink_->writtenThrough(sharedThrough_)) {
+    shared_ = false;
+    return true;
+  }
+  if (wokenFor_ != sharedThrough_) {
+    wokenFor_ = sharedThrough_;
+    sink_->wake();
+  }
+  return false;
+}
+
 bool RecordQueue::appendText(const char* line, size_t len, uint64_t key) {
   const size_t size = recordSize(len);
   char* p = reserve(size);

@@ -76,12 +76,26 @@ class RecordSink {
   // The queue has no room for a record: wait for room (true: look again) or
   // count the record as dropped (false), as the sink's overflow policy says.
   virtual bool waitForRoom(RecordQueue& queue) = 0;
+  // The shared mode (RecordQueue::shared()): appends a finished line to the
+  // sink's shared buffers, which its consumer writes after the records
+  // committed before it. Returns the sequence number of the buffer it went
+  // to (0: dropped, and counted).
+  virtual uint64_t appendShared(const char* line, size_t len) = 0;
+  // Whether every line in shared buffers up to `sequence` has been written
+  // (or dropped).
+  bool writtenThrough(uint64_t sequence) const {
+    return written_.load(std::memory_order_acquire) >= sequence;
+  }
 
  protected:
   ~RecordSink() = default;
+  // The sink has written (or dropped) its shared buffers up to `sequence`.
+  void setWrittenThrough(uint64_t sequence) { written_.store(sequence, std::memory_order_release); }
 
  private:
   const uint64_t id_;
+  // Read by threads in the shared mode, written once per buffer.
+  alignas(64) std::atomic<uint64_t> written_{0};
 };
 
 // The calling thread's last queue and the sink it is for (Logger's fast
@@ -118,16 +132,20 @@ class RecordQueue {
   char* tryReserve(size_t size) {
     if (__builtin_expect(inPlace_ != nullptr, 0)) vacate();
     const size_t at = static_cast<size_t>(writeLocal_) & mask_;
-    if (__builtin_expect(at + size <= capacity_ && writeLocal_ + size - cachedRead_ <= quarter_, 1)) {
+    if (__builtin_expect(at + size <= capacity_ && writeLocal_ + size - cachedRead_ <= quarter_ &&
+                             !shared_,
+                         1)) {
       return data_ + at;
     }
     return nullptr;
   }
-  // Whether the ring is over a quarter full, by a fresh look at the
-  // consumer's position (waking the consumer if it is): the consumer is not
-  // keeping up with this thread, whose statements then format their own
-  // lines, which cost the consumer a copy, until it does.
+  // Whether this thread's statements must format their own lines, after a
+  // fresh look at the consumer's position. They must while the ring is over
+  // a quarter full (the consumer is not keeping up: a record would cost it
+  // the formatting) and, once they have, until every line they put in the
+  // shared buffers meanwhile has been written (the shared mode).
   bool crowded() {
+    if (shared_ && !leaveShared()) return true;
     cachedRead_ = read_.load(std::memory_order_acquire);
     if (writeLocal_ + kMaxRecord - cachedRead_ <= quarter_) {
       wakeSent_ = false;
@@ -137,7 +155,25 @@ class RecordQueue {
       wakeSent_ = true;
       sink_->wake();
     }
+    shared_ = true;
     return true;
+  }
+
+  // ---- the shared mode ----
+  // While the consumer is behind, this thread's finished lines go to the
+  // sink's shared buffers (RecordSink::appendShared) instead of the ring:
+  // there they cost the consumer a write and no copy, and wait in the
+  // sink's larger buffers. The consumer writes the records committed
+  // before it takes a shared buffer ahead of that buffer; the thread comes
+  // back to the ring only once its last line in the shared buffers has
+  // been written. Either way its lines keep their order.
+  bool shared() const { return shared_; }
+  // Appends a finished line to the shared buffers and stays in the shared
+  // mode until it is written.
+  void appendShared(const char* line, size_t len) {
+    shared_ = true;
+    const uint64_t sequence = sink_->appendShared(line, len);
+    if (sequence != 0) sharedThrough_ = sequence;
   }
   // Room for any record: at once while the ring is at most half full (no
   // wrap), else by the slow path, which may wait for room or drop the
@@ -211,6 +247,9 @@ class RecordQueue {
   // on the way up), the record must wrap, or there is no room (the sink's
   // waitForRoom). nullptr: the record is dropped.
   char* reserveSlow(size_t size);
+  // Whether the shared mode can end (its lines are written); if not, wakes
+  // the consumer once per buffer, so that a partly filled one is written.
+  bool leaveShared();
   void vacate() {
     void* owner = inPlace_;
     inPlace_ = nullptr;
@@ -233,6 +272,9 @@ class RecordQueue {
   bool wakeSent_ = false;     // wake() asked since the ring was last seen emptier
   void* inPlace_ = nullptr;   // the statement writing a record in place
   MoveOut moveOut_ = nullptr;
+  bool shared_ = false;        // the shared mode
+  uint64_t sharedThrough_ = 0; // the buffer of its last line in the shared buffers
+  uint64_t wokenFor_ = 0;      // the buffer the consumer was last woken for
   // The consumer's line.
   alignas(64) std::atomic<uint64_t> read_{0};
   uint64_t readLocal_ = 0;

@@ -103,6 +103,9 @@ struct AsyncLogging::Buffer {
   }
 
   const size_t slot;
+  // Its order among the buffers that have been current, from 1 (set
+  // before it is published): what RecordSink::writtenThrough() counts.
+  uint64_t sequence = 0;
   char* data = nullptr;  // set before the buffer is first published
   uint64_t seal = 0;     // this generation's index seal (the store's activate())
   // The reserve word when this buffer stopped being current (set under
@@ -223,16 +226,29 @@ struct RecordedLine {
 
 void AsyncLogging::append(const char* logline, size_t len) {
   if (len == 0) return;
-  // A thread with a queue keeps its lines in order with its records.
-  if (records_ && appendToQueue(logline, len)) return;
+  // A thread with a queue keeps its lines in order with its records: in
+  // the queue, or in the shared buffers as its statements' lines are now
+  // (RecordQueue.h, the shared mode).
+  detail::RecordQueue* queue = records_ ? records_->existingQueueForThisThread() : nullptr;
+  if (queue == nullptr) {
+    appendToBuffer(logline, len);
+  } else if (!queue->shared() && len <= detail::RecordQueue::kMaxText) {
+    queue->appendText(logline, len, TscClock::readCounter());
+  } else {
+    queue->appendShared(logline, len);
+  }
+}
+
+uint64_t AsyncLogging::appendShared(const char* line, size_t len) {
+  return appendToBuffer(line, len);
+}
+
+uint64_t AsyncLogging::appendToBuffer(const char* logline, size_t len) {
   // One body, instantiated with the index and without, so that a store
   // without one (the plain mode) costs none of its arithmetic. A line
   // longer than a buffer holds is cut.
-  if (entrySize_ == 0) {
-    appendTo<false>(TextLine{logline, std::min(len, kBufferSize)});
-  } else {
-    appendTo<true>(TextLine{logline, std::min<size_t>(len, kBufferSize - spool::kEntrySize)});
-  }
+  if (entrySize_ == 0) return appendTo<false>(TextLine{logline, std::min(len, kBufferSize)});
+  return appendTo<true>(TextLine{logline, std::min<size_t>(len, kBufferSize - spool::kEntrySize)});
 }
 
 void AsyncLogging::appendRecordedLine(const char* line, size_t len, size_t head, size_t trailer) {
@@ -241,7 +257,7 @@ void AsyncLogging::appendRecordedLine(const char* line, size_t len, size_t head,
 }
 
 template <bool kIndexed, typename Message>
-void AsyncLogging::appendTo(const Message& message) {
+uint64_t AsyncLogging::appendTo(const Message& message) {
   // The index is the spool's (SpoolFormat.h), the one store that keeps one:
   // its entry size is a constant here (the constructor checked entrySize_).
   const uint64_t entrySize = kIndexed ? spool::kEntrySize : 0;
@@ -260,10 +276,11 @@ void AsyncLogging::appendTo(const Message& message) {
       if (Message::kFlags != 0 && !b->holdsRecordedLines.load(std::memory_order_relaxed)) {
         b->holdsRecordedLines.store(true, std::memory_order_relaxed);
       }
+      const uint64_t sequence = b->sequence;
       b->commit(len + (uint64_t{1} << kCommitMessageShift));
-      return;
+      return sequence;
     }
-    if (!appendSlow(b, word, len)) return;
+    if (!appendSlow(b, word, len)) return 0;
   }
 }
 
@@ -297,14 +314,6 @@ bool AsyncLogging::appendSlow(Buffer* full, uint64_t word, size_t len) {
       return false;
     }
   }
-  return true;
-}
-
-bool AsyncLogging::appendToQueue(const char* logline, size_t len) {
-  if (len > detail::RecordQueue::kMaxText) return false;
-  detail::RecordQueue* queue = records_->existingQueueForThisThread();
-  if (queue == nullptr) return false;
-  queue->appendText(logline, len, TscClock::readCounter());
   return true;
 }
 
@@ -414,6 +423,7 @@ AsyncLogging::Buffer* AsyncLogging::takeSpare() {
     if (!b) return nullptr;
   }
   b->reset();
+  b->sequence = ++buffersActivated_;
   b->seal = store_->activate(b->slot);
   return b;
 }
@@ -569,19 +579,23 @@ void AsyncLogging::threadFunc() {
     const auto now = std::chrono::steady_clock::now();
     const bool due = now - lastWrite >= interval;
     const bool writeAll = stopNow || flushAsked || reopen || due;
-    if (!batch.empty() || dropped.messages > 0 || writeAll) writeBatch(batch, dropped);
     if (records_) {
       // Records are formatted as they come and written when the line buffer
-      // fills, when they stop coming, or when a flush, stop or the interval asks.
+      // fills, when they stop coming, when a flush, stop or the interval
+      // asks, and before any shared buffer: the records committed before a
+      // thread put its lines there (the shared mode, RecordQueue.h) were
+      // committed before the batch was taken, so they are all here.
       const size_t formatted = drainRecords(false);
-      if (writeAll || formatted == 0 || records_->bufferedBytes() >= RecordQueues::kLineBufferSize / 4) {
+      if (writeAll || formatted == 0 || !batch.empty() ||
+          records_->bufferedBytes() >= RecordQueues::kLineBufferSize / 4) {
         const bool any = records_->bufferedBytes() > 0;
         records_->writeLines();
-        if (any) output_.flush();
+        if (any && batch.empty() && dropped.messages == 0 && !writeAll) output_.flush();
       }
       recordsSeen = recordsCame || formatted > 0;
       recordsCame = formatted > 0;
     }
+    if (!batch.empty() || dropped.messages > 0 || writeAll) writeBatch(batch, dropped);
     if (writeAll) lastWrite = now;
     if (reopen && output_.stats().filesCreated == filesBefore) output_.rollFile();
     LogFile::Stats fileStats = output_.stats();
@@ -620,8 +634,9 @@ void AsyncLogging::writeLeftovers() {
     std::lock_guard<std::mutex> lock(mutex_);
     dropped = takeBatch(batch);
   }
-  if (!batch.empty() || dropped.messages > 0) writeBatch(batch, dropped);
+  // The records before the shared buffers, as the backend writes them.
   if (records_ && drainRecords(true) > 0) output_.flush();
+  if (!batch.empty() || dropped.messages > 0) writeBatch(batch, dropped);
 }
 
 void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped) {
@@ -650,6 +665,8 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
     } else {
       store_->write(b->slot, b->data, b->length(entrySize_), &output_);
     }
+    // The threads whose last shared line was in it may go back to their queues.
+    setWrittenThrough(b->sequence);
     // Its room goes back now, not after the whole batch: producers waiting
     // under kBlock refill while the rest of the batch is written.
     std::lock_guard<std::mutex> lock(mutex_);

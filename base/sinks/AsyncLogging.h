@@ -21,10 +21,11 @@
 // records its statements' operands into a queue of its own (RecordQueue.h,
 // Options::threadQueueBytes), and the backend thread turns them into lines,
 // byte for byte the ones the statements would have made, and writes them.
-// A thread whose queue is over a quarter full formats its own lines until
-// the backend catches up. Lines and records from one thread keep their
-// order; across threads, the backend merges records by the time they were
-// logged.
+// A thread whose queue is over a quarter full (the backend behind) formats
+// its own lines into the shared buffers below, as without deferral, until
+// they are written (RecordQueue.h, the shared mode). Lines and records from
+// one thread keep their order; across threads, the backend merges records
+// by the time they were logged.
 //
 // Crash-safe mode (Options::crashSafe): the buffers live in a spool file in
 // the log directory (LogSpool.h), so every line is in the kernel's page cache
@@ -100,11 +101,13 @@ class AsyncLogging : private detail::RecordSink {
     // through Logger::attach(*this) gets a queue of this many bytes
     // (rounded up to a power of two, at least 64 KiB), resident from its
     // first statement, for the records the backend formats. A thread's
-    // records wait there; when its queue is full the overflow policy
-    // applies to that thread's records, one by one. 2 MiB holds about
-    // twenty thousand short statements: some 40 ms of a thread logging half
-    // a million lines a second, while the backend is in a write(2) the
-    // kernel holds up, or waits for a core.
+    // records wait there; past a quarter full its statements format their
+    // own lines into the shared buffers instead. A quarter of 2 MiB holds
+    // about five thousand short statements: some 10 ms of a thread logging
+    // half a million lines a second, while the backend is in a write(2) the
+    // kernel holds up, or waits for a core. A thread's own append()s of
+    // finished lines may fill it; the overflow policy then applies to them
+    // one by one.
     size_t threadQueueBytes = 2 * 1024 * 1024;
   };
 
@@ -205,16 +208,17 @@ class AsyncLogging : private detail::RecordSink {
   detail::RecordQueue* queueForThisThread() override;
   void wake() override;
   bool waitForRoom(detail::RecordQueue& queue) override;
-  // A text line into this thread's queue; false if it has none (or the
-  // line is too long for one).
-  bool appendToQueue(const char* logline, size_t len);
+  uint64_t appendShared(const char* line, size_t len) override;
+  // append() without the thread's queue, with the store's index if it has one.
+  uint64_t appendToBuffer(const char* logline, size_t len);
   // Formats what the queues hold; writes the lines if `write` or the
   // buffer filled. Backend thread (or the destructor once it is gone).
   size_t drainRecords(bool write);
   // Copies `message` (TextLine or RecordedLine, AsyncLogging.cc) into the
   // current buffer, without (false) or with (true) the store's per-message index.
+  // Returns the sequence number of the buffer it went to (0: dropped).
   template <bool kIndexed, typename Message>
-  void appendTo(const Message& message);
+  uint64_t appendTo(const Message& message);
   // A reservation of `len` bytes crossed the end of `full`: retires it
   // (or waits, kBlock). True: reserve again; false: the message was
   // dropped (and counted).
@@ -283,6 +287,7 @@ class AsyncLogging : private detail::RecordSink {
   Dropped dropped_;      // reported in the file so far
   Dropped unreported_;   // not yet written to the file
   uint64_t producerWaits_ = 0;
+  uint64_t buffersActivated_ = 0;  // the last sequence number given to a buffer
   uint64_t buffersMapped_ = 0;
   uint64_t linesRecovered_ = 0;  // set in the constructor
   bool wakeRequested_ = false;   // a producer's queue is filling up

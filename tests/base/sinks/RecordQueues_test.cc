@@ -228,12 +228,14 @@ TEST_F(RecordQueuesTest, SmallQueuesUnderBlockLoseNothingAndKeepEachThreadsOrder
   constexpr int kThreads = 4;
   constexpr int kPerThread = 50000;
   AsyncLogging::Stats stats;
+  std::atomic<int> wentShared{0};
   {
     AsyncLogging::Options options;
     options.policy = AsyncLogging::kBlock;
     options.threadQueueBytes = RecordQueues::kMinQueueBytes;
     AsyncLogging log(dir_.file("block"), 1L << 30, options);
-    // A writer slower than the producers: the queues fill and they wait.
+    // A writer slower than the producers: the queues crowd, and the
+    // threads take turns between their queues and the shared buffers.
     log.setWriteFunction([](int fd, const char* data, size_t len) -> ssize_t {
       std::this_thread::sleep_for(std::chrono::microseconds(200));
       return ::write(fd, data, len);
@@ -242,8 +244,13 @@ TEST_F(RecordQueuesTest, SmallQueuesUnderBlockLoseNothingAndKeepEachThreadsOrder
     log.start();
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
-      threads.emplace_back([t] {
-        for (int i = 0; i < kPerThread; ++i) LOG_INFO << 't' << t << ' ' << i;
+      threads.emplace_back([t, &wentShared] {
+        bool shared = false;
+        for (int i = 0; i < kPerThread; ++i) {
+          LOG_INFO << 't' << t << ' ' << i;
+          shared = shared || muon::detail::t_recordQueue.queue->shared();
+        }
+        wentShared += shared;
       });
     }
     for (auto& th : threads) th.join();
@@ -251,8 +258,45 @@ TEST_F(RecordQueuesTest, SmallQueuesUnderBlockLoseNothingAndKeepEachThreadsOrder
     stats = log.stats();
   }
   EXPECT_EQ(stats.messagesDropped, 0u);
-  EXPECT_GT(stats.producerWaits, 0u) << "the queues never filled: the test tests nothing";
+  EXPECT_GT(wentShared.load(), 0) << "no queue crowded: the test tests nothing";
   muon::test::expectPerThreadOrder(readLines(dir_.files()[0]), kThreads, kPerThread);
+}
+
+// A thread whose queue crowds (the backend behind: here not started) puts
+// its lines in the shared buffers, after the records in its queue, and
+// comes back to its queue once they are written; its own append()s follow
+// the same way. The file has them all in the order they were logged.
+TEST_F(RecordQueuesTest, AThreadBehindItsBackendUsesTheSharedBuffersAndKeepsItsOrder) {
+  AsyncLogging::Options options;
+  options.policy = AsyncLogging::kBlock;
+  options.threadQueueBytes = RecordQueues::kMinQueueBytes;
+  int n = 0;
+  {
+    AsyncLogging log(dir_.file("shared"), 1L << 30, options);
+    auto attached = Logger::attach(log);
+    LOG_INFO << "n=" << n++;
+    muon::detail::RecordQueue* queue = muon::detail::t_recordQueue.queue;
+    ASSERT_NE(queue, nullptr);
+    while (!queue->shared() && n < 100000) LOG_INFO << "n=" << n++;
+    ASSERT_TRUE(queue->shared()) << "the queue never crowded";
+    for (int i = 0; i < 1000; ++i) {
+      LOG_INFO << "n=" << n++;
+      const std::string line = "appended n=" + std::to_string(n++) + " - \n";
+      log.append(line.data(), line.size());
+    }
+    EXPECT_TRUE(queue->shared());
+    log.start();
+    log.flush();
+    LOG_INFO << "n=" << n++;  // its lines are written: back to the queue
+    EXPECT_FALSE(queue->shared());
+    for (int i = 0; i < 1000; ++i) LOG_INFO << "n=" << n++;
+  }
+  ASSERT_EQ(dir_.files().size(), 1u);
+  const std::vector<std::string> lines = readLines(dir_.files()[0]);
+  ASSERT_EQ(lines.size(), static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    ASSERT_NE(lines[i].find("n=" + std::to_string(i) + " - "), std::string::npos) << lines[i];
+  }
 }
 
 TEST_F(RecordQueuesTest, ThreadsComingAndGoingHaveEveryLineWritten) {
@@ -357,8 +401,11 @@ TEST_F(RecordQueuesTest, RecordsLoggedBeforeStartAreWritten) {
   EXPECT_NE(lines[1].find("late"), std::string::npos);
 }
 
-TEST_F(RecordQueuesTest, AFullQueueWithoutABackendDropsAndCountsEachRecord) {
-  constexpr int kLines = 20000;  // ~2 MB of records: more than a 64 KiB queue
+// Statements leave a crowded queue for the shared buffers; a thread's own
+// append()s of finished lines stay in its queue until it is full, and then
+// the overflow policy applies to them one by one.
+TEST_F(RecordQueuesTest, AFullQueueWithoutABackendDropsAndCountsEachAppendedLine) {
+  constexpr int kLines = 20000;  // ~2 MB: more than a 64 KiB queue
   AsyncLogging::Stats stats;
   {
     AsyncLogging::Options options;
@@ -366,7 +413,11 @@ TEST_F(RecordQueuesTest, AFullQueueWithoutABackendDropsAndCountsEachRecord) {
     options.threadQueueBytes = RecordQueues::kMinQueueBytes;
     AsyncLogging log(dir_.file("nobackend"), 1L << 30, options);
     auto attached = Logger::attach(log);
-    for (int i = 0; i < kLines; ++i) LOG_INFO << "unwritten line number " << i;
+    LOG_INFO << "unwritten line number " << 0;  // makes the thread's queue
+    for (int i = 1; i < kLines; ++i) {
+      const std::string line = "unwritten line number " + std::to_string(i) + "\n";
+      log.append(line.data(), line.size());
+    }
     stats = log.stats();
   }
   EXPECT_GT(stats.messagesDropped, 0u);
