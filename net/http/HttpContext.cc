@@ -184,8 +184,8 @@ bool HttpContext::processRequestLine(const char* begin, const char* end, Timesta
   } else {
     return fail(HttpResponse::k505HttpVersionNotSupported);
   }
-  if (!processTarget(target, targetEnd)) return false;
   if (!request_.setMethod(begin, methodEnd)) return fail(HttpResponse::k501NotImplemented);
+  if (!processTarget(target, targetEnd)) return false;
   request_.setReceiveTime(receiveTime);
   state_ = kExpectHeaders;
   return true;
@@ -220,12 +220,10 @@ bool HttpContext::processTarget(const char* begin, const char* end) {
 
 bool HttpContext::processHeaderLine(const char* begin, const char* end) {
   if (begin == end) return finishHeaders();
-  // A line starting with white space continues the previous field (obs-fold),
-  // which a server must reject or unfold (RFC 9112 5.2): rejected.
-  if (*begin == ' ' || *begin == '\t') return fail(HttpResponse::k400BadRequest);
   const char* colon = std::find(begin, end, ':');
-  // The name is a token: white space before the colon is rejected
-  // (RFC 9112 5.1), as is a field without a colon.
+  // The name is a token, so these are rejected: white space before the colon
+  // (RFC 9112 5.1), a field without a colon, and a line starting with white
+  // space, which would continue the previous field (obs-fold, RFC 9112 5.2).
   if (colon == end || !isToken(begin, colon)) return fail(HttpResponse::k400BadRequest);
   if (hasControl(colon + 1, end)) return fail(HttpResponse::k400BadRequest);
   if (++headerCount_ > options_.maxHeaders) {

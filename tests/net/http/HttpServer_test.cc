@@ -190,6 +190,7 @@ TEST(HttpServer, HeadGetsTheLengthWithoutTheBody) {
   // The next bytes are the GET's answer, not a body.
   Answer a = readAnswer(fd);
   ASSERT_TRUE(a.ok);
+  EXPECT_EQ(a.statusLine, "HTTP/1.1 200 OK");
   EXPECT_EQ(a.body, "hello ?y");
   ::close(fd);
 }
@@ -332,7 +333,7 @@ TEST(HttpServer, ServesConnectionsOnSeveralThreads) {
 
 // curl's output for `args` (stdout), or nullopt-like "" with *ok false.
 std::string runCurl(const std::string& args, bool* ok) {
-  std::string command = "curl -sS --max-time 20 " + args + " 2>&1";
+  std::string command = "curl -sS " + args + " 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   std::string out;
   if (pipe == nullptr) {
@@ -355,15 +356,18 @@ TEST(HttpServer, CurlReusesTheConnectionAndPostsWithContinue) {
   std::string base = "http://127.0.0.1:" + std::to_string(server.port());
   bool ok = false;
   // Two URLs in one run: curl reuses the connection when it is kept alive.
-  std::string out = runCurl("-w '[%{http_code} %{num_connects}]' " + base + "/?a " + base + "/?b", &ok);
+  std::string out = runCurl("--max-time 20 -w '[%{http_code} %{num_connects}]' " + base + "/?a " + base + "/?b", &ok);
   ASSERT_TRUE(ok) << out;
   EXPECT_EQ(out, "hello ?a[200 1]hello ?b[200 0]");
-  // A body behind Expect: 100-continue, as curl sends large uploads.
+  // A body behind Expect: 100-continue, as curl sends large uploads; curl
+  // waits for the 100 (up to 30 s here, longer than the 5 s it is given).
   std::string body(5000, 'p');
-  out = runCurl("-H 'Expect: 100-continue' --data-binary " + body + " " + base + "/echo", &ok);
+  out = runCurl("--max-time 5 --expect100-timeout 30 -H 'Expect: 100-continue' --data-binary " + body + " " +
+                    base + "/echo",
+                &ok);
   ASSERT_TRUE(ok) << out;
   EXPECT_EQ(out, body);
-  out = runCurl("-o /dev/null -w '%{http_code}' " + base + "/missing", &ok);
+  out = runCurl("--max-time 20 -o /dev/null -w '%{http_code}' " + base + "/missing", &ok);
   ASSERT_TRUE(ok) << out;
   EXPECT_EQ(out, "404");
 }
