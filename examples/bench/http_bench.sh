@@ -32,6 +32,8 @@ under timeout(1) and is reaped, so a failed run is reported and never hangs.
 It takes /tmp/muon-bench.lock exclusively for the whole run, so that no
 build or other benchmark shares the machine meanwhile (run under an outer
 `flock /tmp/muon-bench.lock ...` it uses that lock instead of waiting for it).
+MUON_BENCH_LOCK=FILE takes FILE instead: for a smoke run that must not wait
+for the machine, never for figures.
 
 Progress goes to stderr; to stdout, a markdown table of the medians of the
 repeats: requests/s and p99 latency per server, and the ratios muon/beast
@@ -91,7 +93,7 @@ done
 # The benchmark lock, exclusively. An outer `flock /tmp/muon-bench.lock`
 # passes its descriptor down: lock through that one (same open file, so no
 # wait on ourselves); otherwise open our own and wait for it.
-lock=/tmp/muon-bench.lock
+lock=${MUON_BENCH_LOCK:-/tmp/muon-bench.lock}
 lockfd=
 for fd in /proc/$$/fd/*; do
   if [ "$(readlink "$fd" 2>/dev/null)" = "$lock" ]; then lockfd=${fd##*/}; break; fi
