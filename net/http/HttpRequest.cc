@@ -56,9 +56,10 @@ void HttpRequest::addHeader(const char* start, const char* colon, const char* en
 
 void HttpRequest::addHeader(std::string_view field, std::string_view value) {
   auto [it, inserted] = headers_.try_emplace(lowerCase(field));
-  if (inserted) {
+  if (inserted || it->second.empty()) {
     it->second.assign(value.data(), value.size());
-  } else {
+  } else if (!value.empty()) {
+    // An empty value adds nothing: joined, it would leave a dangling ", ".
     it->second.append(", ");
     it->second.append(value.data(), value.size());
   }

@@ -7,8 +7,8 @@
 // getVersion(), getHeader(), headers(), receiveTime(). muon adds body() (a
 // Content-Length body) and case-insensitive header names: names are stored in
 // lower case ("content-type"), getHeader() takes any case, and a field sent
-// twice keeps both values joined by ", " (RFC 9110 5.3) where muduo kept the
-// last.
+// twice keeps both values joined by ", " (RFC 9110 5.3; an empty one is
+// dropped) where muduo kept the last.
 #pragma once
 
 #include <map>

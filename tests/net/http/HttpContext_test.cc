@@ -55,6 +55,11 @@ TEST(HttpContext, RepeatedFieldsAreJoined) {
   ParseOutcome out = parseAll("GET / HTTP/1.1\r\nHost: h\r\nAccept: a\r\naccept: b\r\n\r\n");
   ASSERT_EQ(out.requests.size(), 1u);
   EXPECT_EQ(out.requests[0].request.getHeader("Accept"), "a, b");
+  // An empty value joins nothing (no dangling ", ").
+  out = parseAll("GET / HTTP/1.1\r\nHost: h\r\nA: \r\nA: x\r\nB: y\r\nB:\r\n\r\n");
+  ASSERT_EQ(out.requests.size(), 1u);
+  EXPECT_EQ(out.requests[0].request.getHeader("A"), "x");
+  EXPECT_EQ(out.requests[0].request.getHeader("B"), "y");
 }
 
 TEST(HttpContext, ReadsAContentLengthBody) {
