@@ -11,7 +11,9 @@
 //   a request not complete requestTimeoutSeconds
 //     after its first byte arrived                  408
 // and a keep-alive connection that starts no request for idleTimeoutSeconds
-// is closed without an answer (there is no request to answer).
+// is closed without an answer (there is no request to answer). A client that
+// does not read its answers is not answered further past
+// maxPendingOutputBytes of them (nor read from) until it does.
 #pragma once
 
 #include <cstddef>
@@ -32,6 +34,12 @@ struct HttpOptions {
   double requestTimeoutSeconds = 10.0;
   // A keep-alive connection between requests; 0 means never closed for that.
   double idleTimeoutSeconds = 60.0;
+  // Answers queued for a client that does not read them (it pipelines
+  // requests and reads nothing back): past this many bytes the server stops
+  // reading that connection and answering its requests until they are
+  // written out, so memory stays bounded. While it waits, the client has
+  // idleTimeoutSeconds to start reading before the connection is closed.
+  size_t maxPendingOutputBytes = 1024 * 1024;
 };
 
 }  // namespace net

@@ -48,6 +48,7 @@ struct Session {
   int64_t deadline = kNever;
   TimerId timer;  // pending, or none
   int64_t timerAt = 0;
+  bool paused = false;  // not reading: answers wait to be written out
 };
 
 Session* sessionOf(const TcpConnectionPtr& conn) {
@@ -169,7 +170,13 @@ void HttpServer::onMessage(const TcpConnectionPtr& conn, Buffer* buf, Timestamp 
   HttpContext& context = session->context;
   bool close = false;
   bool answered = false;
+  bool pause = false;
   while (true) {
+    const size_t pending = session->output.readableBytes() + conn->outputBuffer()->readableBytes();
+    if (pending > 0 && pending >= options_.maxPendingOutputBytes) {
+      pause = true;  // the client is not reading its answers
+      break;
+    }
     if (!context.parseRequest(buf, receiveTime)) {
       appendError(&session->output, context.error());
       close = true;
@@ -192,11 +199,26 @@ void HttpServer::onMessage(const TcpConnectionPtr& conn, Buffer* buf, Timestamp 
     context.reset();
     if (close || buf->readableBytes() == 0) break;
   }
+  if (pause) {
+    // Read nothing more until the answers are out. The write-complete
+    // callback resumes; it is set only meanwhile (a send pays for one when
+    // set), and before the send below, which may complete at once.
+    session->paused = true;
+    conn->stopRead();
+    conn->setWriteCompleteCallback(
+        [this](const TcpConnectionPtr& c) { resumeWhenWritten(this, c); });
+  }
   if (session->output.readableBytes() > 0) conn->send(&session->output);
   int64_t now = nowMicros();
   if (close) {
     buf->retrieveAll();
     closeAfterAnswer(conn, session, now);
+  } else if (pause) {
+    // The client has the idle time to start reading.
+    session->phase = Session::kIdle;
+    setDeadline(conn, session,
+                options_.idleTimeoutSeconds > 0 ? after(now, options_.idleTimeoutSeconds) : kNever,
+                now);
   } else if (context.inProgress() || buf->readableBytes() > 0) {
     // A request has begun: its time runs from its first byte, which came in
     // this batch unless the same request was already under way.
@@ -210,6 +232,17 @@ void HttpServer::onMessage(const TcpConnectionPtr& conn, Buffer* buf, Timestamp 
                 options_.idleTimeoutSeconds > 0 ? after(now, options_.idleTimeoutSeconds) : kNever,
                 now);
   }
+}
+
+void HttpServer::resumeWhenWritten(HttpServer* server, const TcpConnectionPtr& conn) {
+  if (!conn->connected()) return;
+  Session* session = sessionOf(conn);
+  if (session == nullptr || !session->paused) return;
+  session->paused = false;
+  conn->setWriteCompleteCallback(nullptr);
+  conn->startRead();
+  // The requests already read wait in the input buffer: answer them now.
+  server->onMessage(conn, conn->inputBuffer(), Timestamp::now());
 }
 
 }  // namespace net

@@ -8,8 +8,10 @@
 // are answered in order; answers to one batch of input go out in one send),
 // keeps the connection alive as the request asks, sends "100 Continue" when a
 // client waits for it, answers a bad request with HttpContext::error() and
-// closes, and answers HEAD without the body. Limits and timeouts:
-// HttpServer::Options (HttpOptions.h).
+// closes, and answers HEAD without the body. When a client's answers pile
+// up unread past maxPendingOutputBytes, it stops reading the connection and
+// resumes once they are written. Limits and timeouts: HttpServer::Options
+// (HttpOptions.h).
 //
 // Timeouts: one timer per connection, armed for its deadline (the request's
 // first byte + requestTimeoutSeconds while a request is incomplete, the last
@@ -62,6 +64,10 @@ class HttpServer {
  private:
   void onConnection(const TcpConnectionPtr& conn);
   void onMessage(const TcpConnectionPtr& conn, Buffer* buf, Timestamp receiveTime);
+  // Set as the write-complete callback of a connection paused because its
+  // answers piled up; resumes it. Static: it may run after the server is
+  // gone, and then finds the connection closed before it touches `server`.
+  static void resumeWhenWritten(HttpServer* server, const TcpConnectionPtr& conn);
 
   HttpCallback httpCallback_;
   Options options_;

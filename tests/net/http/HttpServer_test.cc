@@ -331,6 +331,57 @@ TEST(HttpServer, ServesConnectionsOnSeveralThreads) {
   EXPECT_EQ(threads.size(), 2u);  // connections go round robin to both I/O threads
 }
 
+// A client that pipelines requests and reads nothing back: past
+// maxPendingOutputBytes of answers the server stops answering (and reading),
+// so what it holds stays bounded; once the client reads, every answer comes,
+// in order.
+TEST(HttpServer, AClientThatDoesNotReadIsNotAnsweredWithoutBound) {
+  HttpOptions options;
+  options.maxPendingOutputBytes = 64 * 1024;
+  std::atomic<int> answered{0};
+  const std::string big(64 * 1024, 'b');
+  HttpServerThread server(
+      [&](const HttpRequest& req, HttpResponse* resp) {
+        ++answered;
+        resp->setStatusCode(HttpResponse::k200Ok);
+        resp->addHeader("X-Query", req.query());
+        resp->setBody(big);
+      },
+      options);
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(fd, 0);
+  int small = 64 * 1024;  // the client's kernel buffer holds few answers
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  InetAddress addr = server.address();
+  ASSERT_EQ(::connect(fd, addr.getSockAddr(), addr.sockLen()), 0);
+  const int kRequests = 1000;  // 64 MiB of answers
+  std::string reqs;
+  for (int i = 0; i < kRequests; ++i) reqs += "GET /?" + std::to_string(i) + " HTTP/1.1\r\nHost: t\r\n\r\n";
+  ASSERT_TRUE(writeAll(fd, reqs.data(), reqs.size()));
+  // Wait until the server stops answering (the count holds for 300 ms).
+  int last = -1;
+  auto steadySince = Clock::now();
+  while (Clock::now() - steadySince < std::chrono::milliseconds(300)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    int now = answered.load();
+    if (now != last) {
+      last = now;
+      steadySince = Clock::now();
+    }
+  }
+  // The kernel's buffers on both sides (a few MiB on loopback) and the
+  // 64 KiB allowed: far fewer than all.
+  EXPECT_LT(last, kRequests / 2);
+  for (int i = 0; i < kRequests; ++i) {
+    Answer a = readAnswer(fd, 5000);
+    ASSERT_TRUE(a.ok) << i;
+    ASSERT_TRUE(hasField(a, "X-Query: ?" + std::to_string(i))) << i;
+    ASSERT_EQ(a.body.size(), big.size());
+  }
+  EXPECT_EQ(answered.load(), kRequests);
+  ::close(fd);
+}
+
 // curl's output for `args` (stdout), or nullopt-like "" with *ok false.
 std::string runCurl(const std::string& args, bool* ok) {
   std::string command = "curl -sS " + args + " 2>&1";
