@@ -57,8 +57,9 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   void doRead() {
     request_ = {};
-    http::async_read(socket_, buffer_, request_,
-                     [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onRead(ec); });
+    http::async_read(
+        socket_, buffer_, request_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onRead(ec); });
   }
 
   void onRead(beast::error_code ec) {
@@ -106,7 +107,9 @@ class Session : public std::enable_shared_from_this<Session> {
 class Server {
  public:
   Server(const tcp::endpoint& listenAddr, int threads)
-      : contexts_(makeContexts(threads)), acceptor_(*contexts_[0]), signals_(*contexts_[0], SIGINT, SIGTERM) {
+      : contexts_(makeContexts(threads)),
+        acceptor_(*contexts_[0]),
+        signals_(*contexts_[0], SIGINT, SIGTERM) {
     for (auto& ctx : contexts_) guards_.emplace_back(asio::make_work_guard(*ctx));
     acceptor_.open(listenAddr.protocol());
     acceptor_.set_option(tcp::acceptor::reuse_address(true));
@@ -178,8 +181,9 @@ int main(int argc, char* argv[]) {
   }
   raiseFdLimit();
   try {
-    Server server(tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)),
-                  static_cast<int>(threads));
+    Server server(
+        tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)),
+        static_cast<int>(threads));
     tcp::endpoint local = server.localEndpoint();
     std::printf("listening on %s:%u\n", local.address().to_string().c_str(),
                 static_cast<unsigned>(local.port()));

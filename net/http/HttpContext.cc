@@ -125,8 +125,8 @@ bool HttpContext::parseRequest(Buffer* buf, Timestamp receiveTime) {
     const size_t readable = buf->readableBytes();
     // Bytes already searched are not searched again: a request line sent a
     // byte at a time costs linear time, not quadratic.
-    const void* found = readable > scanned_ ? std::memchr(begin + scanned_, '\n', readable - scanned_)
-                                            : nullptr;
+    const void* found =
+        readable > scanned_ ? std::memchr(begin + scanned_, '\n', readable - scanned_) : nullptr;
     if (found == nullptr) {
       scanned_ = readable;
       if (headerBytes_ + readable > options_.maxHeaderBytes) {

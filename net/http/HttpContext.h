@@ -101,9 +101,9 @@ class HttpContext {
   HttpRequestParseState state_ = kExpectRequestLine;
   HttpRequest request_;
   HttpResponse::HttpStatusCode error_ = HttpResponse::kUnknown;
-  size_t headerBytes_ = 0;    // of this request's line and fields consumed
+  size_t headerBytes_ = 0;  // of this request's line and fields consumed
   size_t headerCount_ = 0;
-  size_t scanned_ = 0;        // bytes of the buffer known to hold no '\n'
+  size_t scanned_ = 0;  // bytes of the buffer known to hold no '\n'
   size_t bodyRemaining_ = 0;
   bool keepAlive_ = false;
   bool continueWanted_ = false;

@@ -28,9 +28,7 @@ int64_t nowMicros() {
       .count();
 }
 
-int64_t after(int64_t now, double seconds) {
-  return now + static_cast<int64_t>(seconds * 1e6);
-}
+int64_t after(int64_t now, double seconds) { return now + static_cast<int64_t>(seconds * 1e6); }
 
 // A connection's state, kept in its context (TcpConnection::setContext).
 struct Session {
@@ -116,9 +114,7 @@ void onTimer(const std::weak_ptr<TcpConnection>& weakConn) {
       conn->send(&session->output);
       closeAfterAnswer(conn, session, now);
       break;
-    case Session::kClosing:
-      conn->forceClose();
-      break;
+    case Session::kClosing: conn->forceClose(); break;
   }
 }
 
@@ -134,9 +130,8 @@ HttpServer::HttpServer(EventLoop* loop, const InetAddress& listenAddr, const std
                        TcpServer::Option option)
     : httpCallback_(defaultHttpCallback), server_(loop, listenAddr, name, option) {
   server_.setConnectionCallback([this](const TcpConnectionPtr& conn) { onConnection(conn); });
-  server_.setMessageCallback([this](const TcpConnectionPtr& conn, Buffer* buf, Timestamp t) {
-    onMessage(conn, buf, t);
-  });
+  server_.setMessageCallback(
+      [this](const TcpConnectionPtr& conn, Buffer* buf, Timestamp t) { onMessage(conn, buf, t); });
 }
 
 HttpServer::~HttpServer() = default;

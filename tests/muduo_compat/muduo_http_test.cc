@@ -68,13 +68,15 @@ string fetchAll(uint16_t port) {
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   string received;
   if (::connect(fd, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr) == 0) {
-    const string requests = "GET / HTTP/1.1\r\nHost: t\r\n\r\n"
-                            "GET /favicon.ico HTTP/1.1\r\nHost: t\r\n\r\n"
-                            "GET /nothing HTTP/1.1\r\nHost: t\r\n\r\n";
+    const string requests =
+        "GET / HTTP/1.1\r\nHost: t\r\n\r\n"
+        "GET /favicon.ico HTTP/1.1\r\nHost: t\r\n\r\n"
+        "GET /nothing HTTP/1.1\r\nHost: t\r\n\r\n";
     if (::write(fd, requests.data(), requests.size()) == static_cast<ssize_t>(requests.size())) {
       char chunk[4096];
       ssize_t n;
-      while ((n = ::read(fd, chunk, sizeof chunk)) > 0) received.append(chunk, static_cast<size_t>(n));
+      while ((n = ::read(fd, chunk, sizeof chunk)) > 0)
+        received.append(chunk, static_cast<size_t>(n));
     }
   }
   ::close(fd);
@@ -100,11 +102,12 @@ int main() {
   client.join();
 
   std::cout << received << std::endl;
-  const bool ok = contains(received, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nServer: Muduo\r\n") &&
-                  contains(received, "<h1>Hello</h1>") &&
-                  contains(received, "Content-Type: image/png\r\nContent-Length: 16\r\n") &&
-                  contains(received, string(favicon, sizeof favicon)) &&
-                  contains(received, "HTTP/1.1 404 Not Found\r\n");
+  const bool ok =
+      contains(received, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nServer: Muduo\r\n") &&
+      contains(received, "<h1>Hello</h1>") &&
+      contains(received, "Content-Type: image/png\r\nContent-Length: 16\r\n") &&
+      contains(received, string(favicon, sizeof favicon)) &&
+      contains(received, "HTTP/1.1 404 Not Found\r\n");
   if (!ok) {
     LOG_ERROR << "muduo_http_test: the answers are not what muduo's example gives";
     return 1;
@@ -113,5 +116,5 @@ int main() {
 }
 
 // Not an icon: the PNG signature and a few bytes of our own.
-char favicon[16] = {'\x89', 'P', 'N', 'G', '\r', '\n', '\x1a', '\n',
+char favicon[16] = {'\x89', 'P', 'N', 'G', '\r',   '\n',   '\x1a', '\n',
                     'm',    'u', 'o', 'n', '\x00', '\x01', '\x02', '\x03'};

@@ -12,9 +12,8 @@ namespace net {
 namespace test {
 namespace {
 
-using Code = HttpResponse::HttpStatusCode;
-
-const std::string kGet = "GET /index.html?a=1&b=2 HTTP/1.1\r\nHost: example.com\r\nUser-Agent: t\r\n\r\n";
+const std::string kGet =
+    "GET /index.html?a=1&b=2 HTTP/1.1\r\nHost: example.com\r\nUser-Agent: t\r\n\r\n";
 
 TEST(HttpContext, ParsesARequestLineAndFields) {
   ParseOutcome out = parseAll(kGet);
@@ -70,9 +69,10 @@ TEST(HttpContext, ReadsAContentLengthBody) {
 }
 
 TEST(HttpContext, AnswersPipelinedRequestsInOrder) {
-  std::string input = "GET /1 HTTP/1.1\r\nHost: h\r\n\r\n"
-                      "POST /2 HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc"
-                      "GET /3 HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n";
+  std::string input =
+      "GET /1 HTTP/1.1\r\nHost: h\r\n\r\n"
+      "POST /2 HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc"
+      "GET /3 HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n";
   ParseOutcome out = parseAll(input);
   ASSERT_EQ(out.error, HttpResponse::kUnknown);
   ASSERT_EQ(out.requests.size(), 3u);
@@ -87,10 +87,13 @@ TEST(HttpContext, AnswersPipelinedRequestsInOrder) {
 // The same requests come out wherever the input is cut: in two at every
 // byte, and a byte at a time.
 TEST(HttpContext, SplitAtEveryByteBoundaryGivesTheSameRequests) {
-  std::string input = "\r\nPOST /a?x=1 HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n"
-                      "X-Long: " + std::string(40, 'v') + "\r\n\r\n0123456789"
-                      "GET /b HTTP/1.0\nConnection: keep-alive\n\n"
-                      "PUT /c HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok";
+  std::string input =
+      "\r\nPOST /a?x=1 HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n"
+      "X-Long: " +
+      std::string(40, 'v') +
+      "\r\n\r\n0123456789"
+      "GET /b HTTP/1.0\nConnection: keep-alive\n\n"
+      "PUT /c HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok";
   ParseOutcome whole = parseAll(input);
   ASSERT_EQ(whole.error, HttpResponse::kUnknown);
   ASSERT_EQ(whole.requests.size(), 3u);
@@ -138,7 +141,8 @@ TEST(HttpContext, KeepAliveFollowsVersionAndConnection) {
 }
 
 TEST(HttpContext, ExpectContinueAsksForA100OnceBeforeTheBody) {
-  std::string head = "PUT /u HTTP/1.1\r\nHost: h\r\nExpect: 100-Continue\r\nContent-Length: 4\r\n\r\n";
+  std::string head =
+      "PUT /u HTTP/1.1\r\nHost: h\r\nExpect: 100-Continue\r\nContent-Length: 4\r\n\r\n";
   ParseOutcome out = parsePieces({head, "da", "ta"});
   ASSERT_EQ(out.requests.size(), 1u);
   EXPECT_EQ(out.requests[0].request.body(), "data");
@@ -146,14 +150,17 @@ TEST(HttpContext, ExpectContinueAsksForA100OnceBeforeTheBody) {
   // The body already there: no interim answer.
   EXPECT_TRUE(parseAll(head + "data").continues.empty());
   // HTTP/1.0 clients do not wait for one; nor is one due without a body.
-  EXPECT_TRUE(parsePieces({"PUT /u HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n", "data"})
-                  .continues.empty());
-  EXPECT_TRUE(parseAll("GET / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\n\r\n").continues.empty());
+  EXPECT_TRUE(
+      parsePieces({"PUT /u HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n", "data"})
+          .continues.empty());
+  EXPECT_TRUE(
+      parseAll("GET / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\n\r\n").continues.empty());
 }
 
 TEST(HttpContext, AnOtherExpectationIs417) {
-  EXPECT_EQ(parseAll("PUT / HTTP/1.1\r\nHost: h\r\nExpect: 200-ok\r\nContent-Length: 1\r\n\r\nx").error,
-            HttpResponse::k417ExpectationFailed);
+  EXPECT_EQ(
+      parseAll("PUT / HTTP/1.1\r\nHost: h\r\nExpect: 200-ok\r\nContent-Length: 1\r\n\r\nx").error,
+      HttpResponse::k417ExpectationFailed);
 }
 
 TEST(HttpContext, HeaderBytesOverTheLimitAre431) {
@@ -202,9 +209,9 @@ TEST(HttpContext, ABodyOverTheLimitIs413BeforeItArrives) {
 
 TEST(HttpContext, ContentLengthMustBeDigits) {
   std::string head = "POST / HTTP/1.1\r\nHost: h\r\n";
-  for (const char* bad : {"Content-Length: abc\r\n", "Content-Length: -1\r\n", "Content-Length: 1 2\r\n",
-                          "Content-Length: \r\n", "Content-Length: 5\r\nContent-Length: 6\r\n",
-                          "Content-Length: +3\r\n"}) {
+  for (const char* bad : {"Content-Length: abc\r\n", "Content-Length: -1\r\n",
+                          "Content-Length: 1 2\r\n", "Content-Length: \r\n",
+                          "Content-Length: 5\r\nContent-Length: 6\r\n", "Content-Length: +3\r\n"}) {
     EXPECT_EQ(parseAll(head + bad + "\r\n").error, HttpResponse::k400BadRequest) << bad;
   }
   // The same value twice is one value (RFC 9112 6.3).
@@ -215,25 +222,25 @@ TEST(HttpContext, ContentLengthMustBeDigits) {
 
 TEST(HttpContext, BadSyntaxIs400) {
   const char* bad[] = {
-      "GET /\r\n\r\n",                                       // no version (HTTP/0.9)
-      "GET  / HTTP/1.1\r\nHost: h\r\n\r\n",                  // two spaces
-      "GET / HTTP/1.1 \r\nHost: h\r\n\r\n",                  // trailing space
-      "G(T / HTTP/1.1\r\nHost: h\r\n\r\n",                   // not a token
-      "GET / http/1.1\r\nHost: h\r\n\r\n",                   // version is case-sensitive
+      "GET /\r\n\r\n",                       // no version (HTTP/0.9)
+      "GET  / HTTP/1.1\r\nHost: h\r\n\r\n",  // two spaces
+      "GET / HTTP/1.1 \r\nHost: h\r\n\r\n",  // trailing space
+      "G(T / HTTP/1.1\r\nHost: h\r\n\r\n",   // not a token
+      "GET / http/1.1\r\nHost: h\r\n\r\n",   // version is case-sensitive
       "GET / HTTP/1.10\r\nHost: h\r\n\r\n",
       "GET / HTTP/1.x\r\nHost: h\r\n\r\n",
-      "GET index.html HTTP/1.1\r\nHost: h\r\n\r\n",          // not origin or absolute form
-      "GET http:///x HTTP/1.1\r\nHost: h\r\n\r\n",           // absolute form without authority
-      "GET /a\rb HTTP/1.1\r\nHost: h\r\n\r\n",               // bare CR
-      "GET /\x01 HTTP/1.1\r\nHost: h\r\n\r\n",               // control character
-      "GET / HTTP/1.1\r\nHost : h\r\n\r\n",                  // space before the colon
+      "GET index.html HTTP/1.1\r\nHost: h\r\n\r\n",  // not origin or absolute form
+      "GET http:///x HTTP/1.1\r\nHost: h\r\n\r\n",   // absolute form without authority
+      "GET /a\rb HTTP/1.1\r\nHost: h\r\n\r\n",       // bare CR
+      "GET /\x01 HTTP/1.1\r\nHost: h\r\n\r\n",       // control character
+      "GET / HTTP/1.1\r\nHost : h\r\n\r\n",          // space before the colon
       "GET / HTTP/1.1\r\nHost: h\r\nNo colon\r\n\r\n",
       "GET / HTTP/1.1\r\nHost: h\r\n: empty name\r\n\r\n",
-      "GET / HTTP/1.1\r\nHost: h\r\nX: a\r\n folded\r\n\r\n", // obs-fold
-      "GET / HTTP/1.1\r\nHost: h\r\nX: a\x7f\r\n\r\n",       // DEL in a value
-      "GET / HTTP/1.1\r\nHost: h\r\nX: a\rb\r\n\r\n",        // bare CR in a value
-      "GET / HTTP/1.1\r\n\r\n",                              // HTTP/1.1 without Host
-      "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",        // two Hosts
+      "GET / HTTP/1.1\r\nHost: h\r\nX: a\r\n folded\r\n\r\n",  // obs-fold
+      "GET / HTTP/1.1\r\nHost: h\r\nX: a\x7f\r\n\r\n",         // DEL in a value
+      "GET / HTTP/1.1\r\nHost: h\r\nX: a\rb\r\n\r\n",          // bare CR in a value
+      "GET / HTTP/1.1\r\n\r\n",                                // HTTP/1.1 without Host
+      "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",          // two Hosts
   };
   for (const char* input : bad) {
     ParseOutcome out = parseAll(input);
@@ -243,17 +250,18 @@ TEST(HttpContext, BadSyntaxIs400) {
 }
 
 TEST(HttpContext, UnsupportedMethodsAndTransferCodingsAre501) {
-  for (const char* input : {"PATCH / HTTP/1.1\r\nHost: h\r\n\r\n", "OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n",
-                            "get / HTTP/1.1\r\nHost: h\r\n\r\n",
-                            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n",
-                            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"}) {
+  for (const char* input :
+       {"PATCH / HTTP/1.1\r\nHost: h\r\n\r\n", "OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n",
+        "get / HTTP/1.1\r\nHost: h\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"}) {
     EXPECT_EQ(parseAll(input).error, HttpResponse::k501NotImplemented) << input;
   }
 }
 
 TEST(HttpContext, OtherVersionsAre505) {
-  for (const char* input : {"GET / HTTP/2.0\r\n\r\n", "GET / HTTP/1.2\r\nHost: h\r\n\r\n",
-                            "GET / HTTP/0.9\r\n\r\n"}) {
+  for (const char* input :
+       {"GET / HTTP/2.0\r\n\r\n", "GET / HTTP/1.2\r\nHost: h\r\n\r\n", "GET / HTTP/0.9\r\n\r\n"}) {
     EXPECT_EQ(parseAll(input).error, HttpResponse::k505HttpVersionNotSupported) << input;
   }
 }
@@ -273,8 +281,9 @@ TEST(HttpContext, StaysFailedUntilReset) {
 }
 
 TEST(HttpContext, AcceptsAbsoluteFormBareLineFeedsAndLeadingEmptyLines) {
-  ParseOutcome out = parseAll("\r\n\nGET HTTP://example.com:80/x/y?q HTTP/1.1\nHost: example.com\n\n"
-                              "GET http://example.com HTTP/1.1\r\nHost: example.com\r\n\r\n");
+  ParseOutcome out = parseAll(
+      "\r\n\nGET HTTP://example.com:80/x/y?q HTTP/1.1\nHost: example.com\n\n"
+      "GET http://example.com HTTP/1.1\r\nHost: example.com\r\n\r\n");
   ASSERT_EQ(out.error, HttpResponse::kUnknown);
   ASSERT_EQ(out.requests.size(), 2u);
   EXPECT_EQ(out.requests[0].request.path(), "/x/y");

@@ -121,7 +121,8 @@ TEST(HttpServer, AnswersPipelinedRequestsInOrder) {
   std::string reqs;
   for (int i = 0; i < 20; ++i) {
     reqs += "GET /?" + std::to_string(i) + " HTTP/1.1\r\nHost: t\r\n\r\n";
-    reqs += "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\n#" + std::to_string(i % 10) + "#";
+    reqs += "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\n#" +
+            std::to_string(i % 10) + "#";
   }
   ASSERT_TRUE(writeAll(fd, reqs.data(), reqs.size()));
   for (int i = 0; i < 20; ++i) {
@@ -183,9 +184,10 @@ TEST(HttpServer, HeadGetsTheLengthWithoutTheBody) {
   ASSERT_GE(fd, 0);
   std::string req = "HEAD /?x HTTP/1.1\r\nHost: t\r\n\r\nGET /?y HTTP/1.1\r\nHost: t\r\n\r\n";
   ASSERT_TRUE(writeAll(fd, req.data(), req.size()));
-  std::string head = readExactly(fd, std::string("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
-                                                 "Content-Length: 8\r\nConnection: keep-alive\r\n\r\n")
-                                         .size());
+  std::string head =
+      readExactly(fd, std::string("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                                  "Content-Length: 8\r\nConnection: keep-alive\r\n\r\n")
+                          .size());
   EXPECT_NE(head.find("Content-Length: 8\r\n"), std::string::npos) << head;
   // The next bytes are the GET's answer, not a body.
   Answer a = readAnswer(fd);
@@ -199,7 +201,8 @@ TEST(HttpServer, SendsContinueThenTakesTheBody) {
   HttpServerThread server(testCallback);
   int fd = connectTo(server.address());
   ASSERT_GE(fd, 0);
-  std::string head = "POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n";
+  std::string head =
+      "POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n";
   ASSERT_TRUE(writeAll(fd, head.data(), head.size()));
   EXPECT_EQ(readExactly(fd, 25), "HTTP/1.1 100 Continue\r\n\r\n");
   ASSERT_TRUE(writeAll(fd, "body", 4));
@@ -222,14 +225,18 @@ TEST(HttpServer, ErrorAnswersCloseTheConnection) {
     const char* statusLine;
   } cases[] = {
       {"GET / HTTP/1.1\r\nHost : t\r\n\r\n", "HTTP/1.1 400 Bad Request"},
-      {"GET /" + std::string(600, 'a') + " HTTP/1.1\r\n", "HTTP/1.1 431 Request Header Fields Too Large"},
+      {"GET /" + std::string(600, 'a') + " HTTP/1.1\r\n",
+       "HTTP/1.1 431 Request Header Fields Too Large"},
       {"GET / HTTP/1.1\r\nHost: t\r\nA: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\n\r\n",
        "HTTP/1.1 431 Request Header Fields Too Large"},
-      {"POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 17\r\n\r\n", "HTTP/1.1 413 Content Too Large"},
-      {"POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n", "HTTP/1.1 501 Not Implemented"},
+      {"POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 17\r\n\r\n",
+       "HTTP/1.1 413 Content Too Large"},
+      {"POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n",
+       "HTTP/1.1 501 Not Implemented"},
       {"PATCH / HTTP/1.1\r\nHost: t\r\n\r\n", "HTTP/1.1 501 Not Implemented"},
       {"GET / HTTP/1.2\r\nHost: t\r\n\r\n", "HTTP/1.1 505 HTTP Version Not Supported"},
-      {"PUT / HTTP/1.1\r\nHost: t\r\nExpect: x\r\nContent-Length: 1\r\n\r\n", "HTTP/1.1 417 Expectation Failed"},
+      {"PUT / HTTP/1.1\r\nHost: t\r\nExpect: x\r\nContent-Length: 1\r\n\r\n",
+       "HTTP/1.1 417 Expectation Failed"},
   };
   for (const Case& c : cases) {
     int fd = connectTo(server.address());
@@ -356,7 +363,8 @@ TEST(HttpServer, AClientThatDoesNotReadIsNotAnsweredWithoutBound) {
   ASSERT_EQ(::connect(fd, addr.getSockAddr(), addr.sockLen()), 0);
   const int kRequests = 1000;  // 64 MiB of answers
   std::string reqs;
-  for (int i = 0; i < kRequests; ++i) reqs += "GET /?" + std::to_string(i) + " HTTP/1.1\r\nHost: t\r\n\r\n";
+  for (int i = 0; i < kRequests; ++i)
+    reqs += "GET /?" + std::to_string(i) + " HTTP/1.1\r\nHost: t\r\n\r\n";
   ASSERT_TRUE(writeAll(fd, reqs.data(), reqs.size()));
   // Wait until the server stops answering (the count holds for 300 ms).
   int last = -1;
@@ -407,14 +415,15 @@ TEST(HttpServer, CurlReusesTheConnectionAndPostsWithContinue) {
   std::string base = "http://127.0.0.1:" + std::to_string(server.port());
   bool ok = false;
   // Two URLs in one run: curl reuses the connection when it is kept alive.
-  std::string out = runCurl("--max-time 20 -w '[%{http_code} %{num_connects}]' " + base + "/?a " + base + "/?b", &ok);
+  std::string out = runCurl(
+      "--max-time 20 -w '[%{http_code} %{num_connects}]' " + base + "/?a " + base + "/?b", &ok);
   ASSERT_TRUE(ok) << out;
   EXPECT_EQ(out, "hello ?a[200 1]hello ?b[200 0]");
   // A body behind Expect: 100-continue, as curl sends large uploads; curl
   // waits for the 100 (up to 30 s here, longer than the 5 s it is given).
   std::string body(5000, 'p');
-  out = runCurl("--max-time 5 --expect100-timeout 30 -H 'Expect: 100-continue' --data-binary " + body + " " +
-                    base + "/echo",
+  out = runCurl("--max-time 5 --expect100-timeout 30 -H 'Expect: 100-continue' --data-binary " +
+                    body + " " + base + "/echo",
                 &ok);
   ASSERT_TRUE(ok) << out;
   EXPECT_EQ(out, body);
