@@ -13,11 +13,29 @@ namespace net {
 
 namespace {
 
-// RFC 9110 5.6.2: the characters of a token (method, field name).
-bool isTokenChar(unsigned char c) {
-  if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
-  return c != 0 && std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
-}
+// RFC 9110 5.6.2: the characters of a token (method, field name), as a
+// table: every byte of every request line and field name is looked up.
+struct TokenChars {
+  bool is[256] = {};
+  TokenChars() {
+    for (int c = '0'; c <= '9'; ++c) is[c] = true;
+    for (int c = 'a'; c <= 'z'; ++c) is[c] = true;
+    for (int c = 'A'; c <= 'Z'; ++c) is[c] = true;
+    for (const char* p = "!#$%&'*+-.^_`|~"; *p != '\0'; ++p)
+      is[static_cast<unsigned char>(*p)] = true;
+  }
+};
+const TokenChars kTokenChars;
+
+bool isTokenChar(unsigned char c) { return kTokenChars.is[c]; }
+
+// The fields the parser reads, as keys made once (findHeader takes a
+// std::string; "transfer-encoding" is too long for the small-string buffer).
+const std::string kHost = "host";
+const std::string kTransferEncoding = "transfer-encoding";
+const std::string kContentLength = "content-length";
+const std::string kConnection = "connection";
+const std::string kExpect = "expect";
 
 bool isToken(const char* begin, const char* end) {
   if (begin == end) return false;
@@ -238,16 +256,16 @@ bool HttpContext::finishHeaders() {
   const bool http11 = request_.getVersion() == HttpRequest::kHttp11;
   // HTTP/1.1 needs exactly one Host (RFC 9112 3.2); a second one was joined
   // to the first with a comma, which no host name holds.
-  const std::string* host = request_.findHeader("host");
+  const std::string* host = request_.findHeader(kHost);
   if ((http11 && host == nullptr) || (host != nullptr && host->find(',') != std::string::npos)) {
     return fail(HttpResponse::k400BadRequest);
   }
   // Transfer codings (chunked above all) are not decoded: refused.
-  if (request_.findHeader("transfer-encoding") != nullptr) {
+  if (request_.findHeader(kTransferEncoding) != nullptr) {
     return fail(HttpResponse::k501NotImplemented);
   }
   size_t length = 0;
-  if (const std::string* value = request_.findHeader("content-length")) {
+  if (const std::string* value = request_.findHeader(kContentLength)) {
     switch (parseContentLength(*value, options_.maxBodyBytes, &length)) {
       case Length::kOk: break;
       case Length::kBad: return fail(HttpResponse::k400BadRequest);
@@ -255,7 +273,7 @@ bool HttpContext::finishHeaders() {
     }
   }
   keepAlive_ = http11;
-  if (const std::string* connection = request_.findHeader("connection")) {
+  if (const std::string* connection = request_.findHeader(kConnection)) {
     forEachListElement(*connection, [this](std::string_view option) {
       if (equalsNoCase(option, "close")) {
         keepAlive_ = false;
@@ -265,7 +283,7 @@ bool HttpContext::finishHeaders() {
       return true;
     });
   }
-  if (const std::string* expect = request_.findHeader("expect")) {
+  if (const std::string* expect = request_.findHeader(kExpect)) {
     if (!equalsNoCase(*expect, "100-continue")) return fail(HttpResponse::k417ExpectationFailed);
     // An HTTP/1.0 client does not wait for 100 (RFC 9110 10.1.1).
     continueWanted_ = http11 && length > 0;

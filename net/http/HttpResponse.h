@@ -63,6 +63,7 @@ class HttpResponse {
 
   void setContentType(std::string_view contentType) { addHeader("Content-Type", contentType); }
   void addHeader(std::string_view key, std::string_view value) {
+    if (headers_.empty()) headers_.reserve(4);  // one allocation for the usual few
     headers_.emplace_back(std::string(key), std::string(value));
   }
   const std::vector<std::pair<std::string, std::string>>& headers() const { return headers_; }
