@@ -272,7 +272,7 @@ TEST(HttpServer, AnIncompleteRequestTimesOutWith408) {
 
 TEST(HttpServer, AnsweredRequestsDoNotTimeOut) {
   HttpOptions options;
-  options.requestTimeoutSeconds = 0.15;
+  options.requestTimeoutSeconds = 0.3;
   HttpServerThread server(testCallback, options);
   int fd = connectTo(server.address());
   ASSERT_GE(fd, 0);
@@ -282,7 +282,7 @@ TEST(HttpServer, AnsweredRequestsDoNotTimeOut) {
   const std::string first = "GET /?";
   auto rest = [](int i) { return std::to_string(i) + " HTTP/1.1\r\nHost: t\r\n\r\n"; };
   ASSERT_TRUE(writeAll(fd, first.data(), first.size()));
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < 12; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     std::string bytes = rest(i) + first;
     ASSERT_TRUE(writeAll(fd, bytes.data(), bytes.size()));
