@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # http_hello_test.sh BIN_DIR SERVER [ENV...]
 # The HTTP benchmark's servers (http_hello_server, beast_hello_server) as
-# the benchmark runs them: PORT 0 read back from "listening on", GET / with
+# the benchmark runs them (bad command lines first: usage, status 2): PORT 0 read back from "listening on", GET / with
 # curl (status, the 13-byte body, the headers both must send), two URLs on one
 # kept-alive connection, 404 elsewhere, then a clean stop on SIGTERM.
 # ENV (e.g. MUON_USE_URING=1) goes to the server's environment.
@@ -17,6 +17,14 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v curl >/dev/null || { echo "curl is not installed (./build.sh installs it)"; exit 77; }
+
+# Bad command lines: usage on stderr, status 2.
+for args in "" "0" "abc 1" "70000 1" "0 0" "0 257" "0 1 extra"; do
+  status=0
+  # shellcheck disable=SC2086  # the words of $args are the arguments
+  "$bin/$server" $args >/dev/null 2>"$work/usage" || status=$?
+  [ "$status" -eq 2 ] && grep -q '^Usage: ' "$work/usage" || fail "'$server $args' gave status $status"
+done
 
 env "$@" "$bin/$server" 0 2 >"$work/out" 2>&1 &
 server_pid=$!
