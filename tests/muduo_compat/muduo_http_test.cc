@@ -8,6 +8,7 @@
 // port 0 (read back with listenAddress(), muon's addition) and a client
 // thread sends the three requests pipelined on one connection, reads to the
 // close and quits the loop. Exit status 0 if the three answers came back.
+// With MUDUO_EXAMPLE_MAIN defined, main is muduo's own.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -55,6 +56,18 @@ void onRequest(const HttpRequest& req, HttpResponse* resp) {
     resp->setCloseConnection(true);
   }
 }
+
+#ifdef MUDUO_EXAMPLE_MAIN
+// muduo's main as it is (port 8000, serves until killed): built, not run, by
+// the target muduo_http_example, to show those calls build too.
+int main() {
+  EventLoop loop;
+  HttpServer server(&loop, InetAddress(8000), "dummy");
+  server.setHttpCallback(onRequest);
+  server.start();
+  loop.loop();
+}
+#else
 
 namespace {
 
@@ -114,6 +127,7 @@ int main() {
   }
   return 0;
 }
+#endif
 
 // Not an icon: the PNG signature and a few bytes of our own.
 char favicon[16] = {'\x89', 'P', 'N', 'G', '\r',   '\n',   '\x1a', '\n',
