@@ -80,10 +80,11 @@ class HttpContext {
     continueWanted_ = false;
     return wanted;
   }
-  // Whether some bytes of a request have been consumed (a request has begun
-  // and is not complete); bytes still unparsed in the buffer are the caller's
-  // to check.
-  bool inProgress() const { return state_ != kExpectRequestLine || headerBytes_ > 0; }
+  // Whether a request's line has been parsed and the request is not
+  // complete. Bytes of a request line still unparsed in the buffer are the
+  // caller's to check. Empty lines between requests (some clients send one
+  // after a body) begin nothing; they count towards maxHeaderBytes.
+  bool inProgress() const { return state_ != kExpectRequestLine; }
 
   const HttpOptions& options() const { return options_; }
 

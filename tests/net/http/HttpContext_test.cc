@@ -295,6 +295,9 @@ TEST(HttpContext, InProgressOnceARequestHasBegun) {
   Buffer buf;
   HttpContext context;
   EXPECT_FALSE(context.inProgress());
+  buf.append("\r\n\r\n");  // empty lines between requests begin none
+  ASSERT_TRUE(context.parseRequest(&buf, Timestamp()));
+  EXPECT_FALSE(context.inProgress());
   buf.append("GET / HTTP/1.1\r\nHo");
   ASSERT_TRUE(context.parseRequest(&buf, Timestamp()));
   EXPECT_TRUE(context.inProgress());
