@@ -14,8 +14,8 @@ help_text() {
 ./build.sh test [WHICH]    build and run every test through ctest;
                            WHICH is plain, asan or tsan (default: all three)
 ./build.sh bench [ARGS]    build and run the benchmarks: logging, logging matrix, logging
-                           latency, pingpong (ARGS: --quick,
-                           --only logging|matrix|latency|pingpong, --seconds S, --repeat R)
+                           latency, pingpong, http (ARGS: --quick,
+                           --only logging|matrix|latency|pingpong|http, --seconds S, --repeat R)
 ./build.sh profile [WHAT]  build with frame pointers into build-profile/ and record perf
                            profiles (WHAT: logging, pingpong or all; default all);
                            perf.data and the reports in build/profile/
@@ -48,11 +48,12 @@ need() {
 # rsyslog: the syslog tests start their own rsyslogd (ctest -L syslog); the
 # package's own daemon is never started or touched by them. rsyslog-relp:
 # imrelp, the RELP server those daemons run for the RELP client's tests
-# (ctest -L ship). pkg-config: the
-# install test builds against the installed muon.pc as README shows.
+# (ctest -L ship). pkg-config: the install test builds against the installed
+# muon.pc as README shows. curl: the HTTP tests fetch from the servers with
+# it (ctest -L http).
 build_deps=(g++ cmake make pkg-config libgtest-dev libgmock-dev libbenchmark-dev libboost1.81-dev
             liburing-dev libspdlog-dev libgoogle-glog-dev tzdata libzstd-dev libssl-dev zstd rsyslog
-            rsyslog-relp)
+            rsyslog-relp curl)
 
 # configure_and_build DIR [CMAKE ARGS...]
 # Warnings are errors here (our compiler, Debian 12's g++, is known); a
@@ -100,7 +101,8 @@ case "$cmd" in
     esac
     ;;
   bench)
-    need "${build_deps[@]}" gnuplot-nox procps
+    # wrk: the HTTP benchmark's client (examples/bench/http_bench.sh).
+    need "${build_deps[@]}" gnuplot-nox procps wrk
     # Build output to stderr: stdout is the tables, for scripts to keep.
     configure_and_build build >&2
     exec "$top/examples/bench/run_bench.sh" "$top/build" "$@"
@@ -124,9 +126,9 @@ case "$cmd" in
       -DMUON_BUILD_EXAMPLES=OFF -DMUON_BUILD_FUZZERS=ON >/dev/null \
       || die "cmake configure of build-fuzz failed"
     cmake --build build-fuzz -j "$jobs" --target LogStream_fuzz Buffer_fuzz Spool_fuzz LogReader_fuzz LogLevels_fuzz \
-      Socks4aRequest_fuzz ChatCodec_fuzz RelpResponse_fuzz \
+      Socks4aRequest_fuzz ChatCodec_fuzz RelpResponse_fuzz HttpContext_fuzz \
       || die "build of build-fuzz failed"
-    for target in LogStream Buffer Spool LogReader LogLevels Socks4aRequest ChatCodec RelpResponse; do
+    for target in LogStream Buffer Spool LogReader LogLevels Socks4aRequest ChatCodec RelpResponse HttpContext; do
       # New inputs go to build-fuzz/corpus/; the committed seeds stay as they are.
       mkdir -p "build-fuzz/corpus/$target" build-fuzz/artifacts
       echo "== fuzz $target for ${seconds}s"

@@ -16,6 +16,7 @@ mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 test -f "$work/prefix/include/muon/base/Logging.h"
 test -f "$work/prefix/include/muon/net/TcpServer.h"
+test -f "$work/prefix/include/muon/net/http/HttpServer.h"
 cmake -S "$src/examples/hello" -B "$work/hello" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/hello" >/dev/null
@@ -59,9 +60,12 @@ if grep -q '^MUON_BUILD_MUDUO_COMPAT:BOOL=ON$' "$build/CMakeCache.txt"; then
   sources="$src/tests/muduo_compat/muduo_net_test.cc;$src/tests/muduo_compat/TcpServer_alone.cc"
   sources+=";$src/tests/muduo_compat/TcpClient_alone.cc"
   cmake -S "$src/tests/install/muduo_compat" -B "$work/muduo_style" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_PREFIX_PATH="$work/prefix" -DMUDUO_STYLE_SOURCES="$sources" >/dev/null
+    -DCMAKE_PREFIX_PATH="$work/prefix" -DMUDUO_STYLE_SOURCES="$sources" \
+    -DMUDUO_HTTP_SOURCE="$src/tests/muduo_compat/muduo_http_test.cc" >/dev/null
   cmake --build "$work/muduo_style" >/dev/null
   timeout 30 "$work/muduo_style/muduo_net_test" || { echo "muduo-style program failed" >&2; exit 1; }
+  timeout 30 "$work/muduo_style/muduo_http_test" >/dev/null \
+    || { echo "muduo's HttpServer example failed" >&2; exit 1; }
   # docs/book.md's command for a build without CMake, run as written there
   # with the program's sources in place of my_muduo_program.cc.
   command=$(grep -m1 '^g++ .*pkg-config --cflags --libs muon-muduo-compat' "$src/docs/book.md") \
@@ -70,5 +74,12 @@ if grep -q '^MUON_BUILD_MUDUO_COMPAT:BOOL=ON$' "$build/CMakeCache.txt"; then
   mkdir -p "$work/muduo_pc"
   (cd "$work/muduo_pc" && eval "$command") || { echo "docs/book.md's command failed: $command" >&2; exit 1; }
   timeout 30 "$work/muduo_pc/my_muduo_program" || { echo "muduo-style program (g++) failed" >&2; exit 1; }
+  # The same command builds muduo's HttpServer example (muon::http comes
+  # through muon-muduo-compat.pc's Requires).
+  command=${command/${sources//;/ }/$src/tests/muduo_compat/muduo_http_test.cc}
+  command=${command/-o my_muduo_program/-o my_muduo_http_program}
+  (cd "$work/muduo_pc" && eval "$command") || { echo "the bridge's g++ command failed: $command" >&2; exit 1; }
+  timeout 30 "$work/muduo_pc/my_muduo_http_program" >/dev/null \
+    || { echo "muduo's HttpServer example (g++) failed" >&2; exit 1; }
 fi
 echo "install_test: ok"
