@@ -221,12 +221,22 @@ inline bool Logger::commitRecorded(const detail::LoggerConfig& config) {
   return true;
 }
 
+namespace {
+// Past this many bytes of recorded operands a crash-safe statement formats
+// its line itself: such operands are mostly strings, which recording
+// copies as formatting would, so deferring saves the caller little, while
+// the backend, formatting alone, would pass over them a second time.
+constexpr size_t kMaxRecordedOperands = 1024;
+}  // namespace
+
 bool Logger::commitRecordedLine(const detail::LoggerConfig& config) {
   LogStream::Buffer& buf = stream_.buffer();
   const detail::SourceLocation& where = site_.where;
   // Recorded operands cannot be cut to make room for the trailer, as text
   // is: a line that has no room for it becomes text.
-  if (__builtin_expect(buf.avail() < where.length, 0)) {
+  if (__builtin_expect(buf.avail() < where.length ||
+                           buf.length() - stream_.recordedFrom() > kMaxRecordedOperands,
+                       0)) {
     stream_.stopRecording();
     return false;
   }
