@@ -476,9 +476,12 @@ void Logger::enableBacktrace(size_t lines) {
 void Logger::setOutput(OutputFunc out) {
   detail::changeLoggerConfig([&](detail::LoggerConfig& c) {
     c.output = out ? out : &detail::defaultOutput;
-    c.sink.appendText = nullptr;  // lines no longer go to an attached sink
+    // Lines no longer go to an attached sink, by any route.
+    c.sink.appendText = nullptr;
     c.sink.appendRecord = nullptr;
     c.sink.records = nullptr;
+    c.sink.appendRecordedLine = nullptr;
+    c.sink.recordedLineGate = nullptr;
   });
 }
 
