@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -260,25 +261,34 @@ TEST_F(LogSinksTest, AsyncLoggingAndSyslogSinkTogether) {
 TEST_F(LogSinksTest, AddingAndDetachingRaceWithLoggingThreads) {
   constexpr int kThreads = 3;
   constexpr int kRounds = 300;
+  constexpr size_t kMostLinesPerThread = 100000;
   LineCapture stays;
   LineCapture comes;
   LineCapture goes;
   auto toStays = Logger::addSink(stays, {Logger::INFO});
   std::atomic<bool> stop{false};
   std::atomic<size_t> logged{0};
+  std::atomic<int> running{kThreads};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&stop, &logged, t] {
+    threads.emplace_back([&stop, &logged, &running, t] {
       size_t i = 0;
-      for (; !stop.load(); ++i) LOG_WARN << "warn " << t << ' ' << i;
+      for (; !stop.load() && i < kMostLinesPerThread; ++i) LOG_WARN << "warn " << t << ' ' << i;
       logged.fetch_add(i);
+      running.fetch_sub(1);
     });
   }
-  for (int round = 0; round < kRounds; ++round) {
+  bool stalled = false;  // no line reached the sink that stays
+  for (int round = 0; round < kRounds && !stalled; ++round) {
     LogAttachment toComes = Logger::addSink(comes, {round % 3 ? Logger::TRACE : Logger::ERROR});
     LogAttachment toGoes = Logger::addSink(goes);
     // Some lines while both are attached.
-    for (const size_t seen = stays.size(); stays.size() < seen + 10;) std::this_thread::yield();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    const size_t seen = stays.size();
+    while (stays.size() < seen + 10 && running.load() > 0 && !stalled) {
+      stalled = std::chrono::steady_clock::now() > deadline;
+      std::this_thread::yield();
+    }
     if (round % 2) {
       toComes.detach();
       toGoes.detach();
@@ -289,6 +299,7 @@ TEST_F(LogSinksTest, AddingAndDetachingRaceWithLoggingThreads) {
   }
   stop.store(true);
   for (std::thread& t : threads) t.join();
+  EXPECT_FALSE(stalled);
   EXPECT_EQ(stays.count("warn "), logged.load());
   EXPECT_LE(goes.count("warn "), logged.load());
   EXPECT_GT(goes.count("warn "), 0u);
