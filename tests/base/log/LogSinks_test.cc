@@ -126,6 +126,25 @@ TEST_F(LogSinksTest, ALoneSinkKeepsItsMinimumLevel) {
   EXPECT_TRUE(has(console.last(), "WARN  warn"));
 }
 
+// The ring's lines keep their levels; its markers carry the trigger's.
+TEST_F(LogSinksTest, TheBacktraceRingsLinesReachTheSinksTheirLevelsReach) {
+  Logger::setLogLevel(Logger::INFO);
+  LineCapture all;
+  LineCapture warnings;
+  auto toAll = Logger::addSink(all);
+  auto toWarnings = Logger::addSink(warnings, {Logger::WARN});
+  Logger::enableBacktrace(4);
+  LOG_DEBUG << "what led up to it";
+  LOG_ERROR << "the error";
+  Logger::enableBacktrace(0);
+  ASSERT_EQ(all.size(), 4u);
+  EXPECT_TRUE(has(all.lines()[1], "DEBUG ")) << all.lines()[1];
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_TRUE(has(warnings.lines()[0], "---- backtrace:")) << warnings.lines()[0];
+  EXPECT_TRUE(has(warnings.lines()[1], "---- end of backtrace ----")) << warnings.lines()[1];
+  EXPECT_TRUE(has(warnings.lines()[2], "ERROR the error")) << warnings.lines()[2];
+}
+
 // Ends `first` and then `second`: the other sink goes on alone, then stdout.
 void detachOneThenTheOther(LogAttachment& first, LineCapture& firstSink, LogAttachment& second,
                            LineCapture& secondSink) {
