@@ -8,14 +8,18 @@
 // A sink is any object with `void append(const char* line, size_t len)` or
 // `void append(const LogRecord& record)` (LogRecord.h; preferred when it has
 // both), and `void flush()`, all safe to call from any thread (AsyncLogging,
-// SyslogSink). While the attachment lives, Logger's lines and flushes go to
-// them; when it is destroyed or detach()ed, both go back to stdout, so no
-// output is left pointing at a sink that is gone. Declared after the sink, it
-// is destroyed before it.
+// SyslogSink, StdoutSink). While the attachment lives, Logger's lines and
+// flushes go to the sink; when it is destroyed or detach()ed, they stop
+// (with no sink left, both go back to stdout), so no output is left
+// pointing at a sink that is gone. Declared after the sink, it is destroyed
+// before it.
 //
-// At most one sink is attached at a time: a newer attach() replaces the
-// older one, whose end then changes nothing. Logger::setOutput/setFlush
-// after attach() take over the same way.
+// Logger::attach() makes its sink the only one: it replaces every sink
+// attached before, whose end then changes nothing. Logger::addSink() adds
+// its sink to those attached (several outputs at once, each with its own
+// minimum level): lines go to every one, and each attachment's end takes
+// away only its own sink, in any order. Logger::setOutput/setFlush after
+// either take over lines or flushes the same way as attach().
 //
 // Thread safety: create, move and destroy from one thread (start-up and
 // shut-down). Threads that still log while the attachment is destroyed may
@@ -55,9 +59,12 @@ struct SinkRef {
   const std::atomic<bool>* recordedLineGate = nullptr;
 };
 
-// Makes `ref` Logger's output (a new LoggerConfig); detachSink undoes it if
-// `ref` is still the current one.
+// Makes `ref` Logger's only output (a new LoggerConfig); addSink adds it to
+// the attached ones, for lines at or above `minLevel` (a Logger::LogLevel).
+// detachSink takes `ref` away if it is still attached. `ref` is the
+// attachment's identity: it stays at its address until detachSink returns.
 void attachSink(const SinkRef* ref);
+void addSink(const SinkRef* ref, int minLevel);
 void detachSink(const SinkRef* ref);
 
 }  // namespace detail
@@ -65,8 +72,15 @@ void detachSink(const SinkRef* ref);
 class [[nodiscard]] LogAttachment {
  public:
   LogAttachment() = default;  // attached to nothing
+  // Logger::attach: `ref` becomes the only sink.
   explicit LogAttachment(detail::SinkRef ref) : ref_(std::make_unique<detail::SinkRef>(ref)) {
     detail::attachSink(ref_.get());
+  }
+  // Logger::addSink: `ref` joins the attached sinks, for lines at or above
+  // `minLevel` (a Logger::LogLevel).
+  LogAttachment(detail::SinkRef ref, int minLevel)
+      : ref_(std::make_unique<detail::SinkRef>(ref)) {
+    detail::addSink(ref_.get(), minLevel);
   }
   ~LogAttachment() { detach(); }
   LogAttachment(LogAttachment&& other) noexcept = default;
@@ -78,7 +92,8 @@ class [[nodiscard]] LogAttachment {
     return *this;
   }
 
-  // Output and flush back to stdout now, if this is still the current sink.
+  // Takes this attachment's sink away now, if it is still attached; with no
+  // sink left, output and flush go back to stdout.
   void detach() {
     if (ref_) {
       detail::detachSink(ref_.get());

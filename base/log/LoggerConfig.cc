@@ -29,6 +29,7 @@ LogSite* g_sites = nullptr;
 struct Kept {
   std::vector<const LoggerConfig*> configs{&kInitialConfig};
   std::vector<const ModuleLevels*> modules;
+  std::vector<const SinkSet*> sinks;
 };
 Kept& kept() {
   static Kept* k = new Kept;
@@ -112,13 +113,19 @@ bool sameSink(const SinkRef& a, const SinkRef& b) {
 
 std::atomic<const LoggerConfig*> g_loggerConfig{&kInitialConfig};
 
+bool SinkMember::operator==(const SinkMember& other) const {
+  return id == other.id && minLevel == other.minLevel && sameSink(ref, other.ref);
+}
+
 bool LoggerConfig::operator==(const LoggerConfig& other) const {
-  // Module lists are kept once per content (keepModules): the pointers say.
+  // Module lists and sink sets are kept once per content (keepModules,
+  // keepSinks): the pointers say.
   return defaultLevel == other.defaultLevel && modules == other.modules &&
          flushLevel == other.flushLevel && backtraceLines == other.backtraceLines &&
          attentionLevel == other.attentionLevel && output == other.output &&
          flush == other.flush && sameSink(sink, other.sink) && attachment == other.attachment &&
-         records == other.records && recordedLineGate == other.recordedLineGate;
+         sinks == other.sinks && records == other.records &&
+         recordedLineGate == other.recordedLineGate;
 }
 
 void changeLoggerConfig(const std::function<void(LoggerConfig&)>& change) {
@@ -142,6 +149,16 @@ const ModuleLevels* keepModules(ModuleLevels modules) {
   }
   lists.push_back(new ModuleLevels(std::move(modules)));
   return lists.back();
+}
+
+const SinkSet* keepSinks(SinkSet sinks) {
+  // Sets are kept once per content: a configuration compares their pointers.
+  std::vector<const SinkSet*>& sets = kept().sinks;
+  for (const SinkSet* set : sets) {
+    if (*set == sinks) return set;
+  }
+  sets.push_back(new SinkSet(std::move(sinks)));
+  return sets.back();
 }
 
 LogSite* resolveAndAdmit(LogSite& site, int level) {

@@ -49,6 +49,18 @@ struct ModuleLevel {
 };
 using ModuleLevels = std::vector<ModuleLevel>;  // the last match wins
 
+// One sink of several (Logger::addSink): `id` is its attachment's SinkRef,
+// which says whose it is; `ref` a copy of it, valid in every configuration
+// that holds the member, after the attachment is gone too.
+struct SinkMember {
+  const SinkRef* id;
+  SinkRef ref;
+  Logger::LogLevel minLevel;
+
+  bool operator==(const SinkMember& other) const;
+};
+using SinkSet = std::vector<SinkMember>;  // in the order they were added
+
 // The default output: one write(2) per line to stdout (Logging.cc).
 void defaultOutput(const char* msg, size_t len);
 void defaultFlush();
@@ -71,10 +83,15 @@ struct LoggerConfig {
   // Where lines go: `output` if set, else the attached sink. Where flushes
   // go: `flush` if set, else the attached sink. `attachment` names the
   // LogAttachment that set `sink`, so that only its own end undoes it.
+  // With several sinks, or one with a minimum level (LogSinks.h), `sinks`
+  // holds them, `attachment` is nullptr and `sink` is their fan-out: it
+  // takes records, so each line is formatted by its statement and handed
+  // to every member its level reaches.
   Logger::OutputFunc output = &defaultOutput;
   Logger::FlushFunc flush = &defaultFlush;
   SinkRef sink;
   const SinkRef* attachment = nullptr;
+  const SinkSet* sinks = nullptr;  // kept as long as the config
   // Derived (changeLoggerConfig sets it): the attached sink's RecordSink
   // while the backtrace ring is off, else nullptr. Statements then write
   // records for it to format (RecordQueue.h) instead of text.
@@ -107,6 +124,10 @@ void levelsFromEnvironment(LoggerConfig* config);
 // `modules` kept for the life of the process (nullptr if empty); equal
 // lists are kept once. Inside a change (the configuration mutex held).
 const ModuleLevels* keepModules(ModuleLevels modules);
+// `sinks` kept for the life of the process (a statement may still be
+// handing a line to a set that was replaced); equal sets are kept once.
+// Inside a change.
+const SinkSet* keepSinks(SinkSet sinks);
 
 }  // namespace detail
 }  // namespace muon

@@ -16,6 +16,7 @@
 #include "muon/base/CurrentThread.h"
 #include "muon/base/FileIo.h"
 #include "muon/base/LogRecord.h"
+#include "muon/base/LogSinks.h"
 #include "muon/base/LoggerConfig.h"
 #include "muon/base/RecordQueue.h"
 #include "muon/base/TimeZone.h"
@@ -491,9 +492,7 @@ void Logger::enableBacktrace(size_t lines) {
 void Logger::setOutput(OutputFunc out) {
   detail::changeLoggerConfig([&](detail::LoggerConfig& c) {
     c.output = out ? out : &detail::defaultOutput;
-    c.sink.appendText = nullptr;  // lines no longer go to an attached sink
-    c.sink.appendRecord = nullptr;
-    c.sink.records = nullptr;
+    detail::clearLineRoutes(&c.sink);  // lines no longer go to an attached sink
   });
 }
 
@@ -505,26 +504,6 @@ void Logger::setFlush(FlushFunc flush) {
 }
 
 void Logger::flush() { flushWith(detail::loggerConfig()); }
-
-void detail::attachSink(const SinkRef* ref) {
-  changeLoggerConfig([&](LoggerConfig& c) {
-    c.sink = *ref;
-    c.attachment = ref;
-    c.output = nullptr;
-    c.flush = nullptr;
-  });
-}
-
-void detail::detachSink(const SinkRef* ref) {
-  changeLoggerConfig([&](LoggerConfig& c) {
-    if (c.attachment != ref) return;  // a newer attach() replaced it
-    // Only the sink's own routes are put back: a setOutput() made since stays.
-    if (c.output == nullptr) c.output = &defaultOutput;
-    if (c.flush == nullptr) c.flush = &defaultFlush;
-    c.sink = SinkRef();
-    c.attachment = nullptr;
-  });
-}
 
 void Logger::setClock(ClockFunc clock) {
   g_clock.store(clock ? clock : &TscClock::now, std::memory_order_relaxed);

@@ -142,12 +142,54 @@ class Logger {
   static void setFlush(FlushFunc flush);  // nullptr: back to fflush(stdout)
   static void flush();                    // calls the flush function
 
-  // Sends every line to `sink` until the returned LogAttachment is
-  // destroyed; then stdout again. A sink with append(const LogRecord&) gets
-  // records (LogRecord.h), one with append(const char* line, size_t len)
-  // the text; flush() gets the flushes (LogAttachment.h).
+  // Sends every line to `sink`, and only to it, until the returned
+  // LogAttachment is destroyed; then stdout again. A sink with
+  // append(const LogRecord&) gets records (LogRecord.h), one with
+  // append(const char* line, size_t len) the text; flush() gets the flushes
+  // (LogAttachment.h). It replaces every sink attached before.
   template <typename Sink>
   static LogAttachment attach(Sink& sink) {
+    return LogAttachment(sinkRef(sink));
+  }
+
+  // Several outputs at once (a file and the console, a file and syslog):
+  //
+  //   auto toFile = Logger::addSink(asyncLogging);
+  //   auto toConsole = Logger::addSink(stdoutSink, {Logger::WARN});
+  //
+  // Each line goes to every sink added (and to one attach()ed before, which
+  // it joins) whose minLevel it reaches; Logger::flush(), a flush level and
+  // FATAL flush every sink. Each returned LogAttachment takes only its own
+  // sink away, in any order; with none left, lines go to stdout again.
+  // A line is then formatted once, by the statement, and handed to each
+  // sink, as text or as a record as the sink takes it: an AsyncLogging
+  // defers formatting only while it is the one sink and has no minLevel.
+  struct SinkOptions {
+    // Lines below it skip this sink. It filters what the levels
+    // (setLogLevel, module levels) let through: a line no sink takes is
+    // still formatted, so keep the Logger's level at the lowest minLevel.
+    LogLevel minLevel = TRACE;
+  };
+  template <typename Sink>
+  static LogAttachment addSink(Sink& sink, SinkOptions options = SinkOptions()) {
+    return LogAttachment(sinkRef(sink), options.minLevel);
+  }
+
+  // The zone the date-time is printed in (UTC by default).
+  static void setTimeZone(const TimeZone& tz);
+  static TimeZone timeZone();
+
+  // Where the time of a line comes from (TscClock::now by default); tests
+  // and replays inject their own. nullptr restores the default.
+  using ClockFunc = Timestamp (*)();
+  static void setClock(ClockFunc clock);
+  // The time a line logged now would carry (the clock above).
+  static Timestamp now();
+
+ private:
+  // `sink` seen through plain functions (LogAttachment.h).
+  template <typename Sink>
+  static detail::SinkRef sinkRef(Sink& sink) {
     detail::SinkRef ref;
     ref.sink = &sink;
     if constexpr (detail::TakesRecords<Sink>::value) {
@@ -170,21 +212,9 @@ class Logger {
         };
       }
     }
-    return LogAttachment(ref);
+    return ref;
   }
 
-  // The zone the date-time is printed in (UTC by default).
-  static void setTimeZone(const TimeZone& tz);
-  static TimeZone timeZone();
-
-  // Where the time of a line comes from (TscClock::now by default); tests
-  // and replays inject their own. nullptr restores the default.
-  using ClockFunc = Timestamp (*)();
-  static void setClock(ClockFunc clock);
-  // The time a line logged now would carry (the clock above).
-  static Timestamp now();
-
- private:
   // Loads the configuration and starts the line: a record if a sink that
   // formats records is attached (and the backtrace ring is off), else text.
   void begin();

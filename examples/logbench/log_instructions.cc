@@ -23,6 +23,12 @@ constexpr int kCalls = 100000;
 void discard(const char*, size_t) {}
 void noFlush() {}
 
+// A sink that discards, for the row with two sinks (Logger::addSink).
+struct DiscardingSink {
+  void append(const char*, size_t) {}
+  void flush() {}
+};
+
 #define MUON_ROW(name, statement)                                      \
   __attribute__((noipa)) void name(uint64_t i) { statement; }         \
   void run_##name() {                                                  \
@@ -48,6 +54,7 @@ MUON_ROW(rowLogInfoWithBacktrace, LOG_INFO << MESSAGE)
 MUON_ROW(rowLogInfoFlushed, LOG_INFO << MESSAGE)
 MUON_ROW(rowLogInfoToSyslogSink, LOG_INFO << MESSAGE)
 MUON_ROW(rowLogInfoToAsyncLogging, LOG_INFO << MESSAGE)
+MUON_ROW(rowLogInfoToTwoSinks, LOG_INFO << MESSAGE)
 
 }  // namespace
 
@@ -114,6 +121,15 @@ int main() {
     }
     std::string command = std::string("rm -rf ") + dir;
     if (std::system(command.c_str()) != 0) return 1;
+  }
+
+  {
+    // Two sinks at once: the line formatted once and handed to each.
+    DiscardingSink first;
+    DiscardingSink second;
+    auto toFirst = Logger::addSink(first);
+    auto toSecond = Logger::addSink(second);
+    run_rowLogInfoToTwoSinks();
   }
 
   Logger::setOutput(nullptr);

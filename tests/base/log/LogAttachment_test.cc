@@ -115,6 +115,32 @@ TEST_F(LogAttachmentTest, SetOutputAfterAttachTakesOverAndSurvivesTheDetach) {
   EXPECT_EQ(direct.lines().size(), 1u);
 }
 
+// In crash-safe mode statements hand the sink recorded lines, a route of
+// their own: setOutput takes that one over too.
+TEST_F(LogAttachmentTest, SetOutputAfterAttachingACrashSafeSinkTakesOverItsLines) {
+  TempDir dir;
+  LineCapture direct;
+  g_direct = &direct;
+  {
+    AsyncLogging::Options options;
+    options.crashSafe = true;
+    AsyncLogging log(dir.file("crashsafe"), 1L << 30, options);
+    ASSERT_NE(log.recordedLineGate(), nullptr);
+    auto attached = Logger::attach(log);
+    log.start();
+    Logger::setOutput(&directOutput);
+    LOG_INFO << "direct";
+    Logger::flush();
+  }
+  EXPECT_EQ(direct.count("direct"), 1u);
+  for (const std::string& file : dir.files()) {
+    if (file.find(".log") == std::string::npos) continue;
+    for (const std::string& line : readLines(file)) {
+      EXPECT_EQ(line.find("direct"), std::string::npos) << line;
+    }
+  }
+}
+
 TEST_F(LogAttachmentTest, AsyncLoggingWritesWhatWasLoggedWhileAttached) {
   TempDir dir;
   {

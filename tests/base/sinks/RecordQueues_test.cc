@@ -95,6 +95,76 @@ TEST_F(RecordQueuesTest, TheCallerFormatsNoDateWhileItsLinesAreDeferred) {
   EXPECT_EQ(muon::detail::dateTimeFormatsInThisThread(), before);
 }
 
+// With a second sink beside it, an AsyncLogging defers nothing: each
+// statement formats its line once and hands it to both (the text path), in
+// either mode; the lines are the same as ever.
+TEST_F(RecordQueuesTest, WithTwoSinksTheStatementFormatsTheLinesBothGet) {
+  Logger::setClock(&fixedClock);
+  muon::test::LineCapture direct;
+  g_capture = &direct;
+  Logger::setOutput(&captureOutput);
+  muon::test::logEveryKindOfStatement();
+  direct.clear();
+  muon::test::logEveryKindOfStatement();
+  Logger::setOutput(nullptr);
+  const std::vector<std::string> expected = direct.lines();
+
+  for (bool crashSafe : {false, true}) {
+    TempDir dir;
+    muon::test::LineCapture second;
+    {
+      AsyncLogging::Options options;
+      options.crashSafe = crashSafe;
+      AsyncLogging log(dir.file("two"), 1L << 30, options);
+      auto toLog = Logger::addSink(log);
+      auto toSecond = Logger::addSink(second);
+      log.start();
+      muon::test::logEveryKindOfStatement();
+    }
+    ASSERT_EQ(dir.files().size(), 1u);
+    const std::vector<std::string> written = withNewlines(readLines(dir.files()[0]));
+    ASSERT_EQ(written.size(), expected.size()) << "crashSafe " << crashSafe;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_EQ(written[i], expected[i]) << "line " << i << " crashSafe " << crashSafe;
+    }
+    EXPECT_EQ(second.lines(), expected) << "crashSafe " << crashSafe;
+  }
+}
+
+// The caller formats its lines while a second sink is attached, and defers
+// again once the AsyncLogging is the one sink left.
+TEST_F(RecordQueuesTest, DeferralStopsWithASecondSinkAndResumesWhenItEnds) {
+  AsyncLogging log(dir_.file("resumes"), 1L << 30);
+  muon::test::LineCapture second;
+  auto toLog = Logger::addSink(log);
+  log.start();
+  LOG_INFO << "first";  // makes this thread's queue
+  auto logInNewSeconds = [] {
+    for (int i = 0; i < 10; ++i) {
+      LOG_INFO << "line " << i;
+      // A new second for the caller's own date cache each time.
+      Logger::setTimeZone(Logger::timeZone());
+    }
+  };
+  uint64_t before = muon::detail::dateTimeFormatsInThisThread();
+  logInNewSeconds();
+  EXPECT_EQ(muon::detail::dateTimeFormatsInThisThread(), before);
+
+  auto toSecond = Logger::addSink(second);
+  before = muon::detail::dateTimeFormatsInThisThread();
+  logInNewSeconds();
+  EXPECT_EQ(muon::detail::dateTimeFormatsInThisThread(), before + 10);
+  EXPECT_EQ(second.size(), 10u);
+
+  toSecond.detach();
+  before = muon::detail::dateTimeFormatsInThisThread();
+  logInNewSeconds();
+  EXPECT_EQ(muon::detail::dateTimeFormatsInThisThread(), before);
+  Logger::flush();
+  ASSERT_EQ(dir_.files().size(), 1u);
+  EXPECT_EQ(readLines(dir_.files()[0]).size(), 31u);
+}
+
 // Crash-safe mode defers differently: a statement formats its head and
 // records its operands after it (a recorded line), which goes into the
 // spool as it is; the backend formats it. The lines are the same.

@@ -1,0 +1,28 @@
+// StdoutSink: the console as a sink, for Logger::addSink beside a file.
+//
+//   muon::AsyncLogging file("/var/log/app/server", 500 * 1000 * 1000);
+//   muon::StdoutSink console;
+//   auto toFile = muon::Logger::addSink(file);
+//   auto toConsole = muon::Logger::addSink(console, {muon::Logger::WARN});
+//
+// Each line goes to stdout's descriptor with one write(2), as Logger's
+// default output does (Logging.cc): nothing waits in stdio's buffer, a line
+// stays whole among other writers of the same pipe, and what the program
+// printed with printf is pushed out first. A line that cannot be written
+// (EPIPE, ENOSPC) is dropped. flush() pushes out stdio's buffer.
+//
+// Thread safety: append() and flush() from any thread. It has no state: any
+// number of them may exist.
+#pragma once
+
+#include <cstddef>
+
+namespace muon {
+
+class StdoutSink {
+ public:
+  void append(const char* line, size_t len);
+  void flush();
+};
+
+}  // namespace muon
