@@ -1,0 +1,200 @@
+// muon-ship (net/relp/muon-ship.cc) as a user runs it, against a real
+// rsyslogd with imrelp (tests/support/Rsyslogd.h): every line of rolled,
+// current and zstd files arrives; new lines and files are followed; SIGKILL
+// and a restart lose nothing and duplicate at most the window; SIGTERM
+// prints one line and exits 0; bad input exits 2 saying what.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <regex>
+#include <string>
+#include <thread>
+
+#include "Rsyslogd.h"
+#include "ShipTestSupport.h"
+#include "TempDir.h"
+#include "muon/base/LogFile.h"
+#include "muon/base/filestages/ZstdStage.h"
+
+using muon::test::appendTo;
+using muon::test::Rsyslogd;
+using muon::test::shipArrivals;
+using muon::test::shipLines;
+using muon::test::ShipProcess;
+using muon::test::TempDir;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+namespace {
+
+const char kApp[] = "app";  // the basename's file name: muon-ship's default APP-NAME
+
+#define REQUIRE_OR_SKIP(ok, why)                                             \
+  do {                                                                       \
+    if (!(ok)) {                                                             \
+      if (Rsyslogd::required()) FAIL() << "rsyslogd with imrelp: " << (why); \
+      GTEST_SKIP() << "no rsyslogd with imrelp: " << (why);                  \
+    }                                                                        \
+  } while (0)
+
+// A log file of basename dir/app as LogFile names them, second `s` of the
+// test's minute, from pid 4242.
+std::string logName(const TempDir& dir, int s, const char* suffix = "") {
+  char name[96];
+  std::snprintf(name, sizeof name, "app.20261127-0100%02d.testhost.4242.log%s", s, suffix);
+  return dir.file(name);
+}
+
+// Lines [from, to) as a zstd file at `path`, written by LogFile with a ZstdStage.
+void writeZstd(const TempDir& scratch, const std::string& path, uint64_t from, uint64_t to) {
+  muon::LogFile::Options options;
+  options.stages.push_back(std::make_shared<muon::ZstdStage>());
+  std::string made;
+  {
+    muon::LogFile file(scratch.file("z"), 1 << 30, false, 3, 1024, options);
+    const std::string text = shipLines(from, to);
+    file.append(text.data(), text.size());
+    file.flush();
+    made = file.currentFileName();
+  }
+  ASSERT_EQ(0, ::rename(made.c_str(), path.c_str()));
+}
+
+// Whether every number in [0, total) arrived; the duplicates in *dups.
+bool allArrived(const Rsyslogd& daemon, uint64_t total, uint64_t* dups = nullptr) {
+  const auto seen = shipArrivals(daemon, kApp);
+  uint64_t extra = 0;
+  for (const auto& [n, count] : seen) extra += static_cast<uint64_t>(count - 1);
+  if (dups) *dups = extra;
+  if (seen.size() != total) return false;
+  return seen.begin()->first == 0 && seen.rbegin()->first == total - 1;
+}
+
+bool waitAll(const Rsyslogd& daemon, uint64_t total, milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!allArrived(daemon, total)) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  return true;
+}
+
+// "shipped N lines, resent M, skipped K\n", and nothing else.
+bool finalLine(const std::string& out, uint64_t* shipped, uint64_t* resent, uint64_t* skipped) {
+  std::smatch m;
+  static const std::regex re("shipped ([0-9]+) lines, resent ([0-9]+), skipped ([0-9]+)\n");
+  if (!std::regex_match(out, m, re)) return false;
+  *shipped = std::stoull(m[1]);
+  *resent = std::stoull(m[2]);
+  *skipped = std::stoull(m[3]);
+  return true;
+}
+
+class MuonShipTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    ready_ = daemon_.enableRelp(&why) && daemon_.start(&why);
+    why_ = why;
+  }
+  std::vector<std::string> args(const std::string& window = "128") {
+    return {"--relp", "127.0.0.1:" + std::to_string(daemon_.relpPort()), "--state",
+            work_.file("state"), "--window", window, logs_.file("app")};
+  }
+
+  Rsyslogd daemon_;
+  bool ready_ = false;
+  std::string why_;
+  TempDir logs_;
+  TempDir work_;
+};
+
+TEST_F(MuonShipTest, DeliversRolledCurrentAndZstdFilesAndFollowsNewOnes) {
+  REQUIRE_OR_SKIP(ready_, why_);
+  appendTo(logName(logs_, 0), shipLines(0, 3000));                // rolled
+  writeZstd(work_, logName(logs_, 1, ".zst"), 3000, 6000);        // rolled, compressed
+  appendTo(logName(logs_, 2, ".1"), shipLines(6000, 7000));       // a second roll in that second
+  appendTo(logName(logs_, 3), shipLines(7000, 8000));             // current
+  ShipProcess ship(work_, args());
+  ASSERT_TRUE(waitAll(daemon_, 8000, seconds(20))) << ship.err();
+  // The current file grows, then rolls into a new file.
+  appendTo(logName(logs_, 3), shipLines(8000, 8500));
+  appendTo(logName(logs_, 4), shipLines(8500, 9000));
+  ASSERT_TRUE(waitAll(daemon_, 9000, seconds(20))) << ship.err();
+  uint64_t dups = 0;
+  allArrived(daemon_, 9000, &dups);
+  EXPECT_EQ(0u, dups);
+  EXPECT_EQ(0, ship.signal(SIGTERM)) << ship.err();
+  uint64_t shipped, resent, skipped;
+  ASSERT_TRUE(finalLine(ship.out(), &shipped, &resent, &skipped)) << "stdout: " << ship.out();
+  EXPECT_EQ(9000u, shipped);
+  EXPECT_EQ(0u, resent);
+  EXPECT_EQ(0u, skipped);
+  // Severity and MSG as SyslogSink writes them: info, the line after its date-time.
+  const std::vector<std::string> got = daemon_.received(kApp);
+  ASSERT_FALSE(got.empty());
+  EXPECT_EQ("6 4242 INFO  ship 0000000 padding padding - ship.cc:7", got.front());
+}
+
+TEST_F(MuonShipTest, KilledAndRestartedLosesNothingAndDuplicatesAtMostTheWindow) {
+  REQUIRE_OR_SKIP(ready_, why_);
+  const uint64_t total = 60000;
+  const uint64_t window = 64;
+  appendTo(logName(logs_, 0), shipLines(0, total / 2));
+  appendTo(logName(logs_, 1), shipLines(total / 2, total));
+  {
+    ShipProcess first(work_, args(std::to_string(window)), "first");
+    // Killed mid-stream.
+    ASSERT_TRUE(daemon_.waitFor(kApp, total / 3, seconds(20))) << first.err();
+    first.signal(SIGKILL);
+  }
+  ASSERT_LT(daemon_.received(kApp).size(), total) << "not killed mid-stream";
+  ShipProcess second(work_, args(std::to_string(window)), "second");
+  ASSERT_TRUE(waitAll(daemon_, total, seconds(30))) << second.err();
+  EXPECT_EQ(0, second.signal(SIGTERM)) << second.err();
+  uint64_t dups = 0;
+  allArrived(daemon_, total, &dups);
+  EXPECT_LE(dups, window);
+  uint64_t shipped, resent, skipped;
+  ASSERT_TRUE(finalLine(second.out(), &shipped, &resent, &skipped)) << "stdout: " << second.out();
+  EXPECT_EQ(total, shipped);  // counts since the state file began
+  EXPECT_GE(resent, dups);    // every duplicate was counted as a possible one
+  EXPECT_LE(resent, window);
+  EXPECT_EQ(0u, skipped);
+}
+
+TEST_F(MuonShipTest, SigtermWithNothingToShipPrintsOneLineAndExitsZero) {
+  REQUIRE_OR_SKIP(ready_, why_);
+  ShipProcess ship(work_, args());
+  std::this_thread::sleep_for(milliseconds(200));
+  EXPECT_EQ(0, ship.signal(SIGTERM)) << ship.err();
+  EXPECT_EQ("shipped 0 lines, resent 0, skipped 0\n", ship.out());
+}
+
+TEST(MuonShipUsage, BadInputSaysWhatAndExitsTwo) {
+  TempDir dir;
+  {
+    ShipProcess ship(dir, {"--relp", "localhost:notaport", "--state", dir.file("s"), dir.file("app")});
+    EXPECT_EQ(2, ship.wait(seconds(10)));
+    EXPECT_NE(std::string::npos, ship.err().find("bad --relp 'localhost:notaport'")) << ship.err();
+  }
+  {
+    appendTo(dir.file("s"), "not a state\n");
+    ShipProcess ship(dir, {"--relp", "127.0.0.1:1", "--state", dir.file("s"), dir.file("app")});
+    EXPECT_EQ(2, ship.wait(seconds(10)));
+    EXPECT_NE(std::string::npos, ship.err().find("is not a muon-ship state")) << ship.err();
+  }
+  {
+    ShipProcess ship(dir, {"--relp", "127.0.0.1:1", "--state", dir.path(), dir.file("app")});
+    EXPECT_EQ(2, ship.wait(seconds(10)));
+    EXPECT_NE(std::string::npos, ship.err().find("cannot read state file")) << ship.err();
+  }
+  {
+    ShipProcess ship(dir, {"--help"});
+    EXPECT_EQ(0, ship.wait(seconds(10)));
+    EXPECT_NE(std::string::npos, ship.out().find("usage: muon-ship")) << ship.out();
+  }
+}
+
+}  // namespace
