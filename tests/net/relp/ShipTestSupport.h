@@ -66,8 +66,9 @@ inline std::map<uint64_t, int> shipArrivals(const Rsyslogd& daemon, const std::s
   return seen;
 }
 
-// muon-ship as a child: stdout and stderr to files in `dir`; killed and
-// reaped by the destructor if still running.
+#ifdef MUON_SHIP_PATH
+// muon-ship (the build's, MUON_SHIP_PATH) as a child: stdout and stderr to
+// files in `dir`; killed and reaped by the destructor if still running.
 class ShipProcess {
  public:
   ShipProcess(const TempDir& dir, std::vector<std::string> args, const std::string& tag = "ship")
@@ -123,6 +124,7 @@ class ShipProcess {
   pid_t pid_ = -1;
   int code_ = -1;
 };
+#endif
 
 }  // namespace test
 }  // namespace muon
