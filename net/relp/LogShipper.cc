@@ -83,6 +83,7 @@ LogShipper::LogShipper(EventLoop* loop, const InetAddress& server, LogShipperOpt
       follower_(options_.basename, options_.key.get(), options_.finishGraceMs),
       sent_(std::make_unique<std::deque<Sent>>()),
       waker_(std::make_shared<Waker>()) {
+  filePrefix_ = fileNameOf(options_.basename) + ".";
   if (options_.appName.empty()) options_.appName = fileNameOf(options_.basename);
   options_.relp = client_.options();
   waker_->loop = loop;
@@ -162,7 +163,11 @@ void LogShipper::onInotify() {
   while ((n = ::read(inotifyFd_, buf, sizeof buf)) > 0) {
     for (char* p = buf; p < buf + n;) {
       const auto* e = reinterpret_cast<const struct inotify_event*>(p);
-      if (e->mask & (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_Q_OVERFLOW)) {
+      // Only the basename's own files: a state file kept beside them must
+      // not make every save a directory listing.
+      const bool ours = e->len > 0 && std::strncmp(e->name, filePrefix_.c_str(), filePrefix_.size()) == 0;
+      if ((e->mask & IN_Q_OVERFLOW) ||
+          (ours && (e->mask & (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)))) {
         rescanWanted_ = true;
       }
       p += sizeof(struct inotify_event) + e->len;

@@ -136,6 +136,7 @@ class LogShipper {
 
   EventLoop* const loop_;
   LogShipperOptions options_;
+  std::string filePrefix_;  // "basename." without the directory
   std::string hostFile_;  // the file hostname_ and pid_ were taken from
   std::string hostname_ = "-";  // of the file being read, from its name
   pid_t pid_ = 0;

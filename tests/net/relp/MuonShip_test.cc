@@ -5,6 +5,11 @@
 // prints one line and exits 0; bad input exits 2 saying what.
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <regex>
@@ -14,6 +19,7 @@
 #include "Rsyslogd.h"
 #include "ShipTestSupport.h"
 #include "TempDir.h"
+#include "muon/base/AsyncLogging.h"
 #include "muon/base/LogFile.h"
 #include "muon/base/filestages/ZstdStage.h"
 
@@ -170,6 +176,111 @@ TEST_F(MuonShipTest, SigtermWithNothingToShipPrintsOneLineAndExitsZero) {
   std::this_thread::sleep_for(milliseconds(200));
   EXPECT_EQ(0, ship.signal(SIGTERM)) << ship.err();
   EXPECT_EQ("shipped 0 lines, resent 0, skipped 0\n", ship.out());
+}
+
+// A crash-safe producer in a child process: logs shipLine(i) for i in
+// [from, to) through AsyncLogging (crashSafe, kBlock), publishing in
+// *committed how many have been appended (so a restart after SIGKILL goes on
+// from there; the line being appended at the kill may come twice).
+pid_t startProducer(const std::string& basename, uint64_t from, uint64_t to,
+                    std::atomic<uint64_t>* committed) {
+  pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  muon::AsyncLogging::Options options;
+  options.crashSafe = true;
+  options.policy = muon::AsyncLogging::kBlock;
+  options.flushInterval = 1;
+  muon::AsyncLogging log(basename, 2 << 20, options);
+  log.start();
+  for (uint64_t i = from; i < to; ++i) {
+    const std::string line = muon::test::shipLine(i);
+    log.append(line.data(), line.size());
+    committed->store(i + 1);
+    if (i % 200 == 199) ::usleep(20 * 1000);  // about 10,000 lines a second at most
+  }
+  log.stop();
+  ::_exit(0);
+}
+
+// The fault run, scaled to finish in about a minute: 200,000 lines
+// (not 1,000,000) from a crash-safe producer, while rsyslogd is killed 10
+// times (back after 0.2-1 s), muon-ship 5 times and the producer 5 times.
+TEST_F(MuonShipTest, FaultRunKillsOfDaemonShipperAndProducerLoseNothing) {
+  REQUIRE_OR_SKIP(ready_, why_);
+  const uint64_t total = 200000;
+  const uint64_t window = 128;
+  auto* committed = static_cast<std::atomic<uint64_t>*>(
+      ::mmap(nullptr, sizeof(std::atomic<uint64_t>), PROT_READ | PROT_WRITE,
+             MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(MAP_FAILED, static_cast<void*>(committed));
+  new (committed) std::atomic<uint64_t>(0);
+  const std::string basename = logs_.file("app");
+  pid_t producer = startProducer(basename, 0, total, committed);
+  ASSERT_GT(producer, 0);
+  auto ship = std::make_unique<ShipProcess>(work_, args(std::to_string(window)), "ship0");
+  int daemonKills = 0, shipKills = 0, producerKills = 0;
+  // Events every 0.6 s: the daemon on even steps, muon-ship or the producer on odd ones.
+  for (int step = 0; step < 20; ++step) {
+    std::this_thread::sleep_for(milliseconds(600));
+    if (step % 2 == 0) {
+      daemon_.kill();
+      std::this_thread::sleep_for(milliseconds(200 + 80 * step / 2));
+      std::string why;
+      ASSERT_TRUE(daemon_.start(&why)) << why;
+      ++daemonKills;
+    } else if (step % 4 == 1) {
+      ship->signal(SIGKILL);
+      std::this_thread::sleep_for(milliseconds(200));
+      ship = std::make_unique<ShipProcess>(work_, args(std::to_string(window)),
+                                           "ship" + std::to_string(++shipKills));
+    } else {
+      if (producer <= 0) continue;  // finished: there is no producer to kill
+      int status = 0;
+      ::kill(producer, SIGKILL);
+      ::waitpid(producer, &status, 0);
+      producer = -1;
+      ++producerKills;
+      // A new second, so that the new producer's files sort after the dead one's.
+      std::this_thread::sleep_for(milliseconds(1100));
+      if (committed->load() < total) {
+        producer = startProducer(basename, committed->load(), total, committed);
+        ASSERT_GT(producer, 0);
+      }
+    }
+  }
+  if (producer > 0) {
+    int status = 0;
+    ::waitpid(producer, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status));
+  }
+  EXPECT_EQ(total, committed->load());
+  ::munmap(committed, sizeof(std::atomic<uint64_t>));
+  ASSERT_TRUE(waitAll(daemon_, total, seconds(120))) << ship->err();
+  // Everything arrived: muon-ship has nothing in flight once it has read the rest.
+  std::this_thread::sleep_for(milliseconds(500));
+  EXPECT_EQ(0, ship->signal(SIGTERM)) << ship->err();
+  uint64_t shipped, resent, skipped;
+  ASSERT_TRUE(finalLine(ship->out(), &shipped, &resent, &skipped)) << "stdout: " << ship->out();
+  const auto seen = shipArrivals(daemon_, kApp);
+  uint64_t arrived = 0;
+  for (const auto& [n, count] : seen) arrived += static_cast<uint64_t>(count);
+  // The files hold each line once, plus at most one per producer kill;
+  // muon-ship shipped (acknowledged) exactly what the files hold.
+  EXPECT_GE(shipped, total);
+  EXPECT_LE(shipped, total + static_cast<uint64_t>(producerKills));
+  // What arrived beyond that are muon-ship's duplicates: counted in resent,
+  // and at most a window per broken session or restart.
+  ASSERT_GE(arrived, shipped);
+  EXPECT_LE(arrived - shipped, resent);
+  EXPECT_LE(resent, window * static_cast<uint64_t>(2 * daemonKills + shipKills));
+  EXPECT_EQ(0u, skipped);
+  EXPECT_EQ(10, daemonKills);
+  EXPECT_EQ(5, shipKills);
+  EXPECT_EQ(5, producerKills);
+  std::printf("fault run: %llu duplicates, resent %llu, %llu lines in the files\n",
+              static_cast<unsigned long long>(arrived - shipped),
+              static_cast<unsigned long long>(resent), static_cast<unsigned long long>(shipped));
 }
 
 TEST(MuonShipUsage, BadInputSaysWhatAndExitsTwo) {
