@@ -8,6 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <memory>
@@ -108,6 +112,54 @@ TEST(LogShipperTest, ALineReachesTheDaemonWithinFlushInterval) {
     std::this_thread::sleep_for(milliseconds(150 * i));
   }
   log.stop();
+}
+
+// The state file cannot be written (its directory is gone, as a full disk
+// would refuse it): nothing is sent past the saved horizon, the error is
+// reported, and shipping resumes once the state can be written again.
+TEST(LogShipperTest, AStateFileThatCannotBeWrittenHoldsLinesAtTheHorizon) {
+  Rsyslogd daemon;
+  std::string why;
+  REQUIRE_OR_SKIP(daemon.enableRelp(&why) && daemon.start(&why), why);
+  TempDir logs;
+  TempDir stateDir;
+  const std::string sub = stateDir.file("sub");
+  ASSERT_EQ(0, ::mkdir(sub.c_str(), 0700));
+  LogShipperOptions options;
+  options.basename = logs.file(kApp);
+  options.stateFile = sub + "/state";
+  options.relp.window = 32;
+  options.pollIntervalMs = 50;
+  const std::string file = logs.file("app.20261127-010000.testhost.4242.log");
+  muon::test::appendTo(file, muon::test::shipLines(0, 1000));
+  std::atomic<int> errors{0};
+  EventLoopThread thread;
+  EventLoop* loop = thread.startLoop();
+  std::unique_ptr<LogShipper> shipper;
+  runSync(loop, [&] {
+    shipper = std::make_unique<LogShipper>(loop, InetAddress(daemon.relpPort(), true), options);
+    shipper->setErrorCallback([&](const std::string& what) {
+      if (what.find("cannot write state file") != std::string::npos) ++errors;
+    });
+    std::string error;
+    ASSERT_TRUE(shipper->start(&error)) << error;
+  });
+  ASSERT_TRUE(daemon.waitFor(kApp, 1000, seconds(10)));
+  std::this_thread::sleep_for(milliseconds(300));  // the state catches up
+  ASSERT_EQ(0, ::unlink((sub + "/state").c_str()));
+  ASSERT_EQ(0, ::rmdir(sub.c_str()));
+  muon::test::appendTo(file, muon::test::shipLines(1000, 2000));
+  std::this_thread::sleep_for(milliseconds(1000));
+  // At most a window past what the last saved state accounts for.
+  const size_t held = daemon.received(kApp).size();
+  EXPECT_LE(held, 1000u + options.relp.window);
+  EXPECT_GE(errors.load(), 1);
+  ASSERT_EQ(0, ::mkdir(sub.c_str(), 0700));
+  EXPECT_TRUE(daemon.waitFor(kApp, 2000, seconds(10)));
+  EXPECT_EQ(2000u, shipArrivals(daemon, kApp).size());
+  runSync(loop, [&] { shipper.reset(); });
+  ::unlink((sub + "/state").c_str());
+  ::rmdir(sub.c_str());
 }
 
 TEST(LogShipperTest, RetentionKeepsUnshippedFilesUntilItsHardCapThenSkippedLinesAreCountedAndWarned) {

@@ -170,6 +170,25 @@ TEST_F(MuonShipTest, KilledAndRestartedLosesNothingAndDuplicatesAtMostTheWindow)
   EXPECT_EQ(0u, skipped);
 }
 
+// The daemon down at start (3 s here; the 10 s only costs time):
+// muon-ship keeps trying and everything arrives once it is up.
+TEST(MuonShipDaemonDown, TheDaemonDownAtStartGetsEveryLineWhenItComes) {
+  Rsyslogd daemon;
+  std::string why;
+  REQUIRE_OR_SKIP(daemon.enableRelp(&why), why);
+  TempDir logs, work;
+  appendTo(logName(logs, 0), shipLines(0, 5000));
+  ShipProcess ship(work, {"--relp", "127.0.0.1:" + std::to_string(daemon.relpPort()), "--state",
+                          work.file("state"), logs.file("app")});
+  std::this_thread::sleep_for(seconds(3));
+  ASSERT_TRUE(daemon.start(&why)) << why;
+  ASSERT_TRUE(waitAll(daemon, 5000, seconds(20))) << ship.err();
+  EXPECT_EQ(0, ship.signal(SIGTERM)) << ship.err();
+  uint64_t shipped, resent, skipped;
+  ASSERT_TRUE(finalLine(ship.out(), &shipped, &resent, &skipped)) << "stdout: " << ship.out();
+  EXPECT_EQ(5000u, shipped);
+}
+
 TEST_F(MuonShipTest, SigtermWithNothingToShipPrintsOneLineAndExitsZero) {
   REQUIRE_OR_SKIP(ready_, why_);
   ShipProcess ship(work_, args());
