@@ -8,6 +8,11 @@
 // text read so far (for .zst and .enc files: of the decoded text, which is
 // decoded again from the file's start whenever it grew).
 //
+// Only files newer than the newest one already listed are added: a file
+// that appears later under an older name (copied or renamed in) is not
+// read. Two writers of one basename that start files in the same second
+// are ordered by their names (host, pid), not by which came first.
+//
 // A file is finished when a newer file of the basename exists and either the
 // newer one has bytes (its writer has moved on) or the older one has not
 // changed for finishGraceMs (a buffered writer's last bytes are in by then).
