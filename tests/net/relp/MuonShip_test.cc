@@ -12,7 +12,6 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
-#include <regex>
 #include <string>
 #include <thread>
 
@@ -88,12 +87,20 @@ bool waitAll(const Rsyslogd& daemon, uint64_t total, milliseconds timeout) {
 
 // "shipped N lines, resent M, skipped K\n", and nothing else.
 bool finalLine(const std::string& out, uint64_t* shipped, uint64_t* resent, uint64_t* skipped) {
-  std::smatch m;
-  static const std::regex re("shipped ([0-9]+) lines, resent ([0-9]+), skipped ([0-9]+)\n");
-  if (!std::regex_match(out, m, re)) return false;
-  *shipped = std::stoull(m[1]);
-  *resent = std::stoull(m[2]);
-  *skipped = std::stoull(m[3]);
+  unsigned long long n = 0, m = 0, k = 0;
+  int used = 0;
+  if (std::sscanf(out.c_str(), "shipped %llu lines, resent %llu, skipped %llu\n%n", &n, &m, &k,
+                  &used) != 3 ||
+      static_cast<size_t>(used) != out.size() || out.back() != '\n') {
+    return false;
+  }
+  // The numbers as printed, nothing around them (sscanf skips spaces).
+  const std::string again = "shipped " + std::to_string(n) + " lines, resent " + std::to_string(m) +
+                            ", skipped " + std::to_string(k) + "\n";
+  if (again != out) return false;
+  *shipped = n;
+  *resent = m;
+  *skipped = k;
   return true;
 }
 
