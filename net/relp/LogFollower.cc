@@ -130,7 +130,7 @@ bool LogFollower::readMore() {
   // A record or frame cut short at the end is one being written: what comes
   // before it is whole. A corrupt one in a finished file shows as a file that
   // never ends (its tail is given up when the file is finished).
-  readLogFd(f.fd, key_ ? &*key_ : nullptr, [&](std::string_view piece) {
+  const LogReadResult r = readLogFd(f.fd, key_ ? &*key_ : nullptr, [&](std::string_view piece) {
     const uint64_t end = at + piece.size();
     if (end > want) {
       const uint64_t skip = want > at ? want - at : 0;
@@ -138,6 +138,7 @@ bool LogFollower::readMore() {
     }
     at = end;
   });
+  decodeError_ = r.ok ? std::string() : r.error + " at offset " + std::to_string(r.offset);
   return text_.size() > old;
 }
 
@@ -174,6 +175,11 @@ std::optional<std::string_view> LogFollower::peek() {
       lineEnd_ = text_.size();
       lastLineUnterminated_ = true;
       continue;
+    }
+    if (!decodeError_.empty()) {
+      // Finished, yet it ends in a record that cannot be read (corrupt, or
+      // encrypted without the key): what follows is unknown.
+      skips_.push_back(Skip{files_.front().name, 0, true, "its text stops there: " + decodeError_});
     }
     closeFront();
   }
@@ -215,6 +221,7 @@ void LogFollower::closeFront() {
   lineEnd_ = std::string::npos;
   lastLineUnterminated_ = false;
   decodedSize_ = 0;
+  decodeError_.clear();
 }
 
 }  // namespace relp

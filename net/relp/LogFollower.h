@@ -23,7 +23,9 @@
 // to count what it held: a file found deleted before it was read to its end
 // is given up, its remaining lines counted and reported (takeSkips()).
 // A file that was deleted before it could be opened is reported with its
-// lines unknown. A corrupt record ends its file (reported too).
+// lines unknown. A record that cannot be read (corrupt, or encrypted without
+// the key) ends its file once the file is finished, reported with the lines
+// after it unknown.
 //
 // Threads: one (the shipper's loop); not thread-safe.
 #pragma once
@@ -118,6 +120,7 @@ class LogFollower {
   size_t lineEnd_ = std::string::npos;  // peek()'s line end in text_ (npos: none peeked)
   bool lastLineUnterminated_ = false;   // peek()'s line is a finished file's tail
   uint64_t decodedSize_ = 0;        // decoded files: file size at the last decode
+  std::string decodeError_;         // decoded files: where and why the last decode stopped early
   std::vector<Skip> skips_;
 };
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -20,6 +21,7 @@
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/LogFile.h"
+#include "muon/base/filestages/AesGcmStage.h"
 #include "muon/base/filestages/ZstdStage.h"
 
 using muon::test::appendTo;
@@ -51,10 +53,12 @@ std::string logName(const TempDir& dir, int s, const char* suffix = "") {
   return dir.file(name);
 }
 
-// Lines [from, to) as a zstd file at `path`, written by LogFile with a ZstdStage.
-void writeZstd(const TempDir& scratch, const std::string& path, uint64_t from, uint64_t to) {
+// Lines [from, to) as a file at `path` written by LogFile with `stages`
+// (zstd, AES-GCM).
+void writeStaged(const TempDir& scratch, const std::string& path, uint64_t from, uint64_t to,
+                 std::vector<std::shared_ptr<muon::FileStage>> stages) {
   muon::LogFile::Options options;
-  options.stages.push_back(std::make_shared<muon::ZstdStage>());
+  options.stages = std::move(stages);
   std::string made;
   {
     muon::LogFile file(scratch.file("z"), 1 << 30, false, 3, 1024, options);
@@ -123,13 +127,25 @@ class MuonShipTest : public ::testing::Test {
   TempDir work_;
 };
 
-TEST_F(MuonShipTest, DeliversRolledCurrentAndZstdFilesAndFollowsNewOnes) {
+TEST_F(MuonShipTest, DeliversRolledCurrentZstdAndEncryptedFilesAndFollowsNewOnes) {
   REQUIRE_OR_SKIP(ready_, why_);
-  appendTo(logName(logs_, 0), shipLines(0, 3000));                // rolled
-  writeZstd(work_, logName(logs_, 1, ".zst"), 3000, 6000);        // rolled, compressed
-  appendTo(logName(logs_, 2, ".1"), shipLines(6000, 7000));       // a second roll in that second
-  appendTo(logName(logs_, 3), shipLines(7000, 8000));             // current
-  ShipProcess ship(work_, args());
+  // The key of the .enc file, as muon-logcat takes it: 64 hex digits, mode 600.
+  const std::string keyFile = work_.file("key");
+  appendTo(keyFile, std::string(64, 'a') + "\n");
+  ASSERT_EQ(0, ::chmod(keyFile.c_str(), 0600));
+  std::string error;
+  auto aes = muon::AesGcmStage::fromKeyFile(keyFile, &error);
+  ASSERT_TRUE(aes) << error;
+  appendTo(logName(logs_, 0), shipLines(0, 3000));  // rolled
+  writeStaged(work_, logName(logs_, 1, ".zst"), 3000, 6000,
+              {std::make_shared<muon::ZstdStage>()});  // rolled, compressed
+  writeStaged(work_, logName(logs_, 1, ".1.zst.enc"), 6000, 7000,
+              {std::make_shared<muon::ZstdStage>(), aes});  // a second roll in that second, encrypted
+  appendTo(logName(logs_, 2, ".1"), shipLines(7000, 7500));
+  appendTo(logName(logs_, 3), shipLines(7500, 8000));  // current
+  std::vector<std::string> withKey = args();
+  withKey.insert(withKey.begin(), {"--key-file", keyFile});
+  ShipProcess ship(work_, withKey);
   ASSERT_TRUE(waitAll(daemon_, 8000, seconds(20))) << ship.err();
   // The current file grows, then rolls into a new file.
   appendTo(logName(logs_, 3), shipLines(8000, 8500));
@@ -175,6 +191,27 @@ TEST_F(MuonShipTest, KilledAndRestartedLosesNothingAndDuplicatesAtMostTheWindow)
   EXPECT_GE(resent, dups);    // every duplicate was counted as a possible one
   EXPECT_LE(resent, window);
   EXPECT_EQ(0u, skipped);
+}
+
+// An encrypted file without the key: its lines cannot be shipped, and
+// muon-ship says so (stderr and a warning line) rather than pass over it.
+TEST_F(MuonShipTest, AnEncryptedFileWithoutTheKeyIsReportedNotPassedOver) {
+  REQUIRE_OR_SKIP(ready_, why_);
+  muon::AesKey key;
+  key.fill(7);
+  writeStaged(work_, logName(logs_, 0, ".enc"), 0, 100, {std::make_shared<muon::AesGcmStage>(key)});
+  appendTo(logName(logs_, 1), shipLines(100, 200));
+  ShipProcess ship(work_, args());
+  ASSERT_TRUE(daemon_.waitFor(kApp, 101, seconds(20))) << ship.err();
+  std::vector<std::string> others;
+  const auto seen = shipArrivals(daemon_, kApp, &others);
+  EXPECT_EQ(100u, seen.size());
+  ASSERT_EQ(1u, others.size());
+  EXPECT_NE(std::string::npos, others[0].find("the lines of app.20261127-010000.testhost.4242.log.enc "
+                                               "were not shipped: its text stops there: the file is "
+                                               "encrypted")) << others[0];
+  EXPECT_NE(std::string::npos, ship.err().find("were not shipped")) << ship.err();
+  EXPECT_EQ(0, ship.signal(SIGTERM));
 }
 
 // The daemon down at start (3 s here; the 10 s only costs time):
