@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "FakeRelpServer.h"
 #include "Rsyslogd.h"
 #include "ShipTestSupport.h"
 #include "TempDir.h"
@@ -212,6 +213,40 @@ TEST_F(MuonShipTest, AnEncryptedFileWithoutTheKeyIsReportedNotPassedOver) {
                                                "encrypted")) << others[0];
   EXPECT_NE(std::string::npos, ship.err().find("were not shipped")) << ship.err();
   EXPECT_EQ(0, ship.signal(SIGTERM));
+}
+
+// A server that takes the session and never acknowledges: muon-ship sends
+// one window and no more, SIGTERM still ends it (bounded) with nothing
+// counted as shipped, and the files keep everything for the next run.
+TEST_F(MuonShipTest, AServerThatNeverAcknowledgesGetsOneWindowAndTheFilesKeepTheRest) {
+  REQUIRE_OR_SKIP(ready_, why_);
+  std::atomic<int> frames{0};
+  muon::net::test::FakeRelpServer silent([&](muon::net::test::FakeRelpServer::Peer& peer, int) {
+    if (!peer.acceptOpen()) return;
+    muon::net::relp::RelpFrameData f;
+    while (peer.next(&f)) ++frames;
+  });
+  appendTo(logName(logs_, 0), shipLines(0, 1000));
+  {
+    ShipProcess ship(work_, {"--relp", "127.0.0.1:" + std::to_string(silent.port()), "--state",
+                             work_.file("state"), "--window", "16", logs_.file("app")},
+                     "silent");
+    const auto deadline = std::chrono::steady_clock::now() + seconds(10);
+    while (frames.load() < 16 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+    std::this_thread::sleep_for(milliseconds(300));
+    EXPECT_EQ(16, frames.load());
+    const auto stopAt = std::chrono::steady_clock::now();
+    EXPECT_EQ(0, ship.signal(SIGTERM)) << ship.err();
+    EXPECT_LT(std::chrono::steady_clock::now() - stopAt, seconds(8));  // closeTimeoutMs is 5 s
+    EXPECT_EQ("shipped 0 lines, resent 0, skipped 0\n", ship.out());
+    EXPECT_NE(std::string::npos, ship.err().find("16 lines were not acknowledged")) << ship.err();
+  }
+  // The next run, against a daemon that answers, ships all of it.
+  ShipProcess ship(work_, args("16"));
+  ASSERT_TRUE(waitAll(daemon_, 1000, seconds(20))) << ship.err();
+  EXPECT_EQ(0, ship.signal(SIGTERM)) << ship.err();
 }
 
 // The daemon down at start (3 s here; the 10 s only costs time):
