@@ -295,7 +295,7 @@ pid_t startProducer(const std::string& basename, uint64_t from, uint64_t to,
     const std::string line = muon::test::shipLine(i);
     log.append(line.data(), line.size());
     committed->store(i + 1);
-    if (i % 200 == 199) ::usleep(20 * 1000);  // about 10,000 lines a second at most
+    if (i % 200 == 199) ::usleep(30 * 1000);  // about 6,500 lines a second at most
   }
   log.stop();
   ::_exit(0);
@@ -303,7 +303,8 @@ pid_t startProducer(const std::string& basename, uint64_t from, uint64_t to,
 
 // The fault run, scaled to finish in about a minute: 200,000 lines
 // (not 1,000,000) from a crash-safe producer, while rsyslogd is killed 10
-// times (back after 0.2-1 s), muon-ship 5 times and the producer 5 times.
+// times (back after 0.2-1 s), muon-ship 5 times (while the daemon is down)
+// and the producer 5 times.
 TEST_F(MuonShipTest, FaultRunKillsOfDaemonShipperAndProducerLoseNothing) {
   REQUIRE_OR_SKIP(ready_, why_);
   const uint64_t total = 200000;
@@ -318,20 +319,23 @@ TEST_F(MuonShipTest, FaultRunKillsOfDaemonShipperAndProducerLoseNothing) {
   ASSERT_GT(producer, 0);
   auto ship = std::make_unique<ShipProcess>(work_, args(std::to_string(window)), "ship0");
   int daemonKills = 0, shipKills = 0, producerKills = 0;
-  // Events every 0.6 s: the daemon on even steps, muon-ship or the producer on odd ones.
-  for (int step = 0; step < 20; ++step) {
+  // Events every 0.6 s, three kinds in turn: the daemon alone; the daemon
+  // and, while it is down (lines handed to the client but not acknowledged),
+  // muon-ship; the producer.
+  for (int step = 0; step < 15; ++step) {
     std::this_thread::sleep_for(milliseconds(600));
-    if (step % 2 == 0) {
+    if (step % 3 != 2) {
       daemon_.kill();
-      std::this_thread::sleep_for(milliseconds(200 + 80 * step / 2));
+      ++daemonKills;
+      if (step % 3 == 1) {
+        std::this_thread::sleep_for(milliseconds(300));
+        ship->signal(SIGKILL);
+        ship = std::make_unique<ShipProcess>(work_, args(std::to_string(window)),
+                                             "ship" + std::to_string(++shipKills));
+      }
+      std::this_thread::sleep_for(milliseconds(200 + 50 * step));
       std::string why;
       ASSERT_TRUE(daemon_.start(&why)) << why;
-      ++daemonKills;
-    } else if (step % 4 == 1) {
-      ship->signal(SIGKILL);
-      std::this_thread::sleep_for(milliseconds(200));
-      ship = std::make_unique<ShipProcess>(work_, args(std::to_string(window)),
-                                           "ship" + std::to_string(++shipKills));
     } else {
       if (producer <= 0) continue;  // finished: there is no producer to kill
       int status = 0;
