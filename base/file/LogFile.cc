@@ -267,12 +267,22 @@ void LogFile::applyRetention(Timestamp now) {
   if (options_.maxAgeSeconds > 0) {
     oldestKept = logFileTime(Timestamp::fromUnixTime(now.secondsSinceEpoch() - options_.maxAgeSeconds));
   }
+  // The pinned file, as (time, sequence): it and newer ones are kept below the hard cap.
+  std::string pinTime;
+  long pinSequence = 0;
+  const std::string pinned = options_.pin ? options_.pin->get() : std::string();
+  const bool pinSet = !pinned.empty() && parseLogFileName(prefix, pinned, &pinTime, &pinSequence);
   size_t count = old.size() + 1;
   for (const Candidate& c : old) {
     bool tooMany = options_.maxFiles > 0 && count > options_.maxFiles;
     bool tooBig = options_.maxTotalBytes > 0 && total > options_.maxTotalBytes;
     bool tooOld = !oldestKept.empty() && c.time < oldestKept;
     if (!tooMany && !tooBig && !tooOld) break;  // the rest are newer
+    const bool overHardCap = options_.pinnedMaxTotalBytes > 0 && total > options_.pinnedMaxTotalBytes;
+    if (pinSet && !overHardCap &&
+        std::tie(c.time, c.sequence) >= std::tie(pinTime, pinSequence)) {
+      break;  // the reader has not finished it, nor the newer ones
+    }
     if (env_->unlink(c.path.c_str()) != 0) {
       reportError(&cleanupReport_, "remove old log", c.path, errno);
       continue;

@@ -31,6 +31,7 @@
 #include "muon/base/Env.h"
 #include "muon/base/FileStage.h"
 #include "muon/base/FileUtil.h"
+#include "muon/base/LogFilePin.h"
 #include "muon/base/Timestamp.h"
 
 namespace muon {
@@ -52,6 +53,14 @@ class LogFile {
     uint64_t maxTotalBytes = 0;
     // No file whose name's time is more than this many seconds old.
     int64_t maxAgeSeconds = 0;
+    // A reader's pin (LogFilePin.h, e.g. a LogShipper's): the pinned file
+    // and every newer one are kept whatever the three limits above say,
+    // until all the files together pass pinnedMaxTotalBytes, the hard cap
+    // (0: none, pinned files are never deleted). Past the cap the oldest
+    // go first as usual, pinned or not; the reader notices, counts what it
+    // lost and says so. Null: no pin.
+    std::shared_ptr<const LogFilePin> pin;
+    uint64_t pinnedMaxTotalBytes = 0;
     // Keep basename.log, a symbolic link to the current file, replaced
     // atomically at each roll (glog's habit), so that `tail -F basename.log`
     // follows the log across rolls. Off by default: it adds a file to the

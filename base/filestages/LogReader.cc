@@ -155,22 +155,29 @@ LogReadResult readLogBytes(std::string_view bytes, const AesKey* key, const LogT
 }
 
 LogReadResult readLogFile(const std::string& path, const AesKey* key, const LogTextSink& sink) {
-  LogReadResult r;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0 || ::fstat(fd, &st) != 0) {
+  if (fd < 0) {
+    LogReadResult r;
     r.ok = false;
     r.error = std::string("cannot read: ") + std::strerror(errno);
-    if (fd >= 0) ::close(fd);
+    return r;
+  }
+  LogReadResult r = readLogFd(fd, key, sink);
+  ::close(fd);
+  return r;
+}
+
+LogReadResult readLogFd(int fd, const AesKey* key, const LogTextSink& sink) {
+  LogReadResult r;
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    r.ok = false;
+    r.error = std::string("cannot read: ") + std::strerror(errno);
     return r;
   }
   size_t size = static_cast<size_t>(st.st_size);
-  if (size == 0) {
-    ::close(fd);
-    return r;
-  }
+  if (size == 0) return r;
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
   if (map == MAP_FAILED) {
     r.ok = false;
     r.error = std::string("cannot map: ") + std::strerror(errno);

@@ -28,6 +28,11 @@ using LogTextSink = std::function<void(std::string_view text)>;
 // given back as it goes, so a large file costs little memory.
 LogReadResult readLogFile(const std::string& path, const AesKey* key, const LogTextSink& sink);
 
+// The same for the file open on `fd` (read from its start whatever the fd's
+// offset; not closed): a file that has been deleted since it was opened can
+// still be read to its end.
+LogReadResult readLogFd(int fd, const AesKey* key, const LogTextSink& sink);
+
 // The same over bytes in memory.
 LogReadResult readLogBytes(std::string_view bytes, const AesKey* key, const LogTextSink& sink);
 

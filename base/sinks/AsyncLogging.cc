@@ -30,6 +30,14 @@ constexpr uint64_t kOneMessage = uint64_t{1} << kMessagesShift;
 constexpr int kCommitMessageShift = 40;
 constexpr uint64_t kCommitBytesMask = (uint64_t{1} << kCommitMessageShift) - 1;
 
+// The short constructor's options: the defaults but for these two.
+AsyncLogging::Options withInterval(int flushInterval, AsyncLogging::OverflowPolicy policy) {
+  AsyncLogging::Options options;
+  options.flushInterval = flushInterval;
+  options.policy = policy;
+  return options;
+}
+
 // The backend hands LogFile whole buffers: each goes to the file at once,
 // as one chunk (one record, when the file has stages), with no copy.
 LogFile::Options unbuffered(LogFile::Options files) {
@@ -124,11 +132,12 @@ struct AsyncLogging::Buffer {
 
 AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, int flushInterval,
                            OverflowPolicy policy)
-    : AsyncLogging(basename, rollSize, Options{flushInterval, policy, false, LogFile::Options()}) {}
+    : AsyncLogging(basename, rollSize, withInterval(flushInterval, policy)) {}
 
 AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, const Options& options)
     : flushInterval_(options.flushInterval > 0 ? options.flushInterval : 1),
       policy_(options.policy),
+      afterWrite_(options.afterWrite),
       reserve_(0),
       // Crash-safe: the spool records where the log files are, for a
       // recovery that may work in another directory; and a later chdir must
@@ -552,6 +561,7 @@ void AsyncLogging::threadFunc() {
   bool recordsSeen = false;  // ... or the one before it
   auto lastWrite = std::chrono::steady_clock::now();
   const auto interval = std::chrono::seconds(flushInterval_);
+  LogFile::Stats announced = output_.stats();  // as of the last afterWrite_ call
   for (;;) {
     // Records came last round: look again at once, they are likely still
     // coming; none: wait a little, then up to the interval.
@@ -599,6 +609,11 @@ void AsyncLogging::threadFunc() {
     if (writeAll) lastWrite = now;
     if (reopen && output_.stats().filesCreated == filesBefore) output_.rollFile();
     LogFile::Stats fileStats = output_.stats();
+    if (afterWrite_ && (fileStats.writtenBytes != announced.writtenBytes ||
+                        fileStats.filesCreated != announced.filesCreated)) {
+      announced = fileStats;
+      afterWrite_();
+    }
 
     lock.lock();
     fileStats_ = fileStats;

@@ -56,6 +56,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -109,6 +110,14 @@ class AsyncLogging : private detail::RecordSink {
     // finished lines may fill it; the overflow policy then applies to them
     // one by one.
     size_t threadQueueBytes = 2 * 1024 * 1024;
+    // Called by the backend thread after a round in which it wrote bytes to
+    // the log files or started a new file (at most once per round, so at
+    // most once per buffer or flushInterval), outside every lock. For a
+    // reader of the files (net/relp/LogShipper.h): it must only wake that
+    // reader (post to its loop, set a flag), never block, log or call into
+    // this AsyncLogging. Lines written after stop() (the destructor's
+    // leftovers) are not announced. Empty: nothing is called.
+    std::function<void()> afterWrite;
   };
 
   static constexpr size_t kBufferSize = 4 * 1024 * 1024;
@@ -263,6 +272,7 @@ class AsyncLogging : private detail::RecordSink {
 
   const int flushInterval_;
   const OverflowPolicy policy_;
+  const std::function<void()> afterWrite_;  // Options::afterWrite
 
   // The reserve word: the current buffer's slot in the top 8 bits, the
   // messages reserved in it in the next 20 (only with a store that keeps an

@@ -15,71 +15,16 @@
 
 #include "muon/base/LineLayout.h"
 #include "muon/base/LogRecord.h"
-#include "muon/base/TimeZone.h"
+#include "muon/base/SyslogFormat.h"
 
 namespace muon {
 
 namespace {
 
-// RFC 5424 severities.
-constexpr int kCritical = 2;
-constexpr int kError = 3;
-constexpr int kWarning = 4;
-constexpr int kNotice = 5;
-constexpr int kInformational = 6;
-constexpr int kDebug = 7;
-
-// The one place a level becomes a syslog severity.
-int severityOf(Logger::LogLevel level) {
-  switch (level) {
-    case Logger::TRACE:
-    case Logger::DEBUG:
-      return kDebug;
-    case Logger::INFO:
-      return kInformational;
-    case Logger::WARN:
-      return kWarning;
-    case Logger::ERROR:
-      return kError;
-    case Logger::FATAL:
-      return kCritical;
-    default:
-      return kNotice;
-  }
-}
-
-// RFC 3339 in UTC, to the microsecond: "2026-11-21T08:15:02.123456Z".
-std::string utcTimestamp(Timestamp time) {
-  const DateTime dt = TimeZone::toUtcTime(time.secondsSinceEpoch());
-  const int year = std::clamp(dt.year, 0, 9999);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", year, dt.month, dt.day,
-                dt.hour, dt.minute, dt.second, time.microSecondsInSecond());
-  return buf;
-}
-
-// RFC 5424's header fields are printable ASCII without spaces, of bounded length.
-std::string headerField(const std::string& value, size_t maxLength) {
-  std::string field = value.substr(0, maxLength);
-  for (char& c : field) {
-    if (c <= ' ' || c > '~') c = '_';
-  }
-  return field.empty() ? "-" : field;
-}
-
 std::string defaultHostname() {
   char name[256] = {};
   if (::gethostname(name, sizeof name - 1) != 0) return "-";
   return name;
-}
-
-// "<PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID - - ", MSG to follow: no MSGID, no
-// structured data.
-std::string headerOf(int facility, int severity, const std::string& timestamp,
-                     const std::string& hostname, const std::string& appName, pid_t pid) {
-  return "<" + std::to_string(facility * 8 + severity) + ">1 " + timestamp + ' ' +
-         headerField(hostname, 255) + ' ' + headerField(appName, 48) + ' ' +
-         std::to_string(pid) + " - - ";
 }
 
 // Whether an IPv4 socket is connected to its own address: what a connect to
@@ -109,8 +54,8 @@ int millisecondsUntil(std::chrono::steady_clock::time_point deadline) {
 std::string SyslogSink::format(const LogRecord& record, int facility,
                                const std::string& hostname, const std::string& appName,
                                pid_t pid) {
-  std::string out = headerOf(facility, severityOf(record.level), utcTimestamp(record.time),
-                             hostname, appName, pid);
+  std::string out = rfc5424::header(facility, rfc5424::severityOf(record.level),
+                                   rfc5424::utcTimestamp(record.time), hostname, appName, pid);
   out += std::to_string(record.tid);
   out += ' ';
   detail::appendFromLevel(&out, record);
@@ -121,7 +66,7 @@ std::string SyslogSink::format(const char* line, size_t len, int facility,
                                const std::string& hostname, const std::string& appName,
                                pid_t pid) {
   if (len > 0 && line[len - 1] == '\n') --len;
-  std::string out = headerOf(facility, kNotice, "-", hostname, appName, pid);
+  std::string out = rfc5424::header(facility, rfc5424::kNotice, "-", hostname, appName, pid);
   out.append(line, len);
   return out;
 }
@@ -393,7 +338,7 @@ void SyslogSink::reportLosses() {
                            std::to_string(lost - reportedLost_) +
                            " lost (daemon unreachable) since the last report";
   const std::string message =
-      headerOf(options_.facility, kWarning, "-", hostname_, appName_, pid_) + text;
+      rfc5424::header(options_.facility, rfc5424::kWarning, "-", hostname_, appName_, pid_) + text;
   const SendResult result = sendMessage(message);
   if (result == kSent) {
     reportedDropped_ = dropped;

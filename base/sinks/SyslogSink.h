@@ -13,6 +13,9 @@
 // always in UTC, and as MSG the line without its date-time: the thread id,
 // then everything from the level on, as the line has it.
 //
+// The message is made by SyslogFormat.h (rfc5424::), which the RELP shipper
+// shares for lines read back from files.
+//
 // Transports: a UNIX datagram socket (/dev/log by default), UDP, or TCP with
 // octet counting (RFC 6587: "LEN SP MESSAGE"); numeric IPv4 addresses.
 //

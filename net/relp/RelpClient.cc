@@ -163,6 +163,10 @@ void RelpClient::onConnection(const TcpConnectionPtr& conn) {
       return;
     }
     conn_ = conn;
+    // Frames go out as they are offered, one acknowledgement at a time
+    // refilling the window: with Nagle's algorithm each small write would
+    // wait for the server's delayed ACK (up to 200 ms on Linux).
+    conn->setTcpNoDelay(true);
     broken_ = false;
     parser_.reset();
     sentInSession_ = 0;

@@ -17,6 +17,7 @@
 #include "FaultEnv.h"
 #include "PosixRegex.h"
 #include "TempDir.h"
+#include "muon/base/FileIo.h"
 #include "muon/base/Logging.h"
 #include "muon/base/TimeZone.h"
 
@@ -584,6 +585,44 @@ TEST_F(LogFileTest, RetentionKeepsTheTotalUnderMaxTotalBytes) {
   EXPECT_LE(total, 3500u);
   EXPECT_EQ(kept.size(), 4u);  // three full files and the new, empty one
   EXPECT_EQ(kept.back(), file.currentFileName());
+}
+
+TEST_F(LogFileTest, RetentionKeepsAPinnedFileAndNewerOnesUntilTheHardCap) {
+  setFakeTime(kNoon);
+  const std::string chunk(1000, 'p');
+  auto pin = std::make_shared<muon::LogFilePin>();
+  LogFile::Options o = retention(2, 0, 0);
+  o.pin = pin;
+  o.pinnedMaxTotalBytes = 6500;
+  LogFile file(dir_.file("ret"), 1 << 20, false, 3, 1024, o);
+  // The reader is still on the first file.
+  pin->set(muon::fileNameOf(file.currentFileName()));
+  const std::string first = file.currentFileName();
+  for (int i = 1; i <= 5; ++i) {
+    file.append(chunk.data(), chunk.size());
+    file.flush();
+    setFakeTime(kNoon + i);
+    ASSERT_TRUE(file.rollFile());
+  }
+  // maxFiles = 2, yet all six stay: the total (5,000 bytes) is under the cap.
+  EXPECT_EQ(logsOf(dir_, "ret").size(), 6u);
+  EXPECT_TRUE(exists(first));
+  // Past the hard cap the oldest go, pinned or not.
+  for (int i = 6; i <= 8; ++i) {
+    file.append(chunk.data(), chunk.size());
+    file.flush();
+    setFakeTime(kNoon + i);
+    ASSERT_TRUE(file.rollFile());
+  }
+  EXPECT_FALSE(exists(first));
+  uint64_t total = 0;
+  for (const std::string& f : logsOf(dir_, "ret")) total += readFile(f).size();
+  EXPECT_LE(total, 6500u);
+  // The reader moves on: the limits apply again up to its file.
+  pin->set(muon::fileNameOf(file.currentFileName()));
+  setFakeTime(kNoon + 9);
+  ASSERT_TRUE(file.rollFile());
+  EXPECT_EQ(logsOf(dir_, "ret").size(), 2u);
 }
 
 TEST_F(LogFileTest, RetentionAtStartDeletesFilesOlderThanMaxAgeByTheTimeInTheirNames) {

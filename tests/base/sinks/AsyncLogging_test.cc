@@ -279,6 +279,36 @@ TEST_F(AsyncLoggingTest, StartLogStopLosesNothingForOneToAThousandLines) {
   }
 }
 
+TEST_F(AsyncLoggingTest, AfterWriteIsCalledOnceTheLinesAreInTheFileAndNotWhenIdle) {
+  std::atomic<int> calls{0};
+  std::string seenInFile;
+  std::mutex mutex;
+  AsyncLogging::Options options;
+  options.flushInterval = 1;
+  const std::string basename = dir_.file("hook");
+  options.afterWrite = [&] {
+    // The lines are in the file when the hook runs.
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const std::string& f : dir_.files()) seenInFile += readFile(f);
+    ++calls;
+  };
+  AsyncLogging log(basename, 1L << 30, options);
+  log.start();
+  const std::string line = muon::test::numberedLine("hook", 1);
+  log.append(line.data(), line.size());
+  log.flush();
+  EXPECT_GE(calls.load(), 1);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    EXPECT_NE(seenInFile.find(line), std::string::npos);
+  }
+  // Nothing written: no call, however many intervals pass.
+  const int before = calls.load();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2200));
+  EXPECT_EQ(before, calls.load());
+  log.stop();
+}
+
 TEST_F(AsyncLoggingTest, DestructorWritesWhatWasLogged) {
   {
     AsyncLogging log(dir_.file("dtor"), 1L << 30);

@@ -16,6 +16,7 @@
 #include "UnixDatagramReceiver.h"
 #include "muon/base/CurrentThread.h"
 #include "muon/base/LogRecord.h"
+#include "muon/base/SyslogFormat.h"
 #include "muon/base/Logging.h"
 #include "muon/base/TimeZone.h"
 
@@ -100,6 +101,25 @@ TEST(SyslogFormat, LinesNotFromLoggerAreSentWholeAndStampedByTheDaemon) {
   std::string local = "20261121 16:15:02.123456 4321 WARN  x - a.cc:1\n";
   EXPECT_EQ(SyslogSink::format(local.data(), local.size(), 16, "h", "my app", 7),
             "<133>1 - h my_app 7 - - 20261121 16:15:02.123456 4321 WARN  x - a.cc:1");
+}
+
+TEST(SyslogFormat, AFileLineGivesTheSameMessageAsItsRecord) {
+  // What a shipper reads back from a file (rfc5424::formatLine) is what
+  // SyslogSink sends for the record: the local time read in the line's zone.
+  const muon::TimeZone utc8 = muon::TimeZone::fixed(8 * 3600, "UTC+8");
+  const std::string text = "20261121 16:15:02.123456  4321 DEBUG main disk full - df.cc:42\n";
+  LogRecord r = recordAt(Logger::DEBUG, text);
+  r.function = std::string_view(text).substr(37, 4);
+  r.message = std::string_view(text).substr(42, 9);
+  EXPECT_EQ(muon::rfc5424::formatLine(text, 16, "h", "my app", 7, utc8),
+            SyslogSink::format(r, 16, "h", "my app", 7));
+  // A line in UTC says so ('Z'), whatever the zone.
+  EXPECT_EQ(muon::rfc5424::formatLine("20261121 08:15:02.000001Z  12 WARN  x - a.cc:1", 1, "h",
+                                      "a", 7, utc8),
+            "<12>1 2026-11-21T08:15:02.000001Z h a 7 - - 12 WARN  x - a.cc:1");
+  // Anything else goes whole, stamped by the daemon.
+  EXPECT_EQ(muon::rfc5424::formatLine("not a muon line\n", 1, "h", "a", 7, utc8),
+            "<13>1 - h a 7 - - not a muon line");
 }
 
 muon::Timestamp fixedClock() { return muon::Timestamp(1795248902123456); }

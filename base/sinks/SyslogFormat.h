@@ -1,0 +1,55 @@
+// SyslogFormat: muon's lines as RFC 5424 syslog messages, in one place, for
+// SyslogSink (from records and loose lines) and for the RELP shipper
+// (net/relp/LogShipper.h, from the lines of log files).
+//
+//   20261121 16:15:02.123456  4321 WARN  disk full - df.cc:42   (in UTC+8)
+// becomes
+//   <12>1 2026-11-21T08:15:02.123456Z myhost server 4321 - - 4321 WARN  disk full - df.cc:42
+//
+// The severity comes from the level (TRACE and DEBUG: debug, INFO: info,
+// WARN: warning, ERROR: err, FATAL: crit), the time is always written in UTC,
+// and MSG is the line without its date-time: the thread id, then everything
+// from the level on. No MSGID, no structured data. Pure functions: any thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <string_view>
+
+#include "muon/base/Logging.h"
+#include "muon/base/TimeZone.h"
+#include "muon/base/Timestamp.h"
+
+namespace muon {
+namespace rfc5424 {
+
+// RFC 5424 severities muon uses.
+inline constexpr int kCritical = 2;
+inline constexpr int kError = 3;
+inline constexpr int kWarning = 4;
+inline constexpr int kNotice = 5;
+inline constexpr int kInformational = 6;
+inline constexpr int kDebug = 7;
+
+// The one place a level becomes a syslog severity.
+int severityOf(Logger::LogLevel level);
+
+// RFC 3339 in UTC, to the microsecond: "2026-11-21T08:15:02.123456Z".
+std::string utcTimestamp(Timestamp time);
+
+// "<PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID - - ", MSG to follow. Header
+// fields are made printable ASCII without spaces, of bounded length.
+std::string header(int facility, int severity, const std::string& timestamp,
+                   const std::string& hostname, const std::string& appName, pid_t pid);
+
+// The message for one line of a muon log file (with or without its '\n').
+// A line in muon's layout (LineLayout.h) gets its time, severity and MSG as
+// above; its date-time is read in `zone` unless it ends in 'Z' (UTC). Any
+// other line is sent whole as MSG with severity notice and no time ("-": the
+// daemon stamps it).
+std::string formatLine(std::string_view line, int facility, const std::string& hostname,
+                       const std::string& appName, pid_t pid, const TimeZone& zone);
+
+}  // namespace rfc5424
+}  // namespace muon

@@ -1,0 +1,237 @@
+// LogShipper inside a process, beside the AsyncLogging whose files it ships,
+// against a real rsyslogd with imrelp (tests/support/Rsyslogd.h): a line
+// reaches the daemon within the logger's flushInterval (the backend's
+// afterWrite wakes the shipper); retention keeps the files the shipper has
+// not finished below its hard cap, and past it the shipper counts the lines
+// it lost and ships a warning saying how many.
+#include "muon/net/relp/LogShipper.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "Rsyslogd.h"
+#include "ShipTestSupport.h"
+#include "TempDir.h"
+#include "muon/base/AsyncLogging.h"
+#include "muon/net/EventLoop.h"
+#include "muon/net/EventLoopThread.h"
+
+using muon::AsyncLogging;
+using muon::net::EventLoop;
+using muon::net::EventLoopThread;
+using muon::net::InetAddress;
+using muon::net::relp::LogShipper;
+using muon::net::relp::LogShipperOptions;
+using muon::test::Rsyslogd;
+using muon::test::shipArrivals;
+using muon::test::shipLine;
+using muon::test::TempDir;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+const char kApp[] = "app";
+
+#define REQUIRE_OR_SKIP(ok, why)                                             \
+  do {                                                                       \
+    if (!(ok)) {                                                             \
+      if (Rsyslogd::required()) FAIL() << "rsyslogd with imrelp: " << (why); \
+      GTEST_SKIP() << "no rsyslogd with imrelp: " << (why);                  \
+    }                                                                        \
+  } while (0)
+
+template <typename F>
+void runSync(EventLoop* loop, F f) {
+  std::promise<void> done;
+  loop->runInLoop([&] {
+    f();
+    done.set_value();
+  });
+  done.get_future().wait();
+}
+
+// A LogShipper on its own loop thread.
+class ShipperThread {
+ public:
+  ShipperThread(uint16_t port, LogShipperOptions options) : loop_(thread_.startLoop()) {
+    runSync(loop_, [&] {
+      shipper_ = std::make_unique<LogShipper>(loop_, InetAddress(port, true), options);
+      std::string error;
+      started_ = shipper_->start(&error);
+    });
+  }
+  ~ShipperThread() {
+    runSync(loop_, [&] { shipper_.reset(); });
+  }
+  bool started() const { return started_; }
+  LogShipper& shipper() { return *shipper_; }
+
+ private:
+  EventLoopThread thread_;
+  EventLoop* loop_;
+  std::unique_ptr<LogShipper> shipper_;
+  bool started_ = false;
+};
+
+TEST(LogShipperTest, ALineReachesTheDaemonWithinFlushInterval) {
+  Rsyslogd daemon;
+  std::string why;
+  REQUIRE_OR_SKIP(daemon.enableRelp(&why) && daemon.start(&why), why);
+  TempDir logs;
+  LogShipperOptions options;
+  options.basename = logs.file(kApp);
+  options.pollIntervalMs = 60 * 1000;  // only the wake-ups can be in time
+  ShipperThread shipper(daemon.relpPort(), options);
+  ASSERT_TRUE(shipper.started());
+
+  AsyncLogging::Options logOptions;
+  logOptions.flushInterval = 1;
+  logOptions.afterWrite = shipper.shipper().wakeFunction();
+  AsyncLogging log(options.basename, 1 << 30, logOptions);
+  log.start();
+  for (uint64_t i = 0; i < 5; ++i) {
+    const std::string line = shipLine(i);
+    const auto logged = Clock::now();
+    log.append(line.data(), line.size());
+    ASSERT_TRUE(daemon.waitFor(kApp, i + 1, seconds(5)));
+    const auto took = std::chrono::duration_cast<milliseconds>(Clock::now() - logged);
+    // The backend writes within flushInterval (1 s); the shipper follows at once.
+    EXPECT_LT(took.count(), 1300) << "line " << i;
+    std::this_thread::sleep_for(milliseconds(150 * i));
+  }
+  log.stop();
+}
+
+// The state file cannot be written (its directory is gone, as a full disk
+// would refuse it): nothing is sent past the saved horizon, the error is
+// reported, and shipping resumes once the state can be written again.
+TEST(LogShipperTest, AStateFileThatCannotBeWrittenHoldsLinesAtTheHorizon) {
+  Rsyslogd daemon;
+  std::string why;
+  REQUIRE_OR_SKIP(daemon.enableRelp(&why) && daemon.start(&why), why);
+  TempDir logs;
+  TempDir stateDir;
+  const std::string sub = stateDir.file("sub");
+  ASSERT_EQ(0, ::mkdir(sub.c_str(), 0700));
+  LogShipperOptions options;
+  options.basename = logs.file(kApp);
+  options.stateFile = sub + "/state";
+  options.relp.window = 32;
+  options.pollIntervalMs = 50;
+  const std::string file = logs.file("app.20261127-010000.testhost.4242.log");
+  muon::test::appendTo(file, muon::test::shipLines(0, 1000));
+  std::atomic<int> errors{0};
+  EventLoopThread thread;
+  EventLoop* loop = thread.startLoop();
+  std::unique_ptr<LogShipper> shipper;
+  runSync(loop, [&] {
+    shipper = std::make_unique<LogShipper>(loop, InetAddress(daemon.relpPort(), true), options);
+    shipper->setErrorCallback([&](const std::string& what) {
+      if (what.find("cannot write state file") != std::string::npos) ++errors;
+    });
+    std::string error;
+    ASSERT_TRUE(shipper->start(&error)) << error;
+  });
+  ASSERT_TRUE(daemon.waitFor(kApp, 1000, seconds(10)));
+  std::this_thread::sleep_for(milliseconds(300));  // the state catches up
+  ASSERT_EQ(0, ::unlink((sub + "/state").c_str()));
+  ASSERT_EQ(0, ::rmdir(sub.c_str()));
+  muon::test::appendTo(file, muon::test::shipLines(1000, 2000));
+  std::this_thread::sleep_for(milliseconds(1000));
+  // At most a window past what the last saved state accounts for.
+  const size_t held = daemon.received(kApp).size();
+  EXPECT_LE(held, 1000u + options.relp.window);
+  EXPECT_GE(errors.load(), 1);
+  ASSERT_EQ(0, ::mkdir(sub.c_str(), 0700));
+  EXPECT_TRUE(daemon.waitFor(kApp, 2000, seconds(10)));
+  EXPECT_EQ(2000u, shipArrivals(daemon, kApp).size());
+  runSync(loop, [&] { shipper.reset(); });
+  ::unlink((sub + "/state").c_str());
+  ::rmdir(sub.c_str());
+}
+
+TEST(LogShipperTest, RetentionKeepsUnshippedFilesUntilItsHardCapThenSkippedLinesAreCountedAndWarned) {
+  Rsyslogd daemon;
+  std::string why;
+  REQUIRE_OR_SKIP(daemon.enableRelp(&why), why);  // started later: the files pile up meanwhile
+  TempDir logs;
+  auto pin = std::make_shared<muon::LogFilePin>();
+  LogShipperOptions options;
+  options.basename = logs.file(kApp);
+  options.pin = pin;
+  options.relp.window = 16;
+  ShipperThread shipper(daemon.relpPort(), options);
+  ASSERT_TRUE(shipper.started());
+
+  AsyncLogging::Options logOptions;
+  logOptions.afterWrite = shipper.shipper().wakeFunction();
+  logOptions.files.maxFiles = 2;
+  logOptions.files.pin = pin;
+  logOptions.files.pinnedMaxTotalBytes = 200 * 1000;
+  // One file per batch: each batch (about 7 KB) is written at the flush and
+  // passes the roll size.
+  AsyncLogging log(options.basename, 4000, logOptions);
+  log.start();
+  const uint64_t perBatch = 100;
+  uint64_t total = 0;
+  auto batch = [&] {
+    for (uint64_t i = 0; i < perBatch; ++i, ++total) {
+      const std::string line = shipLine(total);
+      log.append(line.data(), line.size());
+    }
+    log.flush();
+  };
+  auto logFiles = [&] { return logs.files().size(); };
+  for (int b = 0; b < 10; ++b) batch();
+  // maxFiles is 2, but nothing was shipped: all are kept.
+  EXPECT_GE(logFiles(), 10u);
+  // Past the hard cap the oldest go.
+  for (int b = 0; b < 40; ++b) batch();
+  log.stop();
+  EXPECT_LT(logFiles(), 40u);
+
+  ASSERT_TRUE(daemon.start(&why)) << why;
+  const auto deadline = Clock::now() + seconds(20);
+  std::map<uint64_t, int> seen;
+  std::vector<std::string> warnings;
+  for (;;) {
+    warnings.clear();
+    seen = shipArrivals(daemon, kApp, &warnings);
+    const uint64_t skipped = shipper.shipper().counters().skipped;
+    if (seen.size() + skipped == total && shipper.shipper().inFlight() == 0) break;
+    ASSERT_LT(Clock::now(), deadline) << seen.size() << " arrived, " << skipped << " skipped of "
+                                      << total;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  const uint64_t skipped = shipper.shipper().counters().skipped;
+  EXPECT_GT(skipped, 0u);
+  EXPECT_EQ(skipped, shipper.shipper().counters().skipped);
+  // Every skipped line is in a warning the daemon received.
+  uint64_t warned = 0;
+  for (const std::string& w : warnings) {
+    // "4 muon-ship: N lines of FILE were not shipped: it was deleted ..."
+    const size_t at = w.find("muon-ship: ");
+    unsigned long long n = 0;
+    ASSERT_NE(std::string::npos, at) << w;
+    ASSERT_EQ(1, std::sscanf(w.c_str() + at, "muon-ship: %llu lines of ", &n)) << w;
+    EXPECT_NE(std::string::npos, w.find(" were not shipped: it was deleted")) << w;
+    EXPECT_EQ('4', w[0]) << "severity warning: " << w;
+    warned += n;
+  }
+  EXPECT_EQ(skipped, warned);
+  for (const auto& [n, count] : seen) EXPECT_EQ(1, count) << "line " << n;
+}
+
+}  // namespace
