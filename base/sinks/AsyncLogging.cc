@@ -618,12 +618,14 @@ void AsyncLogging::threadFunc() {
     lock.lock();
     fileStats_ = fileStats;
     if (idle) trimSpares();  // the burst is over: its spares go back
+    const bool buffersInUse = !batch.empty();
     batch.clear();
     flushDone_ = flushTarget;
     producerCond_.notify_all();
     if (stopNow && queued_.empty()) break;
-    // With records, lines rarely come through the buffers: none mapped ahead.
-    if (!records_) prepareSpares(lock);
+    // With records, lines come through the buffers only in a flood (the
+    // shared mode): spares are mapped ahead then, not while records flow.
+    if (!records_ || buffersInUse) prepareSpares(lock);
   }
 }
 
