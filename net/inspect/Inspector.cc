@@ -142,8 +142,10 @@ void Inspector::logLevel(const HttpRequest& req, HttpResponse* resp) {
     if (!writeAllowed(req, resp)) return;
     std::string error;
     if (LogInspector::setLevels(req.body(), &error)) {
-      LOG_WARN << "Inspector: log levels set to " << req.body() << " from " << req.getHeader("Host");
-      answer(resp, HttpResponse::k200Ok, LogInspector::levels());
+      std::string levels = LogInspector::levels();
+      // The spec as parsed, on one line (never the request's own bytes).
+      LOG_WARN << "Inspector: log levels set to " << levels.substr(0, levels.find('\n'));
+      answer(resp, HttpResponse::k200Ok, std::move(levels));
     } else {
       answer(resp, HttpResponse::k400BadRequest, error + "\n");
     }
