@@ -15,6 +15,7 @@
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/Logging.h"
+#include "muon/base/SyslogSink.h"
 #include "muon/net/EventLoopThread.h"
 #include "muon/net/TcpServer.h"
 #include "muon/net/inspect/MetricsWriter.h"
@@ -192,6 +193,38 @@ TEST_F(InspectorMetricsTest, PageIsValidCountersOnlyGrowAndTheWorkShows) {
   EXPECT_GT(after[iterations], before[iterations]);
   const std::string busy = echoSeries(after, "muon_net_loop_busy_seconds_total");
   EXPECT_GT(after[busy], before[busy]);
+}
+
+// A SyslogSink registered with addSyslog: its messages sent are the sink's
+// lines written, on /metrics and /log/stats alike; removed, it is gone from both.
+TEST_F(InspectorMetricsTest, SyslogSinkCountersShowUntilRemoved) {
+  // A UDP socket of our own stands in for the daemon.
+  const int daemon = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(daemon, 0);
+  InetAddress bound(0, true);
+  ASSERT_EQ(::bind(daemon, bound.getSockAddr(), sizeof(struct sockaddr_in)), 0);
+  struct sockaddr_in addr {};
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::getsockname(daemon, reinterpret_cast<struct sockaddr*>(&addr), &len), 0);
+  SyslogOptions options;
+  options.transport = SyslogOptions::kUdp;
+  options.port = ntohs(addr.sin_port);
+  {
+    SyslogSink sink(options);
+    inspector_->addSyslog(sink, "udp");
+    for (int i = 0; i < 5; ++i) sink.append("to syslog\n", 10);
+    sink.flush();
+    std::map<std::string, double> page = scrape();
+    EXPECT_EQ(page["muon_log_lines_written_total{sink=\"udp\"}"], 5);
+    EXPECT_EQ(page.count("muon_log_lines_dropped_total{sink=\"udp\",cause=\"queue_full\"}"), 1u);
+    EXPECT_EQ(page.count("muon_log_lines_lost_total{sink=\"udp\",cause=\"send_failed\"}"), 1u);
+    const std::string stats = bodyOf(httpGet(inspector_->listenAddress(), "/log/stats"));
+    EXPECT_NE(stats.find("udp sent 5\n"), std::string::npos) << stats;
+    EXPECT_NE(stats.find("test lines_written "), std::string::npos) << stats;
+    inspector_->removeSyslog(sink);
+  }
+  EXPECT_EQ(scrape().count("muon_log_lines_written_total{sink=\"udp\"}"), 0u);
+  ::close(daemon);
 }
 
 }  // namespace
