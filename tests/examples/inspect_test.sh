@@ -57,6 +57,12 @@ code() {
 }
 
 pages() {
+  # Bad command lines: usage on stderr, status 2.
+  for args in "--port" "--port abc" "--port 70000" "--token" "--token ''" "extra"; do
+    local status=0
+    eval "\"\$bin/inspect_server\" $args" >/dev/null 2>"$work/usage" || status=$?
+    [ "$status" -eq 2 ] && grep -q '^usage: ' "$work/usage" || fail "'inspect_server $args' gave status $status"
+  done
   start ro
   for page in /proc/overview /proc/status /proc/opened_files /proc/threads \
               /sys/overview /sys/loadavg /sys/meminfo /sys/stat /log/level /log/stats /metrics /; do
