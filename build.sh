@@ -50,10 +50,13 @@ need() {
 # imrelp, the RELP server those daemons run for the RELP client's tests
 # (ctest -L ship). pkg-config: the install test builds against the installed
 # muon.pc as README shows. curl: the HTTP tests fetch from the servers with
-# it (ctest -L http).
+# it (ctest -L http). prometheus: the inspector's test starts its own
+# Prometheus (own configuration and storage in a temporary directory) to
+# scrape inspect_server's /metrics (ctest -L http); the package's own
+# service is never started or touched.
 build_deps=(g++ cmake make pkg-config libgtest-dev libgmock-dev libbenchmark-dev libboost1.81-dev
             liburing-dev libspdlog-dev libgoogle-glog-dev tzdata libzstd-dev libssl-dev zstd rsyslog
-            rsyslog-relp curl)
+            rsyslog-relp curl prometheus)
 
 # configure_and_build DIR [CMAKE ARGS...]
 # Warnings are errors here (our compiler, Debian 12's g++, is known); a

@@ -60,6 +60,7 @@ void Acceptor::handleRead() {
     struct sockaddr_in6 addr {};
     int connfd = acceptOne(&addr);
     if (connfd >= 0) {
+      loop_->counters().connectionsAccepted.add(1);
       InetAddress peerAddr(addr);
       if (newConnectionCallback_) {
         newConnectionCallback_(connfd, peerAddr);

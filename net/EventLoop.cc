@@ -91,11 +91,13 @@ EventLoop::EventLoop(const Options& options)
   timerQueue_ = std::make_unique<TimerQueue>(this);
   wakeupChannel_->setReadCallback([this](Timestamp) { handleWakeupRead(); });
   wakeupChannel_->enableReading();
+  LoopRegistry::add(this, &counters_);
 }
 
 EventLoop::~EventLoop() {
   LOG_DEBUG << "EventLoop " << static_cast<const void*>(this) << " of thread " << threadId_
             << " destructs in thread " << CurrentThread::tid();
+  LoopRegistry::remove(this);
   assert(!looping_.load());
   // Run what is still queued (say, connectDestroyed of a closing server):
   // dropping it would destroy objects whose channels are still registered.
@@ -153,6 +155,9 @@ void EventLoop::loop() {
       lastActiveMicros_ = timeoutMs == 0 ? now : TimerQueue::nowMonotonicMicros();
     }
     doPendingFunctors();
+    // The iteration's work, from the poll's return: one clock read more.
+    const int64_t busy = Timestamp::now().microSecondsSinceEpoch() - pollReturnTime_.microSecondsSinceEpoch();
+    if (busy > 0) counters_.busyMicros.add(static_cast<uint64_t>(busy));
   }
   // Functors queued before quit() was seen still run: quit() must not drop
   // work another thread has handed over.

@@ -27,6 +27,7 @@
 #include "muon/base/CurrentThread.h"
 #include "muon/base/Timestamp.h"
 #include "muon/net/Callbacks.h"
+#include "muon/net/LoopCounters.h"
 #include "muon/net/TimerId.h"
 
 namespace muon {
@@ -93,6 +94,10 @@ class EventLoop {
   // How many times the loop has polled. Readable from any thread (tests use
   // it to prove the loop is not spinning).
   int64_t iteration() const { return iteration_.load(std::memory_order_relaxed); }
+  // What the loop has done (LoopCounters.h): written by the loop thread
+  // (counters(), for the transports and acceptors of this loop), read by any.
+  LoopCounters& counters() { return counters_; }
+  const LoopCounters& counters() const { return counters_; }
 
   // Runs cb now if called in the loop thread, else queues it. Safe from any thread.
   void runInLoop(Functor cb);
@@ -149,6 +154,7 @@ class EventLoop {
   bool eventHandling_;
   bool callingPendingFunctors_;
   std::atomic<int64_t> iteration_;
+  LoopCounters counters_;
   Timestamp pollReturnTime_;
   std::unique_ptr<Poller> poller_;
   std::unique_ptr<TimerQueue> timerQueue_;

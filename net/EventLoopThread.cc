@@ -1,5 +1,7 @@
 #include "muon/net/EventLoopThread.h"
 
+#include <sys/prctl.h>
+
 #include <cassert>
 
 #include "muon/net/EventLoop.h"
@@ -29,6 +31,9 @@ EventLoop* EventLoopThread::startLoop() {
 }
 
 void EventLoopThread::threadFunc() {
+  // The thread carries the name (what top -H, ps -L and the inspector's
+  // loop="..." label show; the kernel keeps 15 characters).
+  if (!name_.empty()) ::prctl(PR_SET_NAME, name_.substr(0, 15).c_str(), 0, 0, 0);
   EventLoop loop(options_);
   if (callback_) callback_(&loop);
   {

@@ -281,6 +281,7 @@ void TcpConnection::connectEstablished() {
   loop_->assertInLoopThread();
   assert(state_ == kConnecting);
   setState(kConnected);
+  loop_->counters().connectionsOpened.add(1);
   transport_->attach(shared_from_this());
   if (reading_) transport_->startReading();
   connectionCallback_(shared_from_this());
@@ -294,6 +295,7 @@ void TcpConnection::connectDestroyed() {
     transport_->close();
     connectionCallback_(shared_from_this());
   }
+  loop_->counters().connectionsClosed.add(1);
   transport_->detach();
 }
 

@@ -358,6 +358,7 @@ size_t AsyncLogging::drainRecords(bool write) {
     producerCond_.notify_all();
   });
   if (write) records_->writeLines();
+  linesWritten_.fetch_add(formatted, std::memory_order_relaxed);
   return formatted;
 }
 
@@ -533,6 +534,7 @@ AsyncLogging::Stats AsyncLogging::stats() const {
   s.messagesDropped = dropped_.messages + unreported_.messages;
   s.buffersDropped = dropped_.buffers + unreported_.buffers;
   s.producerWaits = producerWaits_;
+  s.linesWritten = linesWritten_.load(std::memory_order_relaxed);
   s.crashSafe = store_->crashSafe();
   s.linesRecovered = linesRecovered_;
   s.buffersMapped = buffersMapped_;
@@ -669,6 +671,7 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
   }
   for (Buffer* b : batch) {
     b->waitForWriters();
+    linesWritten_.fetch_add(b->messages(), std::memory_order_relaxed);
     // Written at once (LogFile is unbuffered); a failure is LogFile's to
     // count and report, and the buffer is done with either way. Recorded
     // lines are formatted first, the buffer's lines in one piece, so that

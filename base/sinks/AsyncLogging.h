@@ -177,6 +177,7 @@ class AsyncLogging : private detail::RecordSink {
   void requestReopen();
 
   struct Stats {
+    uint64_t linesWritten = 0;     // lines and records handed to the LogFile
     uint64_t messagesDropped = 0;  // lines and records
     uint64_t buffersDropped = 0;
     uint64_t producerWaits = 0;  // kBlock: times a producer waited for room
@@ -300,6 +301,8 @@ class AsyncLogging : private detail::RecordSink {
   uint64_t buffersActivated_ = 0;  // the last sequence number given to a buffer
   uint64_t buffersMapped_ = 0;
   uint64_t linesRecovered_ = 0;  // set in the constructor
+  // Written by the backend (or stop()'s leftovers), read by stats().
+  std::atomic<uint64_t> linesWritten_{0};
   bool wakeRequested_ = false;   // a producer's queue is filling up
   // recordedLineGate()'s flag: written under mutex_ (only when it changes),
   // read by every crash-safe statement, so on a line of its own.

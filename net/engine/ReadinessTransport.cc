@@ -40,7 +40,9 @@ ReadinessTransport::~ReadinessTransport() = default;
 
 ssize_t ReadinessTransport::write(std::string_view data, Buffer*) {
   const ssize_t n = sockets::write(fd_, data.data(), data.size());
-  return n >= 0 ? n : -errno;
+  if (n < 0) return -errno;
+  loop_->counters().bytesSent.add(static_cast<uint64_t>(n));
+  return n;
 }
 
 void ReadinessTransport::close() {
@@ -60,7 +62,10 @@ void ReadinessTransport::handleRead(Timestamp receiveTime) {
   }
   int savedErrno = 0;
   const ssize_t n = input_->readSocket(fd_, &savedErrno);
-  if (n > 0) owner_->bytesReceived(receiveTime);
+  if (n > 0) {
+    loop_->counters().bytesReceived.add(static_cast<uint64_t>(n));
+    owner_->bytesReceived(receiveTime);
+  }
   if (borrowed) {
     Buffer& own = loopBuffer.buffer;  // the connection's, while lent
     if (input_->readableBytes() > 0) {
@@ -85,6 +90,7 @@ void ReadinessTransport::handleWrite() {
   }
   const ssize_t n = sockets::write(fd_, output_->peek(), output_->readableBytes());
   if (n > 0) {
+    loop_->counters().bytesSent.add(static_cast<uint64_t>(n));
     output_->retrieve(static_cast<size_t>(n));
     if (output_->readableBytes() > 0) return;
     channel_.disableWriting();

@@ -109,6 +109,7 @@ void UringTransport::received(int res, uint32_t flags) {
   if (last) receive_ = nullptr;
   UringReceiveBlocks* blocks = poller_->receiveBlocks();
   if (res > 0) {
+    loop_->counters().bytesReceived.add(static_cast<uint64_t>(res));
     // Into the input buffer: the block swapped in whole when the input
     // buffer is empty (the common case), else appended. The owner hears of
     // it after the batch of completions (deliverReceived), which then
@@ -193,6 +194,7 @@ void UringTransport::sent(int res) {
     if (res != -ECANCELED) owner_->ioFailed("send", -res);
     return;
   }
+  loop_->counters().bytesSent.add(static_cast<uint64_t>(res));
   sending_.retrieve(static_cast<size_t>(res));
   if (sending_.readableBytes() > 0) {
     submitSend();  // the socket took part of it: the rest, as it is

@@ -309,6 +309,20 @@ TEST_F(AsyncLoggingTest, AfterWriteIsCalledOnceTheLinesAreInTheFileAndNotWhenIdl
   log.stop();
 }
 
+// stats().linesWritten counts lines from both paths: records the backend
+// formats (LOG_* through attach) and text given to append().
+TEST_F(AsyncLoggingTest, StatsCountTheLinesWritten) {
+  AsyncLogging log(dir_.file("count"), 1L << 30);
+  route(&log);
+  log.start();
+  for (int i = 0; i < 1000; ++i) LOG_INFO << "record " << i;
+  for (int i = 0; i < 234; ++i) log.append("text\n", 5);
+  log.flush();
+  EXPECT_EQ(log.stats().linesWritten, 1234u);
+  log.stop();
+  EXPECT_EQ(allLines().size(), 1234u);
+}
+
 TEST_F(AsyncLoggingTest, DestructorWritesWhatWasLogged) {
   {
     AsyncLogging log(dir_.file("dtor"), 1L << 30);

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# inspect_test.sh BIN_DIR pages|prometheus
+# inspect_server (examples/inspect) as an operator meets it, over curl:
+#   pages       every page answers 200 with its content; a request path is
+#               never read as a file; PUT /log/level is 403 without
+#               --allow-write, 401 with a missing or wrong token, 200 with
+#               the right one and the levels applied at once, 400 with the
+#               reason for bad syntax; the server stops on SIGTERM.
+#   prometheus  a real Prometheus (Debian's `prometheus`), with its own
+#               configuration and storage in a temporary directory, scrapes
+#               /metrics every second; its HTTP API must see
+#               muon_log_lines_written_total move. Skipped (77) when
+#               prometheus is not installed, unless MUON_REQUIRE_ALL or CI is
+#               set (then it fails).
+# Every process started here is in a process group of its own, killed on exit.
+set -euo pipefail
+bin=$1 mode=$2
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -9 -- "-$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() {
+  if [ -n "${MUON_REQUIRE_ALL:-}" ] || [ -n "${CI:-}" ]; then fail "$* (required: MUON_REQUIRE_ALL or CI is set)"; fi
+  echo "SKIP: $*"
+  exit 77
+}
+command -v curl >/dev/null || skip "curl is not installed (./build.sh installs it)"
+
+# start NAME ARGS...: inspect_server in a process group of its own; sets
+# server_pid and port (the inspector's).
+start() {
+  local out=$work/$1.out
+  shift
+  setsid "$bin/inspect_server" --log-dir "$work" "$@" >"$out" 2>&1 &
+  server_pid=$!
+  pids+=("$server_pid")
+  port=
+  for _ in $(seq 1 500); do
+    port=$(sed -n 's/^inspector on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$out" | head -1)
+    [ -n "$port" ] && return
+    kill -0 "$server_pid" 2>/dev/null || { cat "$out" >&2; fail "inspect_server exited at start"; }
+    sleep 0.01
+  done
+  fail "inspect_server printed no 'inspector on' line"
+}
+
+# code METHOD PATH [CURL ARGS...]: the status; the body in $work/body.
+code() {
+  local method=$1 path=$2
+  shift 2
+  curl -sS --max-time 10 -X "$method" -o "$work/body" -w '%{http_code}' "$@" "http://127.0.0.1:$port$path"
+}
+
+pages() {
+  # Bad command lines: usage on stderr, status 2.
+  for args in "--port" "--port abc" "--port 70000" "--token" "--token ''" "extra"; do
+    local status=0
+    eval "\"\$bin/inspect_server\" $args" >/dev/null 2>"$work/usage" || status=$?
+    [ "$status" -eq 2 ] && grep -q '^usage: ' "$work/usage" || fail "'inspect_server $args' gave status $status"
+  done
+  start ro
+  for page in /proc/overview /proc/status /proc/opened_files /proc/threads \
+              /sys/overview /sys/loadavg /sys/meminfo /sys/stat /log/level /log/stats /metrics /; do
+    [ "$(code GET "$page")" = 200 ] || fail "GET $page answered $(cat "$work/body")"
+    [ -s "$work/body" ] || fail "GET $page is empty"
+  done
+  code GET /proc/overview >/dev/null; grep -q "^pid: $server_pid$" "$work/body" || fail "/proc/overview: $(cat "$work/body")"
+  code GET /proc/threads >/dev/null; grep -q ' muon-logging$' "$work/body" || fail "/proc/threads: $(cat "$work/body")"
+  code GET /proc/status >/dev/null; grep -q "^Pid:[[:space:]]*$server_pid$" "$work/body" || fail "/proc/status"
+  code GET /sys/meminfo >/dev/null; grep -q '^MemTotal:' "$work/body" || fail "/sys/meminfo"
+  code GET /proc/opened_files >/dev/null; grep -q ' -> socket:' "$work/body" || fail "/proc/opened_files"
+  code GET /log/stats >/dev/null; grep -q '^main lines_written [0-9]' "$work/body" || fail "/log/stats"
+  code GET /metrics >/dev/null; grep -q '^muon_net_bytes_received_total{' "$work/body" || fail "/metrics"
+  # A path is a page name, never a file.
+  for path in /proc/../../etc/passwd /etc/passwd /proc/self/environ /sys/../proc/self/status; do
+    [ "$(code GET "$path" --path-as-is)" = 404 ] || fail "GET $path answered $(head -c 200 "$work/body")"
+  done
+  [ "$(code POST /metrics -d x)" = 405 ] || fail "POST /metrics"
+  [ "$(code PUT /log/level -d debug)" = 403 ] || fail "PUT without --allow-write"
+  code GET /log/level >/dev/null; [ "$(head -1 "$work/body")" = info ] || fail "the level changed: $(cat "$work/body")"
+  kill -TERM "$server_pid"
+  timeout 10 tail --pid="$server_pid" -f /dev/null || fail "inspect_server did not stop on SIGTERM"
+  local status=0
+  wait "$server_pid" || status=$?
+  [ "$status" -eq 0 ] || fail "inspect_server exited with $status after SIGTERM"
+
+  start rw --allow-write --token s3cret
+  [ "$(code PUT /log/level -d debug)" = 401 ] || fail "PUT without a token"
+  [ "$(code PUT /log/level -d debug -H 'Authorization: Bearer s3cre')" = 401 ] || fail "PUT with a wrong token"
+  [ "$(code PUT /log/level -d debug -H 'Authorization: Bearer s3cretX')" = 401 ] || fail "PUT with a longer token"
+  [ "$(code PUT /log/level -d 'debug,Inspector=trace' -H 'Authorization: Bearer s3cret')" = 200 ] \
+    || fail "PUT with the right token: $(cat "$work/body")"
+  [ "$(head -1 "$work/body")" = 'debug,Inspector=trace' ] || fail "PUT answered $(cat "$work/body")"
+  code GET /log/level >/dev/null
+  grep -qx 'default debug' "$work/body" && grep -qx 'module Inspector trace' "$work/body" \
+    || fail "GET after PUT: $(cat "$work/body")"
+  # At once: DEBUG lines (the connections' own) now reach the server's log.
+  for _ in $(seq 1 500); do
+    code GET /sys/loadavg >/dev/null
+    grep -q ' DEBUG ' "$work"/inspect_server.*.log 2>/dev/null && break
+    sleep 0.01
+  done
+  grep -q ' DEBUG ' "$work"/inspect_server.*.log || fail "no DEBUG line in the log after the PUT"
+  [ "$(code PUT /log/level -d 'info,=x' -H 'Authorization: Bearer s3cret')" = 400 ] || fail "bad syntax"
+  [ -s "$work/body" ] || fail "a 400 without a reason"
+  echo "400 reason: $(cat "$work/body")"
+  code GET /log/level >/dev/null; [ "$(head -1 "$work/body")" = 'debug,Inspector=trace' ] || fail "bad PUT changed the levels"
+  echo "inspect pages: ok"
+}
+
+prometheus_scrapes() {
+  command -v prometheus >/dev/null || skip "prometheus is not installed (./build.sh installs it for the tests)"
+  start metrics
+  local pport prom
+  # A free port for Prometheus: a random one nothing listens on; should
+  # another process take it first, Prometheus exits and the next is tried.
+  for _ in 1 2 3 4 5; do
+    pport=$((20000 + RANDOM % 30000))
+    if (exec 3<>"/dev/tcp/127.0.0.1/$pport") 2>/dev/null; then continue; fi
+    cat >"$work/prometheus.yml" <<CONF
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: inspect_server
+    static_configs:
+      - targets: ['127.0.0.1:$port']
+CONF
+    setsid prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
+      --web.listen-address="127.0.0.1:$pport" >"$work/prometheus.log" 2>&1 &
+    prom=$!
+    pids+=("$prom")
+    # Listening, or gone (the port was taken after all).
+    for _ in $(seq 1 300); do
+      grep -q 'Server is ready to receive web requests' "$work/prometheus.log" && break
+      kill -0 "$prom" 2>/dev/null || break
+      sleep 0.05
+    done
+    kill -0 "$prom" 2>/dev/null && break
+  done
+  kill -0 "$prom" 2>/dev/null || { tail -20 "$work/prometheus.log" >&2; fail "prometheus did not start"; }
+  local api="http://127.0.0.1:$pport/api/v1/query?query=muon_log_lines_written_total"
+  local first= value=
+  # Prometheus needs a few seconds to start and two scrapes (1 s apart) for
+  # the value to move; 60 s is room for a loaded machine.
+  local deadline=$((SECONDS + 60))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    kill -0 "$prom" 2>/dev/null || { tail -20 "$work/prometheus.log" >&2; fail "prometheus exited"; }
+    # {"status":"success","data":{...,"result":[{"metric":{...},"value":[1700000000.123,"4856"]}]}}
+    value=$(curl -sS --max-time 5 "$api" 2>/dev/null | sed -n 's/.*"value":\[[0-9.]*,"\([0-9.e+]*\)"\].*/\1/p') || value=
+    if [ -n "$value" ]; then
+      [ -n "$first" ] || first=$value
+      if awk -v a="$value" -v b="$first" 'BEGIN { exit !(a + 0 > b + 0) }'; then
+        echo "prometheus saw muon_log_lines_written_total go from $first to $value"
+        # The scrape itself was healthy.
+        curl -sS "http://127.0.0.1:$pport/api/v1/query?query=up" | grep -q '"value":\[[0-9.]*,"1"\]' \
+          || fail "up is not 1"
+        return
+      fi
+    fi
+    sleep 0.2
+  done
+  tail -20 "$work/prometheus.log" >&2
+  fail "muon_log_lines_written_total did not move in Prometheus (first '$first', last '$value')"
+}
+
+case $mode in
+  pages) pages ;;
+  prometheus) prometheus_scrapes ;;
+  *) fail "unknown mode $mode" ;;
+esac
