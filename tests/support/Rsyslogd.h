@@ -248,3 +248,15 @@ class Rsyslogd {
 
 }  // namespace test
 }  // namespace muon
+
+// In a test: fails (CI, MUON_REQUIRE_ALL: Rsyslogd::required()) or skips,
+// saying why, unless `ok` (an rsyslogd with imrelp could be started).
+#define MUON_REQUIRE_RELP_OR_SKIP(ok, why)                                   \
+  do {                                                                       \
+    if (!(ok)) {                                                             \
+      if (muon::test::Rsyslogd::required()) {                                \
+        FAIL() << "rsyslogd with imrelp: " << (why);                         \
+      }                                                                      \
+      GTEST_SKIP() << "no rsyslogd with imrelp: " << (why);                  \
+    }                                                                        \
+  } while (0)

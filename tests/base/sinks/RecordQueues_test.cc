@@ -45,6 +45,20 @@ std::vector<std::string> withNewlines(std::vector<std::string> lines) {
   return lines;
 }
 
+// Every kind of statement formatted by the statements themselves (the
+// fixed clock set), after a first run, so that the rate limit's counts
+// are the same in the run compared with it.
+std::vector<std::string> linesStatementsFormatThemselves() {
+  muon::test::LineCapture direct;
+  g_capture = &direct;
+  Logger::setOutput(&captureOutput);
+  muon::test::logEveryKindOfStatement();
+  direct.clear();
+  muon::test::logEveryKindOfStatement();
+  Logger::setOutput(nullptr);
+  return direct.lines();
+}
+
 class RecordQueuesTest : public ::testing::Test {
  protected:
   void SetUp() override { Logger::setLogLevel(Logger::TRACE); }
@@ -58,14 +72,7 @@ class RecordQueuesTest : public ::testing::Test {
 
 TEST_F(RecordQueuesTest, DeferredLinesAreTheLinesAStatementFormatsItself) {
   Logger::setClock(&fixedClock);
-  muon::test::LineCapture direct;
-  g_capture = &direct;
-  Logger::setOutput(&captureOutput);
-  // The rate limit's counts are then the same in both runs below.
-  muon::test::logEveryKindOfStatement();
-  direct.clear();
-  muon::test::logEveryKindOfStatement();
-  Logger::setOutput(nullptr);
+  const std::vector<std::string> expected = linesStatementsFormatThemselves();
 
   {
     AsyncLogging log(dir_.file("deferred"), 1L << 30);
@@ -76,7 +83,6 @@ TEST_F(RecordQueuesTest, DeferredLinesAreTheLinesAStatementFormatsItself) {
   }
   ASSERT_EQ(dir_.files().size(), 1u);
   const std::vector<std::string> deferred = withNewlines(readLines(dir_.files()[0]));
-  const std::vector<std::string> expected = direct.lines();
   ASSERT_EQ(deferred.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(deferred[i], expected[i]) << "line " << i;
 }
@@ -100,14 +106,7 @@ TEST_F(RecordQueuesTest, TheCallerFormatsNoDateWhileItsLinesAreDeferred) {
 // either mode; the lines are the same as ever.
 TEST_F(RecordQueuesTest, WithTwoSinksTheStatementFormatsTheLinesBothGet) {
   Logger::setClock(&fixedClock);
-  muon::test::LineCapture direct;
-  g_capture = &direct;
-  Logger::setOutput(&captureOutput);
-  muon::test::logEveryKindOfStatement();
-  direct.clear();
-  muon::test::logEveryKindOfStatement();
-  Logger::setOutput(nullptr);
-  const std::vector<std::string> expected = direct.lines();
+  const std::vector<std::string> expected = linesStatementsFormatThemselves();
 
   for (bool crashSafe : {false, true}) {
     TempDir dir;
@@ -170,13 +169,7 @@ TEST_F(RecordQueuesTest, DeferralStopsWithASecondSinkAndResumesWhenItEnds) {
 // spool as it is; the backend formats it. The lines are the same.
 TEST_F(RecordQueuesTest, CrashSafeLinesAreRecordedInTheSpoolAndWrittenAsAStatementFormatsThem) {
   Logger::setClock(&fixedClock);
-  muon::test::LineCapture direct;
-  g_capture = &direct;
-  Logger::setOutput(&captureOutput);
-  muon::test::logEveryKindOfStatement();
-  direct.clear();
-  muon::test::logEveryKindOfStatement();
-  Logger::setOutput(nullptr);
+  const std::vector<std::string> expected = linesStatementsFormatThemselves();
 
   size_t recorded = 0;
   {
@@ -199,7 +192,6 @@ TEST_F(RecordQueuesTest, CrashSafeLinesAreRecordedInTheSpoolAndWrittenAsAStateme
   }
   ASSERT_EQ(dir_.files().size(), 1u);
   const std::vector<std::string> written = withNewlines(readLines(dir_.files()[0]));
-  const std::vector<std::string> expected = direct.lines();
   // Every statement but those whose operands are long (over a kilobyte),
   // outgrew the buffer or left no room for the trailer (text, then).
   EXPECT_GE(recorded, 12u);

@@ -44,14 +44,6 @@ namespace {
 
 const char kApp[] = "app";
 
-#define REQUIRE_OR_SKIP(ok, why)                                             \
-  do {                                                                       \
-    if (!(ok)) {                                                             \
-      if (Rsyslogd::required()) FAIL() << "rsyslogd with imrelp: " << (why); \
-      GTEST_SKIP() << "no rsyslogd with imrelp: " << (why);                  \
-    }                                                                        \
-  } while (0)
-
 template <typename F>
 void runSync(EventLoop* loop, F f) {
   std::promise<void> done;
@@ -88,7 +80,7 @@ class ShipperThread {
 TEST(LogShipperTest, ALineReachesTheDaemonWithinFlushInterval) {
   Rsyslogd daemon;
   std::string why;
-  REQUIRE_OR_SKIP(daemon.enableRelp(&why) && daemon.start(&why), why);
+  MUON_REQUIRE_RELP_OR_SKIP(daemon.enableRelp(&why) && daemon.start(&why), why);
   TempDir logs;
   LogShipperOptions options;
   options.basename = logs.file(kApp);
@@ -120,7 +112,7 @@ TEST(LogShipperTest, ALineReachesTheDaemonWithinFlushInterval) {
 TEST(LogShipperTest, AStateFileThatCannotBeWrittenHoldsLinesAtTheHorizon) {
   Rsyslogd daemon;
   std::string why;
-  REQUIRE_OR_SKIP(daemon.enableRelp(&why) && daemon.start(&why), why);
+  MUON_REQUIRE_RELP_OR_SKIP(daemon.enableRelp(&why) && daemon.start(&why), why);
   TempDir logs;
   TempDir stateDir;
   const std::string sub = stateDir.file("sub");
@@ -165,7 +157,7 @@ TEST(LogShipperTest, AStateFileThatCannotBeWrittenHoldsLinesAtTheHorizon) {
 TEST(LogShipperTest, RetentionKeepsUnshippedFilesUntilItsHardCapThenSkippedLinesAreCountedAndWarned) {
   Rsyslogd daemon;
   std::string why;
-  REQUIRE_OR_SKIP(daemon.enableRelp(&why), why);  // started later: the files pile up meanwhile
+  MUON_REQUIRE_RELP_OR_SKIP(daemon.enableRelp(&why), why);  // started later: the files pile up meanwhile
   TempDir logs;
   auto pin = std::make_shared<muon::LogFilePin>();
   LogShipperOptions options;

@@ -38,14 +38,6 @@ namespace {
 
 const char kApp[] = "app";  // the basename's file name: muon-ship's default APP-NAME
 
-#define REQUIRE_OR_SKIP(ok, why)                                             \
-  do {                                                                       \
-    if (!(ok)) {                                                             \
-      if (Rsyslogd::required()) FAIL() << "rsyslogd with imrelp: " << (why); \
-      GTEST_SKIP() << "no rsyslogd with imrelp: " << (why);                  \
-    }                                                                        \
-  } while (0)
-
 // A log file of basename dir/app as LogFile names them, second `s` of the
 // test's minute, from pid 4242.
 std::string logName(const TempDir& dir, int s, const char* suffix = "") {
@@ -129,7 +121,7 @@ class MuonShipTest : public ::testing::Test {
 };
 
 TEST_F(MuonShipTest, DeliversRolledCurrentZstdAndEncryptedFilesAndFollowsNewOnes) {
-  REQUIRE_OR_SKIP(ready_, why_);
+  MUON_REQUIRE_RELP_OR_SKIP(ready_, why_);
   // The key of the .enc file, as muon-logcat takes it: 64 hex digits, mode 600.
   const std::string keyFile = work_.file("key");
   appendTo(keyFile, std::string(64, 'a') + "\n");
@@ -168,7 +160,7 @@ TEST_F(MuonShipTest, DeliversRolledCurrentZstdAndEncryptedFilesAndFollowsNewOnes
 }
 
 TEST_F(MuonShipTest, KilledAndRestartedLosesNothingAndDuplicatesAtMostTheWindow) {
-  REQUIRE_OR_SKIP(ready_, why_);
+  MUON_REQUIRE_RELP_OR_SKIP(ready_, why_);
   const uint64_t total = 60000;
   const uint64_t window = 64;
   appendTo(logName(logs_, 0), shipLines(0, total / 2));
@@ -197,7 +189,7 @@ TEST_F(MuonShipTest, KilledAndRestartedLosesNothingAndDuplicatesAtMostTheWindow)
 // An encrypted file without the key: its lines cannot be shipped, and
 // muon-ship says so (stderr and a warning line) rather than pass over it.
 TEST_F(MuonShipTest, AnEncryptedFileWithoutTheKeyIsReportedNotPassedOver) {
-  REQUIRE_OR_SKIP(ready_, why_);
+  MUON_REQUIRE_RELP_OR_SKIP(ready_, why_);
   muon::AesKey key;
   key.fill(7);
   writeStaged(work_, logName(logs_, 0, ".enc"), 0, 100, {std::make_shared<muon::AesGcmStage>(key)});
@@ -219,7 +211,7 @@ TEST_F(MuonShipTest, AnEncryptedFileWithoutTheKeyIsReportedNotPassedOver) {
 // one window and no more, SIGTERM still ends it (bounded) with nothing
 // counted as shipped, and the files keep everything for the next run.
 TEST_F(MuonShipTest, AServerThatNeverAcknowledgesGetsOneWindowAndTheFilesKeepTheRest) {
-  REQUIRE_OR_SKIP(ready_, why_);
+  MUON_REQUIRE_RELP_OR_SKIP(ready_, why_);
   std::atomic<int> frames{0};
   muon::net::test::FakeRelpServer silent([&](muon::net::test::FakeRelpServer::Peer& peer, int) {
     if (!peer.acceptOpen()) return;
@@ -254,7 +246,7 @@ TEST_F(MuonShipTest, AServerThatNeverAcknowledgesGetsOneWindowAndTheFilesKeepThe
 TEST(MuonShipDaemonDown, TheDaemonDownAtStartGetsEveryLineWhenItComes) {
   Rsyslogd daemon;
   std::string why;
-  REQUIRE_OR_SKIP(daemon.enableRelp(&why), why);
+  MUON_REQUIRE_RELP_OR_SKIP(daemon.enableRelp(&why), why);
   TempDir logs, work;
   appendTo(logName(logs, 0), shipLines(0, 5000));
   ShipProcess ship(work, {"--relp", "127.0.0.1:" + std::to_string(daemon.relpPort()), "--state",
@@ -269,7 +261,7 @@ TEST(MuonShipDaemonDown, TheDaemonDownAtStartGetsEveryLineWhenItComes) {
 }
 
 TEST_F(MuonShipTest, SigtermWithNothingToShipPrintsOneLineAndExitsZero) {
-  REQUIRE_OR_SKIP(ready_, why_);
+  MUON_REQUIRE_RELP_OR_SKIP(ready_, why_);
   ShipProcess ship(work_, args());
   std::this_thread::sleep_for(milliseconds(200));
   EXPECT_EQ(0, ship.signal(SIGTERM)) << ship.err();
@@ -306,7 +298,7 @@ pid_t startProducer(const std::string& basename, uint64_t from, uint64_t to,
 // times (back after 0.2-1 s), muon-ship 5 times (while the daemon is down)
 // and the producer 5 times.
 TEST_F(MuonShipTest, FaultRunKillsOfDaemonShipperAndProducerLoseNothing) {
-  REQUIRE_OR_SKIP(ready_, why_);
+  MUON_REQUIRE_RELP_OR_SKIP(ready_, why_);
   const uint64_t total = 200000;
   const uint64_t window = 128;
   auto* committed = static_cast<std::atomic<uint64_t>*>(

@@ -44,15 +44,6 @@ using Clock = std::chrono::steady_clock;
 
 const char kApp[] = "muon-relp";
 
-// Fails (CI, MUON_REQUIRE_ALL) or skips the test, saying why, unless `ok`.
-#define REQUIRE_OR_SKIP(ok, why)                                             \
-  do {                                                                       \
-    if (!(ok)) {                                                             \
-      if (Rsyslogd::required()) FAIL() << "rsyslogd with imrelp: " << (why); \
-      GTEST_SKIP() << "no rsyslogd with imrelp: " << (why);                  \
-    }                                                                        \
-  } while (0)
-
 bool waitUntil(const std::function<bool()>& pred, milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   while (!pred()) {
@@ -186,7 +177,7 @@ RelpClientOptions fastOptions() {
 TEST(RelpClientRsyslog, EveryLineArrivesOnceAndCloseIsClean) {
   Rsyslogd daemon;
   std::string why;
-  REQUIRE_OR_SKIP(daemon.enableRelp(&why) && daemon.start(&why), why);
+  MUON_REQUIRE_RELP_OR_SKIP(daemon.enableRelp(&why) && daemon.start(&why), why);
   const uint64_t kLines = 20000;
   Harness h(daemon.relpPort(), fastOptions());
   h.produce(kLines);
@@ -213,7 +204,7 @@ TEST(RelpClientRsyslog, EveryLineArrivesOnceAndCloseIsClean) {
 TEST(RelpClientRsyslog, KilledAndRestartedDaemonLosesNoLine) {
   Rsyslogd daemon;
   std::string why;
-  REQUIRE_OR_SKIP(daemon.enableRelp(&why) && daemon.start(&why), why);
+  MUON_REQUIRE_RELP_OR_SKIP(daemon.enableRelp(&why) && daemon.start(&why), why);
   const uint64_t kLines = 60000;
   RelpClientOptions options = fastOptions();
   Harness h(daemon.relpPort(), options);
@@ -256,7 +247,7 @@ TEST(RelpClientRsyslog, KilledAndRestartedDaemonLosesNoLine) {
 TEST(RelpClientRsyslog, DaemonDownAtStartIsReachedSoonAfterItComes) {
   Rsyslogd daemon;
   std::string why;
-  REQUIRE_OR_SKIP(daemon.enableRelp(&why), why);
+  MUON_REQUIRE_RELP_OR_SKIP(daemon.enableRelp(&why), why);
   RelpClientOptions options = fastOptions();
   options.queueLimit = 500;
   Harness h(daemon.relpPort(), options);
