@@ -73,8 +73,9 @@ inline void logEveryKindOfStatement() {
   LOG_WARN << 0.1 << ' ' << 1e300 << ' ' << -0.0 << ' ' << 5e-324 << ' '
            << std::numeric_limits<double>::infinity() << ' ' << std::nan("") << ' ' << 0.1f << ' '
            << 3.0e38f << ' ' << static_cast<long double>(2.5);
-  int local = 7;
-  LOG_ERROR << static_cast<const void*>(&local) << ' ' << static_cast<const void*>(nullptr) << ' '
+  // A static's address: the same in every run, whatever the caller's stack.
+  static int object = 7;
+  LOG_ERROR << static_cast<const void*>(&object) << ' ' << static_cast<const void*>(nullptr) << ' '
             << nullptr << ' ' << static_cast<const char*>(nullptr) << ' ' << &noop;
   std::string control = "tab\there\nnew\rline\x01\x7f end";
   LOG_INFO << control << '|' << std::string_view("view\x1b[31m") << '|' << std::string();
