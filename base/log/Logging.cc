@@ -386,11 +386,7 @@ Logger::~Logger() {
   // shared buffers while the thread is in the shared mode (RecordQueue.h),
   // else into the queue, with the time it read as its key.
   if (queue_ != nullptr) {
-    if (queue_->shared()) {
-      queue_->appendShared(buf.data(), buf.length());
-    } else {
-      static_cast<void>(queue_->appendText(buf.data(), buf.length(), recordKey_));
-    }
+    queue_->appendLine(buf.data(), buf.length(), recordKey_);
     return;
   }
   // Text, to the attached sink or the output function: a sink that takes

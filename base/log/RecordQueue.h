@@ -168,12 +168,18 @@ class RecordQueue {
   // back to the ring only once its last line in the shared buffers has
   // been written. Either way its lines keep their order.
   bool shared() const { return shared_; }
-  // Appends a finished line to the shared buffers and stays in the shared
-  // mode until it is written.
-  void appendShared(const char* line, size_t len) {
-    shared_ = true;
-    const uint64_t sequence = sink_->appendShared(line, len);
-    if (sequence != 0) sharedThrough_ = sequence;
+  // Queues a finished line (a statement's text, or what the thread
+  // appended to the sink itself) where this thread's lines go now: to the
+  // shared buffers in the shared mode, or when it is too long for a record
+  // (the thread then enters the shared mode), else into the ring as a kText
+  // record ordered by `key` (the counter when it was logged). A line the
+  // sink's overflow policy drops is counted there.
+  void appendLine(const char* line, size_t len, uint64_t key) {
+    if (shared_ || len > kMaxText) {
+      appendShared(line, len);
+    } else {
+      static_cast<void>(appendText(line, len, key));
+    }
   }
   // Room for any record: at once while the ring is at most half full (no
   // wrap), else by the slow path, which may wait for room or drop the
@@ -198,11 +204,8 @@ class RecordQueue {
     moveOut_ = moveOut;
   }
   void closeInPlace() { inPlace_ = nullptr; }
-  // Queues a finished line of `len` bytes (<= kMaxText) as a kText record
-  // ordered by `key` (the counter when it was logged); false if it was
-  // dropped (the sink counted it).
+  // The longest line a kText record holds.
   static constexpr size_t kMaxText = kMaxRecord - sizeof(RecordHeader);
-  bool appendText(const char* line, size_t len, uint64_t key);
 
   // Makes the record reserved last visible to the consumer.
   void commit(size_t size) {
@@ -247,6 +250,16 @@ class RecordQueue {
   // on the way up), the record must wrap, or there is no room (the sink's
   // waitForRoom). nullptr: the record is dropped.
   char* reserveSlow(size_t size);
+  // Queues a finished line of `len` bytes (<= kMaxText) as a kText record
+  // ordered by `key`; false if it was dropped (the sink counted it).
+  bool appendText(const char* line, size_t len, uint64_t key);
+  // Appends a finished line to the shared buffers and stays in the shared
+  // mode until it is written.
+  void appendShared(const char* line, size_t len) {
+    shared_ = true;
+    const uint64_t sequence = sink_->appendShared(line, len);
+    if (sequence != 0) sharedThrough_ = sequence;
+  }
   // Whether the shared mode can end (its lines are written); if not, wakes
   // the consumer once per buffer, so that a partly filled one is written.
   bool leaveShared();

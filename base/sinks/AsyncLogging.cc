@@ -241,10 +241,8 @@ void AsyncLogging::append(const char* logline, size_t len) {
   detail::RecordQueue* queue = records_ ? records_->existingQueueForThisThread() : nullptr;
   if (queue == nullptr) {
     appendToBuffer(logline, len);
-  } else if (!queue->shared() && len <= detail::RecordQueue::kMaxText) {
-    queue->appendText(logline, len, TscClock::readCounter());
   } else {
-    queue->appendShared(logline, len);
+    queue->appendLine(logline, len, TscClock::readCounter());
   }
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "LineCapture.h"
+#include "StdoutCapture.h"
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/Logging.h"
@@ -16,28 +17,11 @@ using muon::AsyncLogging;
 using muon::LogAttachment;
 using muon::Logger;
 using muon::test::LineCapture;
+using muon::test::stdoutDuring;
 using muon::test::readLines;
 using muon::test::TempDir;
 
 namespace {
-
-// What the Logger writes to stdout while `fn` runs.
-template <typename Fn>
-std::string stdoutDuring(Fn fn) {
-  TempDir dir;
-  std::fflush(stdout);
-  int saved = ::dup(STDOUT_FILENO);
-  FILE* file = std::fopen(dir.file("stdout").c_str(), "w");
-  ::dup2(::fileno(file), STDOUT_FILENO);
-  fn();
-  std::fflush(stdout);
-  ::dup2(saved, STDOUT_FILENO);
-  ::close(saved);
-  std::fclose(file);
-  std::string text;
-  for (const std::string& line : readLines(dir.file("stdout"))) text += line + "\n";
-  return text;
-}
 
 class LogAttachmentTest : public ::testing::Test {
  protected:

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "LineCapture.h"
+#include "StdoutCapture.h"
 #include "TempDir.h"
 #include "UnixDatagramReceiver.h"
 #include "muon/base/AsyncLogging.h"
@@ -25,26 +26,11 @@ using muon::AsyncLogging;
 using muon::LogAttachment;
 using muon::Logger;
 using muon::test::LineCapture;
+using muon::test::stdoutDuring;
 using muon::test::readLines;
 using muon::test::TempDir;
 
 namespace {
-
-// What is written to stdout's descriptor while `fn` runs.
-template <typename Fn>
-std::string stdoutDuring(Fn fn) {
-  TempDir dir;
-  std::fflush(stdout);
-  const int saved = ::dup(STDOUT_FILENO);
-  FILE* file = std::fopen(dir.file("stdout").c_str(), "w");
-  ::dup2(::fileno(file), STDOUT_FILENO);
-  fn();
-  std::fflush(stdout);
-  ::dup2(saved, STDOUT_FILENO);
-  ::close(saved);
-  std::fclose(file);
-  return muon::test::readFile(dir.file("stdout"));
-}
 
 bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
