@@ -84,6 +84,11 @@ void LogFile::setClock(ClockFunc clock) {
 
 WriteResult LogFile::append(const char* logline, size_t len) {
   MaybeLock lock(mutex_.get());
+  if (options_.format == LineFormat::kJson) {
+    json_.clear();
+    detail::appendJsonLines(std::string_view(logline, len), Logger::timeZone(), &json_);
+    return appendUnlocked(json_.data(), json_.size());
+  }
   return appendUnlocked(logline, len);
 }
 

@@ -31,6 +31,7 @@
 #include "muon/base/Env.h"
 #include "muon/base/FileStage.h"
 #include "muon/base/FileUtil.h"
+#include "muon/base/JsonLines.h"
 #include "muon/base/LogFilePin.h"
 #include "muon/base/Timestamp.h"
 
@@ -72,6 +73,11 @@ class LogFile {
     // Write through a 64 KiB buffer (lines), or each append at once as one
     // chunk (AsyncLogging's 4 MiB buffers: it turns this off).
     bool buffered = true;
+    // What the files hold: muon's text lines, or each line as a JSON object
+    // (JsonLines.h), converted here, before the stages, so that every path
+    // that writes lines (AsyncLogging, SyncLogging, a crash recovery) writes
+    // the same JSON. Chunks given to append() must be whole lines.
+    LineFormat format = LineFormat::kText;
     // The steps each chunk takes into the file, in order (FileStage.h):
     // e.g. ZstdStage then AesGcmStage. Empty: plain text.
     std::vector<std::shared_ptr<FileStage>> stages;
@@ -166,6 +172,7 @@ class LogFile {
   const int flushInterval_;
   const int checkEveryN_;
   const Options options_;
+  std::string json_;  // format kJson: a chunk's JSON lines; under the lock
   Env* const env_;  // options_.env, or the default
 
   std::unique_ptr<std::mutex> mutex_;  // null unless threadSafe

@@ -8,10 +8,14 @@
 //   kI32 / kU32 / kF32  v         four bytes, the value's own representation
 //   kI64 / kU64 / kF64 / kPtr  v  eight bytes
 //   kText / kRaw / kWhole  n s    a 16-bit length, then n bytes
+//   kFieldText / kFieldBare  n s  a field's start (muon::kv): its name
+//   kFieldEnd  0                  its end (a zero byte)
 //
 // kText is a string operand (escaped when replayed, as LogStream escapes
 // it), kRaw bytes written as they are (LogStream::append), kWhole a piece
-// written whole or not at all (Fmt). Values are in the machine's byte order:
+// written whole or not at all (Fmt). The operands between a field's start
+// and end are its value; kFieldText's value came from strings, kFieldBare's
+// from numbers, bools or Fmt (Logfmt.h tells them apart in the line). Values are in the machine's byte order:
 // the bytes never leave the machine that wrote them (a crash-safe spool's
 // records are read by a later process there, LogSpool.h).
 //
@@ -44,13 +48,18 @@ enum OperandTag : uint8_t {
   kOperandText,
   kOperandRaw,
   kOperandWhole,
+  kOperandFieldText,
+  kOperandFieldBare,
+  kOperandFieldEnd,
 };
 
 // A byte operand's tag and length in front of its bytes.
 inline constexpr size_t kOperandBytesHeader = 3;
 
 // Appends the operands in [p, p+n) to `out` as text. False, with what came
-// before it appended, at an unknown tag or an operand that runs past n.
+// before it appended, at an unknown tag or an operand that runs past n. A
+// field may be left open (the statement goes on, or the bytes lost its
+// end): whoever ends the line calls out.closeFields() first.
 bool replayOperands(const char* p, size_t n, LogStream& out);
 
 }  // namespace detail

@@ -35,6 +35,31 @@ void LogStream::appendEscaped(const char* data, size_t len) {
     buffer_.append(esc, n);
   }
 }
+void LogStream::beginFieldText(std::string_view name, bool text) {
+  if (fieldDepth_++ > 0) return;  // inside another field's value
+  char token[2 + detail::kMaxFieldName];
+  token[0] = ' ';
+  size_t n = 1 + detail::writeFieldName(token + 1, name);
+  token[n++] = '=';
+  // A name that does not fit is left out; the value is still encoded.
+  if (n <= buffer_.avail()) buffer_.append(token, n);
+  fieldStart_ = static_cast<uint32_t>(buffer_.length());
+  fieldText_ = text;
+}
+
+void LogStream::endFieldText() {
+  if (fieldDepth_ == 0 || --fieldDepth_ > 0) return;
+  char* value = const_cast<char*>(buffer_.data()) + fieldStart_;
+  const size_t len = buffer_.length() - fieldStart_;
+  // A quoted value stops short of the line's last kLineEndRoom bytes, so
+  // that the trailer, which cuts the message to fit, never cuts its quote.
+  const size_t room = len + buffer_.avail();
+  const size_t encoded = detail::encodeLogfmtValue(
+      value, len, room > kLineEndRoom + 2 ? room - kLineEndRoom : std::min<size_t>(room, 2), fieldText_);
+  buffer_.unwind(len);
+  buffer_.add(encoded);
+}
+
 namespace detail {
 
 namespace {

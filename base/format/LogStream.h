@@ -18,6 +18,7 @@
 // Not thread-safe; each log statement has its own LogStream.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +28,7 @@
 #include <type_traits>
 
 #include "muon/base/LogOperands.h"
+#include "muon/base/Logfmt.h"
 
 namespace muon {
 namespace detail {
@@ -219,6 +221,9 @@ class Fmt {
 class LogStream {
  public:
   static constexpr size_t kBufferSize = 4000;
+  // What a line keeps free after a quoted field value for its trailer
+  // (LineLayout.h's SourceLocation::kCapacity).
+  static constexpr size_t kLineEndRoom = 96;
   using Buffer = detail::FixedBuffer<kBufferSize>;
 
   LogStream() = default;
@@ -302,6 +307,29 @@ class LogStream {
   LogStream& operator<<(const Fmt& f) {
     if (recording_ && recordBytes(detail::kOperandWhole, f.data(), f.length())) return *this;
     return appendWhole(f.data(), f.length());
+  }
+
+  // ---- key-value fields (LogFields.h: muon::kv streams these) ----
+  // A field's start: " name=" in a text line, then its value's operands,
+  // then endField(), which puts the value in its logfmt form (Logfmt.h).
+  // `text`: the value comes from strings, not numbers or bools. Inside a
+  // field, strings are taken raw and control characters are escaped by the
+  // logfmt encoding instead (so the value reads back exactly). A field
+  // inside a field's value is written as part of that value.
+  void beginField(std::string_view name, bool text) {
+    if (recording_ && recordBytes(text ? detail::kOperandFieldText : detail::kOperandFieldBare,
+                                  name.data(), std::min(name.size(), detail::kMaxFieldName))) {
+      return;
+    }
+    beginFieldText(name, text);
+  }
+  void endField() {
+    if (recording_ && record(detail::kOperandFieldEnd, '\0')) return;
+    endFieldText();
+  }
+  // Ends any field still open (bytes that lost their end).
+  void closeFields() {
+    while (fieldDepth_ > 0) endFieldText();
   }
 
   // Raw bytes, never escaped (the Logger's own prefix and trailer).
@@ -399,7 +427,7 @@ class LogStream {
   __attribute__((always_inline)) LogStream& appendText(const char* data, size_t len) {
     if (recording_ && recordBytes(detail::kOperandText, data, len)) return *this;
     if (__builtin_expect(detail::mayHoldControl(data, len), 0) &&
-        !rawControl_.load(std::memory_order_relaxed)) {
+        !rawControl_.load(std::memory_order_relaxed) && fieldDepth_ == 0) {
       appendEscaped(data, len);
     } else {
       buffer_.append(data, len);
@@ -408,6 +436,9 @@ class LogStream {
   }
   // Escapes, cut whole at the end. Out of line: rare.
   __attribute__((noinline, cold)) void appendEscaped(const char* data, size_t len);
+  // A field in a text line (beginField/endField).
+  void beginFieldText(std::string_view name, bool text);
+  void endFieldText();
 
   static std::atomic<bool> rawControl_;
 
@@ -419,6 +450,11 @@ class LogStream {
 
   static constexpr size_t kMaxNumericSize = 48;
   bool recording_ = false;
+  // The open field of a text line: how deep (0: none), where its value
+  // starts, whether it came from strings.
+  uint8_t fieldDepth_ = 0;
+  bool fieldText_ = false;
+  uint32_t fieldStart_ = 0;
   size_t recordedFrom_ = 0;
   TextFallback fallback_ = nullptr;
   void* fallbackContext_ = nullptr;

@@ -4,6 +4,7 @@
 
 #include "muon/base/LogRecord.h"
 #include "muon/base/TimeZone.h"
+#include "muon/base/Timestamp.h"
 
 namespace muon {
 namespace detail {
@@ -30,6 +31,103 @@ size_t writePrefix(char* p, const DateTime& dt, bool utc, std::string_view tid) 
   std::memcpy(p, tid.data(), tid.size());
   p += tid.size();
   return static_cast<size_t>(p - start);
+}
+
+namespace {
+
+bool digitsAt(std::string_view s, size_t from, size_t n, int* value) {
+  if (from + n > s.size()) return false;
+  int v = 0;
+  for (size_t i = from; i < from + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + (s[i] - '0');
+  }
+  *value = v;
+  return true;
+}
+
+}  // namespace
+
+size_t readDateTime(std::string_view line, const TimeZone& zone, Timestamp* time) {
+  DateTime dt;
+  int micro = 0;
+  if (line.size() < 24 || line[8] != ' ' || line[11] != ':' || line[14] != ':' ||
+      line[17] != '.' || !digitsAt(line, 0, 4, &dt.year) || !digitsAt(line, 4, 2, &dt.month) ||
+      !digitsAt(line, 6, 2, &dt.day) || !digitsAt(line, 9, 2, &dt.hour) ||
+      !digitsAt(line, 12, 2, &dt.minute) || !digitsAt(line, 15, 2, &dt.second) ||
+      !digitsAt(line, 18, 6, &micro)) {
+    return 0;
+  }
+  size_t length = 24;
+  int64_t seconds = TimeZone::fromUtcTime(dt);
+  if (line.size() > 24 && line[24] == 'Z') {
+    ++length;
+  } else {
+    // Local time: take away the offset in force then (looked up twice, so
+    // that an instant next to a change of offset lands on the right side).
+    int64_t guess = seconds - zone.toLocalTime(seconds).utcOffset;
+    seconds -= zone.toLocalTime(guess).utcOffset;
+  }
+  *time = Timestamp(seconds * Timestamp::kMicroSecondsPerSecond + micro);
+  return length;
+}
+
+bool parseLine(std::string_view line, const TimeZone& zone, Timestamp* time, LineParts* parts) {
+  if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+  const size_t dateTime = readDateTime(line, zone, time);
+  if (dateTime == 0) return false;
+  parts->dateTime = line.substr(0, dateTime);
+  parts->utc = line[dateTime - 1] == 'Z';
+  // " %5d ": spaces, the digits, a space.
+  size_t i = dateTime;
+  if (i >= line.size() || line[i] != ' ') return false;
+  while (i < line.size() && line[i] == ' ') ++i;
+  int tid = 0;
+  const size_t digits = i;
+  while (i < line.size() && line[i] >= '0' && line[i] <= '9' && i - digits < 9) {
+    tid = tid * 10 + (line[i] - '0');
+    ++i;
+  }
+  if (i == digits || i >= line.size() || line[i] != ' ') return false;
+  parts->tid = tid;
+  ++i;
+  // The level name, padded to kLevelNameLength.
+  const std::string_view rest = line.substr(i);
+  parts->level = -1;
+  for (int level = 0; level < kLevelCount; ++level) {
+    if (rest.size() >= kLevelNameLength &&
+        rest.compare(0, kLevelNameLength, kLevelNames[level], kLevelNameLength) == 0) {
+      parts->level = level;
+      break;
+    }
+  }
+  if (parts->level < 0) return false;
+  std::string_view message = rest.substr(kLevelNameLength);
+  // The trailer: " - name:digits" at the end.
+  parts->file = std::string_view();
+  parts->line = 0;
+  const size_t dash = message.rfind(" - ");
+  if (dash != std::string_view::npos) {
+    const std::string_view where = message.substr(dash + 3);
+    const size_t colon = where.rfind(':');
+    int number = 0;
+    if (colon != std::string_view::npos && colon > 0 && colon + 1 < where.size() &&
+        where.size() - colon - 1 <= 9 &&
+        digitsAt(where, colon + 1, where.size() - colon - 1, &number) &&
+        where.substr(0, colon).find(' ') == std::string_view::npos) {
+      parts->file = where.substr(0, colon);
+      parts->line = number;
+      message = message.substr(0, dash);
+    }
+  }
+  parts->function = std::string_view();
+  if (parts->level <= 1) {  // TRACE, DEBUG: "func message"
+    const size_t space = message.find(' ');
+    parts->function = message.substr(0, space);
+    message = space == std::string_view::npos ? std::string_view() : message.substr(space + 1);
+  }
+  parts->message = message;
+  return true;
 }
 
 void appendFromLevel(std::string* out, const LogRecord& record) {

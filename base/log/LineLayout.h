@@ -31,6 +31,8 @@ namespace muon {
 
 struct DateTime;
 struct LogRecord;
+class TimeZone;
+class Timestamp;
 
 namespace detail {
 
@@ -135,6 +137,8 @@ struct SourceLocation {
   int line;
 };
 
+static_assert(SourceLocation::kCapacity <= LogStream::kLineEndRoom, "a trailer cuts no field's quote");
+
 // The trailer for the `length` bytes of `basename` and `line`. (Not a
 // string_view: GCC then stops initializing LogSite statics at compile time.)
 constexpr SourceLocation makeTrailer(const char* basename, size_t length, int line) {
@@ -188,6 +192,29 @@ inline void appendTrailer(LogStream::Buffer& buf, const SourceLocation& where) {
   }
   appendTrailerBytes(buf, where.trailer, where.length);
 }
+
+// ---- read back ---------------------------------------------------------------
+
+// "YYYYmmdd HH:MM:SS.uuuuuu" and an optional 'Z' at the start of `line`: the
+// instant (read in `zone` without the 'Z') and the length read, 0 if the
+// line does not start so.
+size_t readDateTime(std::string_view line, const TimeZone& zone, Timestamp* time);
+
+// A line of this layout taken apart (readers of log files: JSON lines,
+// syslog, muon-logcat). Views into the line.
+struct LineParts {
+  std::string_view dateTime;  // as written, 'Z' included
+  bool utc = false;           // it ends in 'Z'
+  int tid = 0;
+  int level = -1;             // -1: no level name where one belongs
+  std::string_view function;  // TRACE and DEBUG
+  std::string_view message;
+  std::string_view file;      // empty: no trailer (a line no statement wrote)
+  int line = 0;
+};
+// Takes `line` (with or without its '\n') apart; false if it does not start
+// with a date-time, a thread id and a level name.
+bool parseLine(std::string_view line, const TimeZone& zone, Timestamp* time, LineParts* parts);
 
 // ---- from a record -------------------------------------------------------------
 

@@ -78,6 +78,9 @@ struct PrefixCache {
 };
 thread_local PrefixCache t_prefix;
 
+// The calling thread's innermost LogContext (LogFields.h).
+thread_local const LogContext* t_context = nullptr;
+
 // fork() copies only the calling thread: had another thread held
 // g_timeZoneMutex at that instant, the child's copy would stay locked for
 // ever and its first line of a new second would hang. So the fork waits for
@@ -359,10 +362,50 @@ __attribute__((noinline)) void Logger::writeAsRecord(const detail::SinkRef& sink
   sink.appendRecord(sink.sink, record());
 }
 
+LogContext::LogContext(std::initializer_list<Field> fields) : fields_(fields), outer_(t_context) {
+  t_context = this;
+}
+
+LogContext::~LogContext() { t_context = outer_; }
+
+const LogContext* LogContext::current() { return t_context; }
+
+void detail::appendContext(LogStream& stream, const LogContext& innermost) {
+  // Outermost first; a name an inner context also has is left to it.
+  const LogContext* chain[32];
+  size_t depth = 0;
+  for (const LogContext* c = &innermost; c != nullptr && depth < 32; c = c->outer()) {
+    chain[depth++] = c;
+  }
+  for (size_t i = depth; i-- > 0;) {
+    for (const LogContext::Field& f : chain[i]->fields()) {
+      bool shadowed = false;
+      for (size_t j = i; j-- > 0 && !shadowed;) {
+        for (const LogContext::Field& g : chain[j]->fields()) {
+          if (g.name == f.name) {
+            shadowed = true;
+            break;
+          }
+        }
+      }
+      if (shadowed) continue;
+      stream.beginField(f.name, f.text);
+      if (f.text) {
+        stream << f.value;
+      } else {
+        stream.append(f.value.data(), f.value.size());
+      }
+      stream.endField();
+    }
+  }
+}
+
 Logger::~Logger() {
   if (savedErrno_ != 0) {
     stream_ << ": " << strerror_tl(savedErrno_) << " (errno=" << savedErrno_ << ')';
   }
+  // The thread's context fields; with none, this load and compare is all.
+  if (__builtin_expect(t_context != nullptr, 0)) detail::appendContext(stream_, *t_context);
   const detail::LoggerConfig& config = *config_;
   if (stream_.recording() && commitRecorded(config)) {
     // A level that flushes, and FATAL: the sink writes the record first.
@@ -372,6 +415,7 @@ Logger::~Logger() {
     }
     return;
   }
+  stream_.closeFields();  // no field's raw bytes left unencoded
   detail::appendTrailer(stream_.buffer(), site_.where);
   // One compare covers the rare cases: a level that flushes, FATAL, and
   // every line while the backtrace ring is on (it may be below its level)

@@ -36,6 +36,7 @@
 #include <utility>
 
 #include "muon/base/LogAttachment.h"
+#include "muon/base/LogFields.h"
 #include "muon/base/LogSite.h"
 #include "muon/base/LogStream.h"
 #include "muon/base/Timestamp.h"

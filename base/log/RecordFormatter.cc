@@ -43,6 +43,7 @@ size_t RecordFormatter::format(const RecordHeader& record, LinePrefix& prefix,
   buf.redirect(out, kMaxLine);
   writeHeader(buf, prefix, micro, level);
   replayOperands(body, record.length, stream);
+  stream.closeFields();
   appendTrailer(buf, record.site->where);
   return buf.length();
 }
@@ -62,6 +63,7 @@ size_t formatRecordedLine(const char* p, size_t n, char* out) {
   buf.redirect(out, RecordFormatter::kMaxLine);
   buf.append(p + kRecordedLineHeader, head);
   if (!replayOperands(operands, operandBytes, stream)) return 0;
+  stream.closeFields();
   appendTrailerBytes(buf, operands + operandBytes, trailer);
   return buf.length();
 }

@@ -1,10 +1,23 @@
 #include "muon/base/StdoutSink.h"
 
+#include <string>
+
 #include "muon/base/LoggerConfig.h"
+#include "muon/base/Logging.h"
+#include "muon/base/TimeZone.h"
 
 namespace muon {
 
-void StdoutSink::append(const char* line, size_t len) { detail::defaultOutput(line, len); }
+void StdoutSink::append(const char* line, size_t len) {
+  if (format_ == LineFormat::kText) {
+    detail::defaultOutput(line, len);
+    return;
+  }
+  thread_local std::string json;  // kept: no allocation per line
+  json.clear();
+  detail::appendJsonLines(std::string_view(line, len), Logger::timeZone(), &json);
+  detail::defaultOutput(json.data(), json.size());
+}
 
 void StdoutSink::flush() { detail::defaultFlush(); }
 

@@ -10,19 +10,27 @@
 // stays whole among other writers of the same pipe, and what the program
 // printed with printf is pushed out first. A line that cannot be written
 // (EPIPE, ENOSPC) is dropped. flush() pushes out stdio's buffer.
+// StdoutSink console(muon::LineFormat::kJson) writes JSON lines instead
+// (JsonLines.h), for a container runtime that ships stdout to a log store.
 //
-// Thread safety: append() and flush() from any thread. It has no state: any
-// number of them may exist.
+// Thread safety: append() and flush() from any thread. Its one setting is
+// fixed at construction: any number of them may exist.
 #pragma once
 
 #include <cstddef>
+
+#include "muon/base/JsonLines.h"
 
 namespace muon {
 
 class StdoutSink {
  public:
+  explicit StdoutSink(LineFormat format = LineFormat::kText) : format_(format) {}
   void append(const char* line, size_t len);
   void flush();
+
+ private:
+  const LineFormat format_;
 };
 
 }  // namespace muon

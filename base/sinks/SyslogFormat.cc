@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "muon/base/JsonLines.h"
 #include "muon/base/LineLayout.h"
+#include "muon/base/Logfmt.h"
 
 namespace muon {
 namespace rfc5424 {
@@ -16,43 +18,6 @@ std::string headerField(const std::string& value, size_t maxLength) {
     if (c <= ' ' || c > '~') c = '_';
   }
   return field.empty() ? "-" : field;
-}
-
-bool digitsAt(std::string_view s, size_t from, size_t n, int* value) {
-  if (from + n > s.size()) return false;
-  int v = 0;
-  for (size_t i = from; i < from + n; ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    v = v * 10 + (s[i] - '0');
-  }
-  *value = v;
-  return true;
-}
-
-// "YYYYmmdd HH:MM:SS.uuuuuu" with an optional 'Z', at the line's start: the
-// instant, and the length read (0 if the line does not start so).
-size_t parseDateTime(std::string_view line, const TimeZone& zone, Timestamp* time) {
-  DateTime dt;
-  int micro = 0;
-  if (line.size() < 24 || line[8] != ' ' || line[11] != ':' || line[14] != ':' ||
-      line[17] != '.' || !digitsAt(line, 0, 4, &dt.year) || !digitsAt(line, 4, 2, &dt.month) ||
-      !digitsAt(line, 6, 2, &dt.day) || !digitsAt(line, 9, 2, &dt.hour) ||
-      !digitsAt(line, 12, 2, &dt.minute) || !digitsAt(line, 15, 2, &dt.second) ||
-      !digitsAt(line, 18, 6, &micro)) {
-    return 0;
-  }
-  size_t length = 24;
-  int64_t seconds = TimeZone::fromUtcTime(dt);
-  if (line.size() > 24 && line[24] == 'Z') {
-    ++length;
-  } else {
-    // Local time: take away the offset in force then (looked up twice, so
-    // that an instant next to a change of offset lands on the right side).
-    int64_t guess = seconds - zone.toLocalTime(seconds).utcOffset;
-    seconds -= zone.toLocalTime(guess).utcOffset;
-  }
-  *time = Timestamp(seconds * Timestamp::kMicroSecondsPerSecond + micro);
-  return length;
 }
 
 }  // namespace
@@ -85,17 +50,83 @@ std::string utcTimestamp(Timestamp time) {
 }
 
 std::string header(int facility, int severity, const std::string& timestamp,
-                   const std::string& hostname, const std::string& appName, pid_t pid) {
-  return "<" + std::to_string(facility * 8 + severity) + ">1 " + timestamp + ' ' +
-         headerField(hostname, 255) + ' ' + headerField(appName, 48) + ' ' +
-         std::to_string(pid) + " - - ";
+                   const std::string& hostname, const std::string& appName, pid_t pid,
+                   std::string_view structuredData) {
+  std::string out = "<" + std::to_string(facility * 8 + severity) + ">1 " + timestamp + ' ' +
+                    headerField(hostname, 255) + ' ' + headerField(appName, 48) + ' ' +
+                    std::to_string(pid) + " - ";
+  if (structuredData.empty()) {
+    out += '-';
+  } else {
+    out.append(structuredData);
+  }
+  out += ' ';
+  return out;
+}
+
+namespace {
+
+// One PARAM-VALUE's bytes, escaped as the header comment says.
+void appendParamValue(std::string_view value, std::string* sd) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const auto* p = reinterpret_cast<const unsigned char*>(value.data());
+  for (size_t i = 0; i < value.size();) {
+    const unsigned char c = p[i];
+    if (c == '"' || c == '\\' || c == ']') {
+      *sd += '\\';
+      *sd += static_cast<char>(c);
+      ++i;
+    } else if (c == '\n' || c == '\r' || c == '\t') {
+      *sd += '\\';
+      *sd += c == '\n' ? 'n' : (c == '\r' ? 'r' : 't');
+      ++i;
+    } else if (c < 0x20 || c == 0x7f) {
+      const char escaped[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xf]};
+      sd->append(escaped, sizeof escaped);
+      ++i;
+    } else if (c < 0x80) {
+      *sd += static_cast<char>(c);
+      ++i;
+    } else {
+      const size_t n = detail::utf8SequenceLength(p + i, value.size() - i);
+      if (n == 0) {
+        sd->append("\xef\xbf\xbd", 3);  // U+FFFD
+        ++i;
+      } else {
+        sd->append(value.data() + i, n);
+        i += n;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string structuredData(std::string_view message) {
+  std::string sd;
+  std::string value;
+  detail::readLogfmtFields(message, [&](const detail::LogfmtField& field) {
+    if (sd.empty()) {
+      sd += '[';
+      sd.append(kStructuredDataId);
+    }
+    sd += ' ';
+    sd.append(field.name.substr(0, kMaxParamName));
+    sd += "=\"";
+    value.clear();
+    detail::appendLogfmtValue(field, &value);
+    appendParamValue(value, &sd);
+    sd += '"';
+  });
+  if (!sd.empty()) sd += ']';
+  return sd;
 }
 
 std::string formatLine(std::string_view line, int facility, const std::string& hostname,
                        const std::string& appName, pid_t pid, const TimeZone& zone) {
   if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
   Timestamp time;
-  const size_t dateTime = parseDateTime(line, zone, &time);
+  const size_t dateTime = detail::readDateTime(line, zone, &time);
   if (dateTime == 0) return header(facility, kNotice, "-", hostname, appName, pid) + std::string(line);
   std::string_view msg = line.substr(dateTime);
   while (!msg.empty() && msg.front() == ' ') msg.remove_prefix(1);  // the tid's padding
@@ -113,7 +144,12 @@ std::string formatLine(std::string_view line, int facility, const std::string& h
       }
     }
   }
-  return header(facility, severity, utcTimestamp(time), hostname, appName, pid) + std::string(msg);
+  detail::LineParts parts;
+  Timestamp parsed;
+  const std::string sd =
+      detail::parseLine(line, zone, &parsed, &parts) ? structuredData(parts.message) : "";
+  return header(facility, severity, utcTimestamp(time), hostname, appName, pid, sd) +
+         std::string(msg);
 }
 
 }  // namespace rfc5424

@@ -9,7 +9,15 @@
 // The severity comes from the level (TRACE and DEBUG: debug, INFO: info,
 // WARN: warning, ERROR: err, FATAL: crit), the time is always written in UTC,
 // and MSG is the line without its date-time: the thread id, then everything
-// from the level on. No MSGID, no structured data. Pure functions: any thread.
+// from the level on. No MSGID. The key-value fields at the message's end
+// (muon::kv, LogContext; Logfmt.h) also go into STRUCTURED-DATA, as
+//   [muon@32473 user="alice" ms="12"]
+// (32473: the enterprise number RFC 5612 reserves for documentation), names
+// cut to the 32 characters an SD-NAME may have, values with '"', '\' and ']'
+// escaped as RFC 5424 says, control characters as logfmt writes them (\n,
+// \u001b: a PARAM-VALUE has no escape for them) and bytes that are not valid
+// UTF-8 as U+FFFD; so rsyslog's %structured-data% and mmpstrucdata see them.
+// MSG keeps them too. Pure functions: any thread.
 #pragma once
 
 #include <sys/types.h>
@@ -38,10 +46,19 @@ int severityOf(Logger::LogLevel level);
 // RFC 3339 in UTC, to the microsecond: "2026-11-21T08:15:02.123456Z".
 std::string utcTimestamp(Timestamp time);
 
-// "<PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID - - ", MSG to follow. Header
-// fields are made printable ASCII without spaces, of bounded length.
+// "<PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID - SD ", MSG to follow; SD is
+// `structuredData`, or "-" when it is empty. Header fields are made
+// printable ASCII without spaces, of bounded length.
 std::string header(int facility, int severity, const std::string& timestamp,
-                   const std::string& hostname, const std::string& appName, pid_t pid);
+                   const std::string& hostname, const std::string& appName, pid_t pid,
+                   std::string_view structuredData = std::string_view());
+
+// The SD-ID of muon's fields, and the longest SD-NAME.
+inline constexpr std::string_view kStructuredDataId = "muon@32473";
+inline constexpr size_t kMaxParamName = 32;
+// `[muon@32473 name="value" ...]` for the fields at the end of a line's
+// message; "" if it has none.
+std::string structuredData(std::string_view message);
 
 // The message for one line of a muon log file (with or without its '\n').
 // A line in muon's layout (LineLayout.h) gets its time, severity and MSG as

@@ -54,8 +54,10 @@ int millisecondsUntil(std::chrono::steady_clock::time_point deadline) {
 std::string SyslogSink::format(const LogRecord& record, int facility,
                                const std::string& hostname, const std::string& appName,
                                pid_t pid) {
-  std::string out = rfc5424::header(facility, rfc5424::severityOf(record.level),
-                                   rfc5424::utcTimestamp(record.time), hostname, appName, pid);
+  std::string out =
+      rfc5424::header(facility, rfc5424::severityOf(record.level),
+                      rfc5424::utcTimestamp(record.time), hostname, appName, pid,
+                      rfc5424::structuredData(record.message));
   out += std::to_string(record.tid);
   out += ' ';
   detail::appendFromLevel(&out, record);

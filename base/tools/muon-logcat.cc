@@ -1,6 +1,8 @@
-// muon-logcat [--key-file K] FILE...: prints the lines of muon's log files,
-// plain, zstd-compressed (.zst), encrypted (.enc) or both, in order, also
-// while they are being written. At a cut, corrupt or forged record it stops
+// muon-logcat [--json] [--key-file K] FILE...: prints the lines of muon's
+// log files, plain, zstd-compressed (.zst), encrypted (.enc) or both, in
+// order, also while they are being written; with --json, each text line as
+// the JSON line a JSON log file would hold (JsonLines.h), its logfmt fields
+// as keys (a line's time without 'Z' read as UTC). At a cut, corrupt or forged record it stops
 // that file with a message naming the file and the record's offset, after
 // printing everything before it, and exits 1.
 #include <cstdio>
@@ -8,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "muon/base/JsonLines.h"
+#include "muon/base/TimeZone.h"
 #include "muon/base/filestages/AesGcmStage.h"
 #include "muon/base/filestages/LogReader.h"
 
@@ -15,9 +19,10 @@ namespace {
 
 void usage(FILE* out) {
   std::fputs(
-      "usage: muon-logcat [--key-file K] FILE...\n"
+      "usage: muon-logcat [--json] [--key-file K] FILE...\n"
       "Prints the lines of muon log files: plain, .zst, .enc or .zst.enc (told from\n"
-      "their bytes). --key-file K: the 256-bit key the files were encrypted with\n"
+      "their bytes). --json: each text line as a JSON line (fields as keys).\n"
+      "--key-file K: the 256-bit key the files were encrypted with\n"
       "(32 bytes or 64 hex digits, mode 600). A cut, corrupt or forged record ends\n"
       "its file with a message on stderr naming the file and offset.\n"
       "Exit status: 0 when every file was read whole, 1 otherwise, 2 on bad usage.\n",
@@ -28,12 +33,17 @@ void usage(FILE* out) {
 
 int main(int argc, char* argv[]) {
   std::string keyFile;
+  bool json = false;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") {
       usage(stdout);
       return 0;
+    }
+    if (arg == "--json") {
+      json = true;
+      continue;
     }
     if (arg == "--key-file" || arg.compare(0, 11, "--key-file=") == 0) {
       if (arg == "--key-file") {
@@ -67,10 +77,30 @@ int main(int argc, char* argv[]) {
     }
   }
   int status = 0;
+  const muon::TimeZone utc;
+  std::string partial;  // --json: a line whose end has not come yet
+  std::string out;
   for (const std::string& file : files) {
     muon::LogReadResult r = muon::readLogFile(
-        file, keyFile.empty() ? nullptr : &key,
-        [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); });
+        file, keyFile.empty() ? nullptr : &key, [&](std::string_view text) {
+          if (!json) {
+            std::fwrite(text.data(), 1, text.size(), stdout);
+            return;
+          }
+          partial.append(text);
+          const size_t end = partial.rfind('\n');
+          if (end == std::string::npos) return;
+          out.clear();
+          muon::detail::appendJsonLines(std::string_view(partial).substr(0, end + 1), utc, &out);
+          std::fwrite(out.data(), 1, out.size(), stdout);
+          partial.erase(0, end + 1);
+        });
+    if (!partial.empty()) {
+      out.clear();
+      muon::detail::appendJsonLines(partial, utc, &out);
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      partial.clear();
+    }
     std::fflush(stdout);
     if (!r.ok) {
       std::fprintf(stderr, "muon-logcat: %s: %s at offset %llu\n", file.c_str(), r.error.c_str(),

@@ -1,9 +1,11 @@
-// muon-recover DIR: writes out the lines that dead crash-safe AsyncLogging
+// muon-recover [--json] DIR: writes out the lines that dead crash-safe AsyncLogging
 // processes left in their spools in DIR, for programs that will not start
 // again to do it themselves. Each spool's lines go to a new log file of its
 // basename in DIR, as the program would have written them, with a report of
 // the drops the process had not reported. Spools abandoned half-made by a
 // process killed in its start-up are removed, as the program's next start does.
+// --json: for programs that write JSON lines (LogFile::Options::format), the
+// recovered lines are written as JSON lines.
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -23,12 +25,13 @@ constexpr off_t kRollSize = off_t{1} << 40;
 
 void usage(FILE* out) {
   std::fputs(
-      "usage: muon-recover DIR\n"
+      "usage: muon-recover [--json] DIR\n"
       "Writes out the lines that dead crash-safe muon processes left in their\n"
       "spools (BASENAME.PID.spool) in DIR, into new log files of BASENAME in DIR.\n"
       "Drops the process had not reported are reported there too. Spools of\n"
       "live processes are left alone; half-made ones (BASENAME.PID.spool.new) of\n"
-      "dead processes are removed. One line per spool on stdout.\n"
+      "dead processes are removed. One line per spool on stdout. --json: write\n"
+      "JSON lines, for programs whose log files hold them.\n"
       "Exit status: 0 when every dead spool was recovered, 1 when one could not\n"
       "be read or written (what could be recovered was), 2 on bad usage.\n",
       out);
@@ -37,6 +40,12 @@ void usage(FILE* out) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  muon::LogFile::Options options;
+  if (argc == 3 && std::strcmp(argv[1], "--json") == 0) {
+    options.format = muon::LineFormat::kJson;
+    --argc;
+    ++argv;
+  }
   if (argc == 2 && (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0)) {
     usage(stdout);
     return 0;
@@ -61,7 +70,7 @@ int main(int argc, char* argv[]) {
     muon::RecoveryReport r = muon::recoverSpool(path, "", [&](long pid) -> muon::LogFile* {
       std::string basename = muon::spoolBasename(path, pid);
       if (basename.empty()) return nullptr;
-      file = std::make_unique<muon::LogFile>(basename, kRollSize, false);
+      file = std::make_unique<muon::LogFile>(basename, kRollSize, false, 3, 1024, options);
       if (file->currentFileName().empty()) return nullptr;  // reported on stderr by LogFile
       return file.get();
     });

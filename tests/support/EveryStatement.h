@@ -94,6 +94,19 @@ inline void logEveryKindOfStatement() {
   // Around the size where the operands fit and the trailer no longer does.
   for (size_t n = 3900; n < 4000; n += 3) LOG_INFO << std::string(n, 'y');
   LOG_INFO << "before " << Chatty{9} << " after";
+  // Fields (muon::kv) of every kind, values that need quoting, and a context.
+  LOG_INFO << "fields" << kv("s", "alice") << kv("n", -12) << kv("u", 7u) << kv("d", 0.25)
+           << kv("b", true) << kv("c", 'x') << kv("f", muon::Fmt("%.2f", 1.5))
+           << kv("p", Point{1, 2}) << kv("q", "two words "q" \ =
+") << kv("e", "")
+           << kv("num", "12") << kv("bad name=", 1) << kv("nan", std::nan(""));
+  LOG_INFO << "big field" << kv("v", std::string(5000, 'z')) << kv("after", 1);
+  LOG_INFO << "big quoted field" << kv("v", std::string(3950, '"')) << kv("after", 1);
+  {
+    muon::LogContext outer{{"request_id", "r-1"}, {"n", 5}};
+    muon::LogContext inner{{"n", 6}, {"step", "two words"}};
+    LOG_WARN << "in context" << kv("own", 1);
+  }
   LOG_INFO << "last";
 }
 

@@ -1,0 +1,218 @@
+#include "muon/base/Logfmt.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace muon {
+namespace detail {
+
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+bool isControl(unsigned char c) { return c < 0x20 || c == 0x7f; }
+
+// The bytes c takes inside quotes.
+size_t escapedLength(unsigned char c) {
+  if (c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t') return 2;
+  return isControl(c) ? 6 : 1;
+}
+
+// Writes c's quoted form so that it ends at `end`; returns its start.
+char* writeEscapedBackward(char* end, unsigned char c) {
+  switch (c) {
+    case '"':
+    case '\\':
+      end[-1] = static_cast<char>(c);
+      end[-2] = '\\';
+      return end - 2;
+    case '\n':
+    case '\r':
+    case '\t':
+      end[-1] = c == '\n' ? 'n' : (c == '\r' ? 'r' : 't');
+      end[-2] = '\\';
+      return end - 2;
+    default:
+      break;
+  }
+  if (!isControl(c)) {
+    end[-1] = static_cast<char>(c);
+    return end - 1;
+  }
+  std::memcpy(end - 6, "\\u00", 4);
+  end[-2] = kHex[c >> 4];
+  end[-1] = kHex[c & 0xf];
+  return end - 6;
+}
+
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+int hexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The length of a quoted value at s[i] == '"' (quotes included), 0 if it is
+// not closed or holds an escape the encoder does not write.
+size_t quotedLength(std::string_view s, size_t i) {
+  size_t j = i + 1;
+  while (j < s.size()) {
+    const char c = s[j];
+    if (c == '"') return j + 1 - i;
+    if (isControl(static_cast<unsigned char>(c))) return 0;
+    if (c != '\\') {
+      ++j;
+      continue;
+    }
+    if (j + 1 >= s.size()) return 0;
+    const char e = s[j + 1];
+    if (e == '"' || e == '\\' || e == 'n' || e == 'r' || e == 't') {
+      j += 2;
+    } else if (e == 'u' && j + 5 < s.size() && hexValue(s[j + 2]) >= 0 &&
+               hexValue(s[j + 3]) >= 0 && hexValue(s[j + 4]) >= 0 && hexValue(s[j + 5]) >= 0) {
+      j += 6;
+    } else {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+size_t writeFieldName(char* p, std::string_view name) {
+  if (name.empty()) {
+    *p = '_';
+    return 1;
+  }
+  const size_t n = name.size() < kMaxFieldName ? name.size() : kMaxFieldName;
+  for (size_t i = 0; i < n; ++i) p[i] = isFieldNameByte(name[i]) ? name[i] : '_';
+  return n;
+}
+
+bool readsAsNumberOrBool(std::string_view v) {
+  if (v == "true" || v == "false") return true;
+  size_t i = 0;
+  if (i < v.size() && v[i] == '-') ++i;
+  if (i >= v.size() || !isDigit(v[i])) return false;
+  if (v[i] == '0') {
+    ++i;
+  } else {
+    while (i < v.size() && isDigit(v[i])) ++i;
+  }
+  if (i < v.size() && v[i] == '.') {
+    ++i;
+    if (i >= v.size() || !isDigit(v[i])) return false;
+    while (i < v.size() && isDigit(v[i])) ++i;
+  }
+  if (i < v.size() && (v[i] == 'e' || v[i] == 'E')) {
+    ++i;
+    if (i < v.size() && (v[i] == '+' || v[i] == '-')) ++i;
+    if (i >= v.size() || !isDigit(v[i])) return false;
+    while (i < v.size() && isDigit(v[i])) ++i;
+  }
+  return i == v.size();
+}
+
+size_t encodeLogfmtValue(char* p, size_t len, size_t room, bool text) {
+  bool quote = len == 0;
+  size_t quotedLen = 2;
+  for (size_t i = 0; i < len; ++i) {
+    const auto c = static_cast<unsigned char>(p[i]);
+    const size_t e = escapedLength(c);
+    quotedLen += e;
+    if (e > 1 || c == ' ' || c == '=') quote = true;
+  }
+  if (!quote && text) quote = readsAsNumberOrBool(std::string_view(p, len));
+  if (!quote) return len;
+  if (room < 2) return 0;  // not even the quotes: the value goes
+  // Cut from the end until the quoted form fits.
+  size_t keep = len;
+  while (quotedLen > room) quotedLen -= escapedLength(static_cast<unsigned char>(p[--keep]));
+  // Backward, so that each byte is read before its place is written: byte
+  // i's quoted form starts after the opening quote, at or past i + 1.
+  char* end = p + quotedLen;
+  *--end = '"';
+  for (size_t i = keep; i > 0; --i) end = writeEscapedBackward(end, static_cast<unsigned char>(p[i - 1]));
+  *--end = '"';
+  return quotedLen;
+}
+
+size_t logfmtTokenAt(std::string_view s, size_t i, LogfmtField* field) {
+  size_t j = i;
+  while (j < s.size() && j - i < kMaxFieldName && isFieldNameByte(s[j])) ++j;
+  if (j == i || j >= s.size() || s[j] != '=') return 0;
+  field->name = s.substr(i, j - i);
+  const size_t v = j + 1;
+  size_t n;
+  if (v < s.size() && s[v] == '"') {
+    n = quotedLength(s, v);
+    if (n == 0) return 0;
+    field->quoted = true;
+  } else {
+    size_t k = v;
+    while (k < s.size()) {
+      const auto c = static_cast<unsigned char>(s[k]);
+      if (c == ' ' || c == '"' || c == '=' || c == '\\' || isControl(c)) break;
+      ++k;
+    }
+    n = k - v;
+    if (n == 0) return 0;
+    field->quoted = false;
+  }
+  if (v + n < s.size() && s[v + n] != ' ') return 0;
+  field->value = s.substr(v, n);
+  return v + n - i;
+}
+
+void appendLogfmtValue(const LogfmtField& field, std::string* out) {
+  if (!field.quoted) {
+    out->append(field.value);
+    return;
+  }
+  const std::string_view q = field.value.substr(1, field.value.size() - 2);
+  for (size_t i = 0; i < q.size(); ++i) {
+    if (q[i] != '\\') {
+      out->push_back(q[i]);
+      continue;
+    }
+    const char e = q[++i];
+    switch (e) {
+      case 'n':
+        out->push_back('\n');
+        break;
+      case 'r':
+        out->push_back('\r');
+        break;
+      case 't':
+        out->push_back('\t');
+        break;
+      case 'u': {
+        // \u00XX is what the encoder writes; anything above one byte is
+        // written as UTF-8.
+        unsigned cp = 0;
+        for (int k = 1; k <= 4; ++k) cp = cp * 16 + static_cast<unsigned>(hexValue(q[i + k]));
+        i += 4;
+        if (cp < 0x80) {
+          out->push_back(static_cast<char>(cp));
+        } else if (cp < 0x800) {
+          out->push_back(static_cast<char>(0xc0 | (cp >> 6)));
+          out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+        } else {
+          out->push_back(static_cast<char>(0xe0 | (cp >> 12)));
+          out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+          out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+        }
+        break;
+      }
+      default:  // '"' or '\\'
+        out->push_back(e);
+        break;
+    }
+  }
+}
+
+}  // namespace detail
+}  // namespace muon

@@ -1,0 +1,281 @@
+// JsonLines: text lines as JSON lines, checked with a real JSON parser
+// (nlohmann::json), through every path that writes a file: SyncLogging,
+// AsyncLogging's backend (deferred records) and a crash-safe recovery.
+#include "muon/base/JsonLines.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "TempDir.h"
+#include "muon/base/AsyncLogging.h"
+#include "muon/base/Logging.h"
+#include "muon/base/StdoutSink.h"
+#include "muon/base/SyncLogging.h"
+#include "muon/base/TimeZone.h"
+
+namespace muon {
+namespace {
+
+using nlohmann::json;
+using test::readLines;
+using test::TempDir;
+
+std::string toJson(const std::string& line) {
+  std::string out;
+  detail::appendJsonLine(line, TimeZone(), &out);
+  return out;
+}
+
+TEST(JsonLines, ALineBecomesOneObjectWithEcsNames) {
+  EXPECT_EQ(toJson("20261121 08:15:02.123456Z  4321 INFO  login user=alice ms=12 - auth.cc:42\n"),
+            "{\"@timestamp\":\"2026-11-21T08:15:02.123456Z\",\"log.level\":\"INFO\","
+            "\"process.thread.id\":4321,\"message\":\"login\",\"log.origin.file.name\":\"auth.cc\","
+            "\"log.origin.file.line\":42,\"user\":\"alice\",\"ms\":12}\n");
+}
+
+TEST(JsonLines, TypesFollowTheLogfmtForm) {
+  const json j = json::parse(toJson(
+      "20261121 08:15:02.123456Z     7 DEBUG fn msg a=1 b=-2.5e+3 c=true d=\"12\" e=nan f=inf "
+      "g=0x1f h=\"x y\" i=1e999 - f.cc:1"));
+  EXPECT_EQ(j.at("log.origin.function"), "fn");
+  EXPECT_EQ(j.at("message"), "msg");
+  EXPECT_TRUE(j.at("a").is_number_integer());
+  EXPECT_EQ(j.at("b"), -2500.0);
+  EXPECT_EQ(j.at("c"), true);
+  EXPECT_EQ(j.at("d"), "12");
+  EXPECT_EQ(j.at("e"), "nan");
+  EXPECT_EQ(j.at("f"), "inf");
+  EXPECT_EQ(j.at("g"), "0x1f");
+  EXPECT_EQ(j.at("h"), "x y");
+  EXPECT_EQ(j.at("i"), "1e999");
+}
+
+TEST(JsonLines, AFieldNamedLikeAKeyIsKeptUnderAPrefix) {
+  const json j = json::parse(toJson(
+      "20261121 08:15:02.123456Z     7 INFO  real message=fake log.level=x log=y "
+      "process.thread.id.x=1 - f.cc:1"));
+  EXPECT_EQ(j.at("message"), "real");
+  EXPECT_EQ(j.at("log.level"), "INFO");
+  EXPECT_EQ(j.at("fields.message"), "fake");
+  EXPECT_EQ(j.at("fields.log.level"), "x");
+  EXPECT_EQ(j.at("fields.log"), "y");
+  EXPECT_EQ(j.at("fields.process.thread.id.x"), 1);
+}
+
+TEST(JsonLines, InvalidUtf8BecomesTheReplacementCharacter) {
+  std::string out;
+  detail::appendJsonString(std::string("ok \xc3\xa9 \xff \xc0\xaf \xed\xa0\x80 \xf4\x90\x80\x80 \x01\x7f"), &out);
+  EXPECT_EQ(out, "\"ok \xc3\xa9 \xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd "
+                 "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \\u0001\\u007f\"");
+  EXPECT_NO_THROW(json::parse(out));
+}
+
+TEST(JsonLines, ALineNotInMuonsLayoutIsKeptWholeAsTheMessage) {
+  const json j = json::parse(toJson("Dropped log messages at x, 1 larger buffers (2 messages)\n"));
+  EXPECT_EQ(j.at("message"), "Dropped log messages at x, 1 larger buffers (2 messages)");
+  EXPECT_EQ(j.size(), 1u);
+}
+
+TEST(JsonLines, ALocalTimeIsWrittenInUtc) {
+  std::string out;
+  detail::appendJsonLine("20261121 16:15:02.000001  4321 WARN  x - f.cc:3",
+                         TimeZone::fixed(8 * 3600, "UTC+8"), &out);
+  EXPECT_EQ(json::parse(out)["@timestamp"], "2026-11-21T08:15:02.000001Z");
+}
+
+// ---- statements through the files ----------------------------------------
+
+Timestamp fixedClock() { return Timestamp(1795248902123456); }
+
+// The values of the bad-input list: each must come back exactly (invalid
+// UTF-8 as U+FFFD), and every line must parse.
+std::vector<std::string> badValues() {
+  return {"plain", "", "two words", "say \"hi\"", "back\\slash", "a=b", std::string("nul\0in", 6),
+          "\x01\x1b[31m\r\n\t\x7f", "12", "true", "caf\xc3\xa9", "\xff\xfe", std::string(100000, 'm')};
+}
+
+void logStatements() {
+  LOG_INFO << "login" << kv("user", "alice") << kv("ms", 12) << kv("ok", false)
+           << kv("ratio", 0.25) << kv("nan", std::nan("")) << kv("inf", -HUGE_VAL);
+  for (const std::string& v : badValues()) LOG_INFO << "bad" << kv("v", v) << kv("n", 1);
+  LOG_WARN << "names" << kv("a b", 1) << kv("", 2) << kv("x=\"\n", 3) << kv("message", "m");
+  LogContext ctx{{"request_id", "r-1"}};
+  LOG_ERROR << "in context" << kv("user", "bob");
+}
+
+// Checks the JSON lines logStatements() made.
+void checkJson(const std::vector<std::string>& lines) {
+  std::vector<json> objects;
+  for (const std::string& line : lines) {
+    json j;
+    ASSERT_NO_THROW(j = json::parse(line)) << line.substr(0, 200);
+    if (j.contains("log.level")) objects.push_back(j);
+  }
+  const size_t bad = badValues().size();
+  ASSERT_EQ(objects.size(), bad + 3);
+  const json& first = objects[0];
+  EXPECT_EQ(first.at("message"), "login");
+  EXPECT_EQ(first.at("user"), "alice");
+  EXPECT_EQ(first.at("ms"), 12);
+  EXPECT_EQ(first.at("ok"), false);
+  EXPECT_EQ(first.at("ratio"), 0.25);
+  EXPECT_EQ(first.at("nan"), "nan");
+  EXPECT_EQ(first.at("inf"), "-inf");
+  EXPECT_EQ(first.at("@timestamp"), "2026-11-21T08:15:02.123456Z");
+  EXPECT_EQ(first.at("log.origin.file.name"), "JsonLines_test.cc");
+  EXPECT_TRUE(first.at("log.origin.file.line").is_number_integer());
+  for (size_t i = 0; i < bad; ++i) {
+    const json& j = objects[1 + i];
+    const std::string v = badValues()[i];
+    EXPECT_EQ(j.at("message"), "bad");
+    if (v.size() > 10000) {  // cut with the line (and n with it), still a string of it
+      const std::string got = j.at("v");
+      EXPECT_GT(got.size(), 3000u);
+      EXPECT_EQ(got, std::string(got.size(), 'm'));
+    } else if (v == "\xff\xfe") {
+      EXPECT_EQ(j.at("v"), "\xef\xbf\xbd\xef\xbf\xbd");
+      EXPECT_EQ(j.at("n"), 1);
+    } else {
+      EXPECT_EQ(j.at("v"), v) << i;
+      EXPECT_EQ(j.at("n"), 1);
+    }
+  }
+  const json& names = objects[1 + bad];
+  EXPECT_EQ(names.at("a_b"), 1);
+  EXPECT_EQ(names.at("_"), 2);
+  EXPECT_EQ(names.at("x___"), 3);
+  EXPECT_EQ(names.at("fields.message"), "m");
+  EXPECT_EQ(names.at("message"), "names");
+  const json& ctx = objects[2 + bad];
+  EXPECT_EQ(ctx.at("user"), "bob");
+  EXPECT_EQ(ctx.at("request_id"), "r-1");
+  EXPECT_EQ(ctx.at("log.level"), "ERROR");
+}
+
+std::vector<std::string> linesIn(const TempDir& dir) {
+  std::vector<std::string> lines;
+  for (const std::string& f : dir.files()) {
+    if (f.find(".log") == std::string::npos) continue;
+    for (std::string& l : readLines(f)) lines.push_back(std::move(l));
+  }
+  return lines;
+}
+
+class JsonFiles : public ::testing::Test {
+ protected:
+  void SetUp() override { Logger::setClock(&fixedClock); }
+  void TearDown() override { Logger::setClock(nullptr); }
+};
+
+TEST_F(JsonFiles, SyncLoggingWritesJsonLines) {
+  TempDir dir;
+  {
+    SyncLogging::Options options;
+    options.files.format = LineFormat::kJson;
+    SyncLogging log(dir.file("s"), 1 << 30, options);
+    auto attached = Logger::attach(log);
+    logStatements();
+  }
+  checkJson(linesIn(dir));
+}
+
+TEST_F(JsonFiles, AsyncLoggingsBackendWritesTheSameJson) {
+  TempDir syncDir;
+  TempDir asyncDir;
+  {
+    SyncLogging::Options options;
+    options.files.format = LineFormat::kJson;
+    SyncLogging log(syncDir.file("s"), 1 << 30, options);
+    auto attached = Logger::attach(log);
+    logStatements();
+  }
+  {
+    AsyncLogging::Options options;
+    options.files.format = LineFormat::kJson;
+    AsyncLogging log(asyncDir.file("a"), 1 << 30, options);
+    auto attached = Logger::attach(log);
+    log.start();
+    logStatements();
+    log.stop();
+  }
+  checkJson(linesIn(asyncDir));
+  EXPECT_EQ(linesIn(asyncDir), linesIn(syncDir));
+}
+
+TEST_F(JsonFiles, ACrashSafeRecoveryWritesTheJsonTheBackendWould) {
+  TempDir dir;
+  TempDir reference;
+  {
+    SyncLogging::Options options;
+    options.files.format = LineFormat::kJson;
+    SyncLogging log(reference.file("s"), 1 << 30, options);
+    auto attached = Logger::attach(log);
+    logStatements();
+  }
+  AsyncLogging::Options options;
+  options.crashSafe = true;
+  options.files.format = LineFormat::kJson;
+  const std::string base = dir.file("cs");
+  // A child logs into its spool (no backend started: the lines wait there as
+  // recorded lines) and dies without writing them.
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    AsyncLogging log(base, 1 << 30, options);
+    if (!log.stats().crashSafe) ::_exit(3);
+    auto attached = Logger::attach(log);
+    logStatements();
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  { AsyncLogging recovering(base, 1 << 30, options); }
+  std::vector<std::string> recovered;
+  for (const std::string& line : linesIn(dir)) {
+    if (line.find("\"log.level\"") != std::string::npos) recovered.push_back(line);
+  }
+  checkJson(recovered);
+  // The same bytes but for the thread id (the child's).
+  auto withoutTid = [](std::vector<std::string> lines) {
+    for (std::string& l : lines) {
+      const size_t at = l.find("\"process.thread.id\":");
+      if (at != std::string::npos) l.erase(at, l.find(',', at) - at);
+    }
+    return lines;
+  };
+  EXPECT_EQ(withoutTid(recovered), withoutTid(linesIn(reference)));
+}
+
+TEST(JsonLinesStdout, StdoutSinkWritesJsonLines) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const int saved = ::dup(STDOUT_FILENO);
+  ::dup2(fds[1], STDOUT_FILENO);
+  {
+    StdoutSink console(LineFormat::kJson);
+    auto attached = Logger::attach(console);
+    LOG_INFO << "to stdout" << kv("k", "v w");
+  }
+  ::dup2(saved, STDOUT_FILENO);
+  ::close(saved);
+  ::close(fds[1]);
+  char buf[4096];
+  const ssize_t n = ::read(fds[0], buf, sizeof buf);
+  ::close(fds[0]);
+  ASSERT_GT(n, 0);
+  const std::string out(buf, static_cast<size_t>(n));
+  ASSERT_EQ(out.back(), '\n');
+  const json j = json::parse(out);
+  EXPECT_EQ(j.at("message"), "to stdout");
+  EXPECT_EQ(j.at("k"), "v w");
+}
+
+}  // namespace
+}  // namespace muon

@@ -1,0 +1,164 @@
+// LogFields: muon::kv fields and LogContext in text lines, and the logfmt
+// encoding read back by the parser (Logfmt.h) byte for byte.
+#include "muon/base/LogFields.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "muon/base/Logfmt.h"
+#include "muon/base/Logging.h"
+
+namespace muon {
+namespace {
+
+// Lines a statement hands to the output function, this thread's only.
+std::mutex g_mutex;
+std::vector<std::string> g_lines;
+void capture(const char* line, size_t len) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_lines.emplace_back(line, len);
+}
+
+class LogFieldsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    g_lines.clear();
+    Logger::setOutput(&capture);
+  }
+  void TearDown() override { Logger::setOutput(nullptr); }
+  // The message part of the only line logged: between the level and the trailer.
+  static std::string message() {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    EXPECT_EQ(g_lines.size(), 1u);
+    if (g_lines.empty()) return "";
+    const std::string& line = g_lines.back();
+    const size_t begin = line.find("INFO  ") + 6;
+    const size_t end = line.rfind(" - ");
+    return line.substr(begin, end - begin);
+  }
+};
+
+// The fields readLogfmtFields finds in `message`, values unescaped.
+std::vector<std::pair<std::string, std::string>> fieldsOf(const std::string& message,
+                                                          size_t* start = nullptr) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const size_t s = detail::readLogfmtFields(message, [&](const detail::LogfmtField& f) {
+    std::string v;
+    detail::appendLogfmtValue(f, &v);
+    out.emplace_back(std::string(f.name), v);
+  });
+  if (start != nullptr) *start = s;
+  return out;
+}
+
+TEST_F(LogFieldsTest, FieldsFollowTheMessageAsLogfmt) {
+  const std::string name = "alice";
+  LOG_INFO << "login" << kv("user", name) << kv("ms", 12) << kv("ok", true) << kv("ratio", 0.5);
+  EXPECT_EQ(message(), "login user=alice ms=12 ok=true ratio=0.5");
+}
+
+TEST_F(LogFieldsTest, ValuesThatNeedItAreQuotedAndEscaped) {
+  LOG_INFO << "m" << kv("a", "two words") << kv("b", "") << kv("c", "say \"hi\"")
+           << kv("d", "a=b") << kv("e", "back\\slash") << kv("f", "line\nbreak\x1b");
+  EXPECT_EQ(message(),
+            "m a=\"two words\" b=\"\" c=\"say \\\"hi\\\"\" d=\"a=b\" e=\"back\\\\slash\" "
+            "f=\"line\\nbreak\\u001b\"");
+}
+
+TEST_F(LogFieldsTest, StringsThatReadAsNumbersOrBoolsAreQuoted) {
+  LOG_INFO << "m" << kv("id", std::string("12")) << kv("t", "true") << kv("n", 12)
+           << kv("x", "12ab") << kv("c", 'x');
+  EXPECT_EQ(message(), "m id=\"12\" t=\"true\" n=12 x=12ab c=x");
+}
+
+TEST_F(LogFieldsTest, BadNamesAreMadeSafe) {
+  LOG_INFO << "m" << kv("a b", 1) << kv("", 2) << kv("x=\"y\n", 3) << kv(std::string(100, 'n'), 4);
+  EXPECT_EQ(message(), "m a_b=1 _=2 x__y_=3 " + std::string(detail::kMaxFieldName, 'n') + "=4");
+}
+
+TEST_F(LogFieldsTest, ValuesRoundTripThroughTheParser) {
+  const std::vector<std::string> values = {
+      "plain", "", " ", "\"", "\\", "=", "a b=c\"d\\e", std::string("nul\0byte", 8),
+      "\x01\x1f\x7f\t\r\n", "\xff\xfe invalid", "12", "-1.5e+3", "true", "false", "nan",
+      "caf\xc3\xa9", std::string(300, 'x')};
+  for (const std::string& v : values) {
+    g_lines.clear();
+    LOG_INFO << "msg" << kv("k", v) << kv("n", 7);
+    const std::string m = message();
+    size_t start;
+    const auto fields = fieldsOf(m, &start);
+    ASSERT_EQ(fields.size(), 2u) << m;
+    EXPECT_EQ(m.substr(0, start), "msg ");
+    EXPECT_EQ(fields[0].first, "k");
+    EXPECT_EQ(fields[0].second, v) << m;
+    EXPECT_EQ(fields[1].second, "7");
+  }
+}
+
+TEST_F(LogFieldsTest, AValueTooLongForTheLineIsCutAndStillClosed) {
+  const std::string big(1 << 20, '"');
+  LOG_INFO << "m" << kv("big", big);
+  std::string line;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    ASSERT_EQ(g_lines.size(), 1u);
+    line = g_lines[0];
+  }
+  EXPECT_LE(line.size(), LogStream::kBufferSize);
+  EXPECT_EQ(line.find('\n'), line.size() - 1);
+  const std::string m = message();
+  const auto fields = fieldsOf(m);
+  ASSERT_EQ(fields.size(), 1u);
+  EXPECT_GT(fields[0].second.size(), 1000u);
+  EXPECT_EQ(fields[0].second, std::string(fields[0].second.size(), '"'));
+}
+
+TEST_F(LogFieldsTest, ContextFieldsGoOnEveryLineAndNestedScopesRestore) {
+  {
+    LogContext outer{{"request_id", "r1"}, {"n", 5}};
+    LOG_INFO << "a";
+    EXPECT_EQ(message(), "a request_id=r1 n=5");
+    {
+      LogContext inner{{"n", 6}, {"step", "two words"}};
+      g_lines.clear();
+      LOG_INFO << "b" << kv("own", 1);
+      EXPECT_EQ(message(), "b own=1 request_id=r1 n=6 step=\"two words\"");
+    }
+    g_lines.clear();
+    LOG_INFO << "c";
+    EXPECT_EQ(message(), "c request_id=r1 n=5");
+  }
+  g_lines.clear();
+  LOG_INFO << "d";
+  EXPECT_EQ(message(), "d");
+}
+
+TEST_F(LogFieldsTest, AContextBelongsToItsThread) {
+  LogContext here{{"who", "main"}};
+  std::thread([] { LOG_INFO << "other"; }).join();
+  EXPECT_EQ(message(), "other");
+}
+
+TEST(LogfmtTest, MessageWordsThatAreNotFieldsStayInTheMessage) {
+  size_t start;
+  EXPECT_TRUE(fieldsOf("hello world", &start).empty());
+  EXPECT_EQ(start, 11u);
+  auto f = fieldsOf("x=1 then words a=1 b=\"q r\"", &start);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(start, 15u);
+  EXPECT_EQ(f[1].second, "q r");
+  EXPECT_TRUE(fieldsOf("a=1 b=\"open", &start).empty());
+  EXPECT_TRUE(fieldsOf("a=1 ", &start).empty());
+  f = fieldsOf("say \"hi x=1\" ok=2", &start);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].first, "ok");
+}
+
+}  // namespace
+}  // namespace muon
