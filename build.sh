@@ -56,7 +56,8 @@ need() {
 # service is never started or touched.
 build_deps=(g++ cmake make pkg-config libgtest-dev libgmock-dev libbenchmark-dev libboost1.81-dev
             liburing-dev libspdlog-dev libgoogle-glog-dev tzdata libzstd-dev libssl-dev zstd rsyslog
-            rsyslog-relp curl prometheus)
+            rsyslog-relp curl prometheus
+            nlohmann-json3-dev)  # tests only: JSON lines checked with a real parser (ctest -L structured)
 
 # configure_and_build DIR [CMAKE ARGS...]
 # Warnings are errors here (our compiler, Debian 12's g++, is known); a
@@ -119,7 +120,8 @@ case "$cmd" in
     exec "$top/examples/bench/profile.sh" "$top/build-profile" "$top/build/profile" "$@"
     ;;
   fuzz)
-    need clang libclang-rt-14-dev cmake make libgtest-dev libzstd-dev libssl-dev
+    # nlohmann-json3-dev: JsonLines_fuzz checks the JSON it makes with a real parser.
+    need clang libclang-rt-14-dev cmake make libgtest-dev libzstd-dev libssl-dev nlohmann-json3-dev
     seconds=${1:-30}
     case "$seconds" in ''|*[!0-9]*) die "fuzz: SECONDS must be a whole number, not '$seconds'" ;; esac
     # fuzzer-no-link on everything: coverage reaches into base/ and net/; the
@@ -129,9 +131,10 @@ case "$cmd" in
       -DMUON_BUILD_EXAMPLES=OFF -DMUON_BUILD_FUZZERS=ON >/dev/null \
       || die "cmake configure of build-fuzz failed"
     cmake --build build-fuzz -j "$jobs" --target LogStream_fuzz Buffer_fuzz Spool_fuzz LogReader_fuzz LogLevels_fuzz \
+      Logfmt_fuzz JsonLines_fuzz StructuredData_fuzz \
       Socks4aRequest_fuzz ChatCodec_fuzz RelpResponse_fuzz HttpContext_fuzz \
       || die "build of build-fuzz failed"
-    for target in LogStream Buffer Spool LogReader LogLevels Socks4aRequest ChatCodec RelpResponse HttpContext; do
+    for target in LogStream Buffer Spool LogReader LogLevels Logfmt JsonLines StructuredData Socks4aRequest ChatCodec RelpResponse HttpContext; do
       # New inputs go to build-fuzz/corpus/; the committed seeds stay as they are.
       mkdir -p "build-fuzz/corpus/$target" build-fuzz/artifacts
       echo "== fuzz $target for ${seconds}s"

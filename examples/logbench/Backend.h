@@ -90,11 +90,13 @@ struct MuonOptions {
   std::string keyFile;                 // empty: no encryption
   off_t rollSize = 500 * 1000 * 1000;  // as muduo's bench: a long run pays for a few rolls
   size_t maxFiles = 0;                 // 0: keep every file
+  bool json = false;                   // --format json: JSON lines files (muon, muon-sync)
+  int fields = 0;                      // --fields N: key-value fields per line (muon, muon-sync)
 };
 
 std::unique_ptr<Backend> makeMuonBackend(const MuonOptions& options);
 // muon's SyncLogging: the calling thread writes into the file (muon-sync).
-std::unique_ptr<Backend> makeMuonSyncBackend(off_t rollSize);
+std::unique_ptr<Backend> makeMuonSyncBackend(const MuonOptions& options);
 std::unique_ptr<Backend> makeSpdlogAsyncBackend();
 std::unique_ptr<Backend> makeSpdlogSyncBackend();
 std::unique_ptr<Backend> makeGlogBackend(const char* argv0);

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "Backend.h"
 #include "muon/base/AsyncLogging.h"
@@ -16,11 +18,56 @@ namespace logbench {
 
 namespace {
 
-// The workload through LOG_INFO, whichever muon sink is attached.
-void produceLogInfo(uint64_t begin, uint64_t end, std::string_view extra, uint64_t* samples) {
+// The fields of --fields N: a string, an integer and a floating-point
+// value, repeating ("user", "count", "ratio", then "user1", "count1", ...).
+struct Field {
+  std::string name;
+  int kind;  // 0 string, 1 integer, 2 floating point
+};
+std::vector<Field> fieldsOf(int n) {
+  static const char* const kNames[] = {"user", "count", "ratio"};
+  std::vector<Field> fields;
+  for (int k = 0; k < n; ++k) {
+    fields.push_back(Field{std::string(kNames[k % 3]) + (k >= 3 ? std::to_string(k / 3) : ""), k % 3});
+  }
+  return fields;
+}
+
+// Streams each field with a value made from the message's index.
+struct FieldValues {
+  const std::vector<Field>& fields;
+  uint64_t i;
+};
+muon::LogStream& operator<<(muon::LogStream& s, const FieldValues& v) {
+  static const std::string kUser = "alice";
+  for (const Field& f : v.fields) {
+    if (f.kind == 0) {
+      s << muon::kv(f.name, kUser);
+    } else if (f.kind == 1) {
+      s << muon::kv(f.name, v.i);
+    } else {
+      s << muon::kv(f.name, static_cast<double>(v.i) * 0.25);
+    }
+  }
+  return s;
+}
+
+// The workload through LOG_INFO, whichever muon sink is attached; with
+// `fields`, each line carries them after its message.
+void produceLogInfo(uint64_t begin, uint64_t end, std::string_view extra,
+                    const std::vector<Field>& fields, uint64_t* samples) {
+  if (fields.empty()) {
+    produceLoop(
+        [extra](uint64_t i) {
+          LOG_INFO << "Hello 0123456789" << " abcdefghijklmnopqrstuvwxyz " << extra << i;
+        },
+        begin, end, samples);
+    return;
+  }
   produceLoop(
-      [extra](uint64_t i) {
-        LOG_INFO << "Hello 0123456789" << " abcdefghijklmnopqrstuvwxyz " << extra << i;
+      [extra, &fields](uint64_t i) {
+        LOG_INFO << "Hello 0123456789" << " abcdefghijklmnopqrstuvwxyz " << extra << i
+                 << FieldValues{fields, i};
       },
       begin, end, samples);
 }
@@ -39,7 +86,8 @@ constexpr int kFlushInterval = 3;
 
 class MuonBackend : public Backend {
  public:
-  explicit MuonBackend(const MuonOptions& options) : muon_(options) {}
+  explicit MuonBackend(const MuonOptions& options)
+      : muon_(options), fields_(fieldsOf(options.fields)) {}
 
   const char* name() const override { return "muon"; }
 
@@ -50,6 +98,7 @@ class MuonBackend : public Backend {
         muon_.policy == MuonPolicy::kBlock ? muon::AsyncLogging::kBlock : muon::AsyncLogging::kDrop;
     options.crashSafe = muon_.crashSafe;
     options.files.maxFiles = muon_.maxFiles;
+    if (muon_.json) options.files.format = muon::LineFormat::kJson;
     if (muon_.zstd) options.files.stages.push_back(std::make_shared<muon::ZstdStage>());
     if (!muon_.keyFile.empty()) {
       std::string error;
@@ -72,7 +121,7 @@ class MuonBackend : public Backend {
   }
 
   void produce(uint64_t begin, uint64_t end, std::string_view extra, uint64_t* samples) override {
-    produceLogInfo(begin, end, extra, samples);
+    produceLogInfo(begin, end, extra, fields_, samples);
   }
   bool produceNumbers(uint64_t begin, uint64_t end, uint64_t* samples) override {
     logbench::produceNumbers(begin, end, samples);
@@ -102,6 +151,7 @@ class MuonBackend : public Backend {
 
  private:
   const MuonOptions muon_;
+  const std::vector<Field> fields_;
   std::unique_ptr<muon::AsyncLogging> log_;
   muon::LogAttachment attached_;  // detached before log_ is reset
   uint64_t dropped_ = 0;
@@ -111,18 +161,21 @@ class MuonBackend : public Backend {
 // SyncLogging: every line written by its caller into the file buffer.
 class MuonSyncBackend : public Backend {
  public:
-  explicit MuonSyncBackend(off_t rollSize) : rollSize_(rollSize) {}
+  explicit MuonSyncBackend(const MuonOptions& options)
+      : options_(options), fields_(fieldsOf(options.fields)) {}
 
   const char* name() const override { return "muon-sync"; }
 
   void open(const std::string& dir) override {
-    log_ = std::make_unique<muon::SyncLogging>(dir + "/logbench", rollSize_);
+    muon::SyncLogging::Options options;
+    if (options_.json) options.files.format = muon::LineFormat::kJson;
+    log_ = std::make_unique<muon::SyncLogging>(dir + "/logbench", options_.rollSize, options);
     muon::Logger::setLogLevel(muon::Logger::INFO);
     attached_ = muon::Logger::attach(*log_);
   }
 
   void produce(uint64_t begin, uint64_t end, std::string_view extra, uint64_t* samples) override {
-    produceLogInfo(begin, end, extra, samples);
+    produceLogInfo(begin, end, extra, fields_, samples);
   }
   bool produceNumbers(uint64_t begin, uint64_t end, uint64_t* samples) override {
     logbench::produceNumbers(begin, end, samples);
@@ -137,15 +190,16 @@ class MuonSyncBackend : public Backend {
   }
 
  private:
-  const off_t rollSize_;
+  const MuonOptions options_;
+  const std::vector<Field> fields_;
   std::unique_ptr<muon::SyncLogging> log_;
   muon::LogAttachment attached_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> makeMuonSyncBackend(off_t rollSize) {
-  return std::make_unique<MuonSyncBackend>(rollSize);
+std::unique_ptr<Backend> makeMuonSyncBackend(const MuonOptions& options) {
+  return std::make_unique<MuonSyncBackend>(options);
 }
 
 std::unique_ptr<Backend> makeMuonBackend(const MuonOptions& options) {

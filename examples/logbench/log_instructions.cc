@@ -56,6 +56,20 @@ MUON_ROW(rowLogInfoToSyslogSink, LOG_INFO << MESSAGE)
 MUON_ROW(rowLogInfoToAsyncLogging, LOG_INFO << MESSAGE)
 MUON_ROW(rowLogInfoToTwoSinks, LOG_INFO << MESSAGE)
 
+// Fields (muon::kv) against the same values written with plain <<, on the
+// text path and deferred to AsyncLogging; and a statement under an empty
+// LogContext against rowLogInfo (none).
+const std::string kUser = "alice";
+#define THREE_FIELDS \
+  "login" << muon::kv("user", kUser) << muon::kv("ms", i) << muon::kv("ratio", 0.5)
+#define THREE_PLAIN "login" << " user=" << kUser << " ms=" << i << " ratio=" << 0.5
+MUON_ROW(rowThreeFields, LOG_INFO << THREE_FIELDS)
+MUON_ROW(rowThreePlain, LOG_INFO << THREE_PLAIN)
+MUON_ROW(rowThreeFieldsToAsyncLogging, LOG_INFO << THREE_FIELDS)
+MUON_ROW(rowThreePlainToAsyncLogging, LOG_INFO << THREE_PLAIN)
+MUON_ROW(rowLogInfoEmptyContext, LOG_INFO << MESSAGE)
+MUON_ROW(rowLogInfoOneFieldContext, LOG_INFO << MESSAGE)
+
 }  // namespace
 
 int main() {
@@ -74,6 +88,16 @@ int main() {
   run_rowLogEveryTSuppressed();
   run_rowCheckPasses();
   run_rowCheckNePasses();
+  run_rowThreeFields();
+  run_rowThreePlain();
+  {
+    muon::LogContext empty{};
+    run_rowLogInfoEmptyContext();
+  }
+  {
+    muon::LogContext one{{"request_id", "7f3a"}};
+    run_rowLogInfoOneFieldContext();
+  }
 
   // Module levels for other files: this file's statements keep INFO.
   Logger::setModuleLevel("TcpConnection", Logger::TRACE);
@@ -118,6 +142,8 @@ int main() {
       log.start();
       auto attached = Logger::attach(log);
       run_rowLogInfoToAsyncLogging();
+      run_rowThreeFieldsToAsyncLogging();
+      run_rowThreePlainToAsyncLogging();
     }
     std::string command = std::string("rm -rf ") + dir;
     if (std::system(command.c_str()) != 0) return 1;

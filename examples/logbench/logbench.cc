@@ -3,7 +3,7 @@
 //   logbench --logger muon|muon-sync|spdlog-async|spdlog-sync|glog|floor [--size short|long|int-int-double]
 //            [--threads T] [--messages N] [--policy drop|block] [--latency]
 //            [--crash-safe] [--compress zstd] [--key-file FILE] [--roll-size BYTES]
-//            [--max-files N] [--dir DIR] [--repeat R] [--keep]
+//            [--max-files N] [--format text|json] [--fields N] [--dir DIR] [--repeat R] [--keep]
 //
 // T threads log N messages between them (muduo's bench message; the counter
 // is the message's global index, so every line is distinct). A run is timed
@@ -70,7 +70,8 @@ void usage(FILE* out) {
                "                [--size short|long|int-int-double] [--threads T] [--messages N]\n"
                "                [--policy drop|block] [--latency]\n"
                "                [--crash-safe] [--compress zstd] [--key-file FILE] [--roll-size BYTES]\n"
-               "                [--max-files N] [--dir DIR] [--repeat R] [--keep]\n"
+               "                [--max-files N] [--format text|json] [--fields N]\n"
+               "                [--dir DIR] [--repeat R] [--keep]\n"
                "  --logger    logger to measure (default muon); floor: no logger, only the\n"
                "              copy and write(2) every logger must do (FloorBackend.cc)\n"
                "  --size      short: ~110-byte lines; long: ~3 KB lines; int-int-double:\n"
@@ -85,6 +86,9 @@ void usage(FILE* out) {
                "  --key-file FILE   muon only: AES-256-GCM records with this key (.enc files)\n"
                "  --roll-size BYTES muon only: roll files at this size (default 500000000)\n"
                "  --max-files N     muon only: keep at most N files (retention)\n"
+               "  --format text|json muon, muon-sync: the files' line format (default text)\n"
+               "  --fields N  muon, muon-sync: N key-value fields per line (muon::kv): a\n"
+               "              string, an integer and a floating-point value, repeating (default 0)\n"
                "  --dir DIR   each run writes into a fresh subdirectory of DIR\n"
                "              (default: a temporary directory under /tmp)\n"
                "  --repeat R  runs, 1..100; with R > 1 a median line follows (default 1)\n"
@@ -142,7 +146,8 @@ Options parseOptions(int argc, char** argv) {
     }
     static const char* const kValueFlags[] = {
         "--logger", "--size",     "--threads",   "--messages",  "--policy", "--dir",
-        "--repeat", "--compress", "--key-file",  "--roll-size", "--max-files"};
+        "--repeat", "--compress", "--key-file",  "--roll-size", "--max-files", "--format",
+        "--fields"};
     if (std::find(std::begin(kValueFlags), std::end(kValueFlags), arg) == std::end(kValueFlags)) {
       badUsage("unknown flag '" + arg + "'");
     }
@@ -177,6 +182,11 @@ Options parseOptions(int argc, char** argv) {
       opts.muon.keyFile = value;
     } else if (arg == "--roll-size") {
       opts.muon.rollSize = static_cast<off_t>(parseCount("--roll-size", value.c_str(), 1, uint64_t{1} << 50));
+    } else if (arg == "--format") {
+      if (value != "text" && value != "json") badUsage("--format is text or json, not '" + value + "'");
+      opts.muon.json = value == "json";
+    } else if (arg == "--fields") {
+      opts.muon.fields = static_cast<int>(parseCount("--fields", value.c_str(), 0, 64));
     } else if (arg == "--max-files") {
       opts.muon.maxFiles = static_cast<size_t>(parseCount("--max-files", value.c_str(), 1, 1000000));
     } else if (arg == "--dir") {
@@ -192,6 +202,9 @@ Options parseOptions(int argc, char** argv) {
       opts.muonOnlyGiven = true;
       opts.muonOnlyFlag = arg;
     }
+  }
+  if ((opts.muon.json || opts.muon.fields > 0) && opts.logger != "muon" && opts.logger != "muon-sync") {
+    badUsage("--format and --fields apply to --logger muon and muon-sync only, not " + opts.logger);
   }
   if (opts.muonOnlyGiven && opts.logger != "muon") {
     badUsage(opts.muonOnlyFlag + " applies to --logger muon only, not " + opts.logger);
@@ -386,7 +399,7 @@ RunResult medianRun(const std::vector<RunResult>& runs) {
 std::unique_ptr<Backend> makeBackend(const Options& opts, const char* argv0) {
   if (opts.logger == "muon") return makeMuonBackend(opts.muon);
   if (opts.logger == "spdlog-async") return makeSpdlogAsyncBackend();
-  if (opts.logger == "muon-sync") return makeMuonSyncBackend(opts.muon.rollSize);
+  if (opts.logger == "muon-sync") return makeMuonSyncBackend(opts.muon);
   if (opts.logger == "spdlog-sync") return makeSpdlogSyncBackend();
   if (opts.logger == "floor") return makeFloorBackend();
   return makeGlogBackend(argv0);

@@ -97,8 +97,7 @@ inline void logEveryKindOfStatement() {
   // Fields (muon::kv) of every kind, values that need quoting, and a context.
   LOG_INFO << "fields" << kv("s", "alice") << kv("n", -12) << kv("u", 7u) << kv("d", 0.25)
            << kv("b", true) << kv("c", 'x') << kv("f", muon::Fmt("%.2f", 1.5))
-           << kv("p", Point{1, 2}) << kv("q", "two words "q" \ =
-") << kv("e", "")
+           << kv("p", Point{1, 2}) << kv("q", "two words \"q\" \\ =\n\x1b") << kv("e", "")
            << kv("num", "12") << kv("bad name=", 1) << kv("nan", std::nan(""));
   LOG_INFO << "big field" << kv("v", std::string(5000, 'z')) << kv("after", 1);
   LOG_INFO << "big quoted field" << kv("v", std::string(3950, '"')) << kv("after", 1);

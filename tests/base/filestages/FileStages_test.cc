@@ -21,6 +21,7 @@
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/LogFile.h"
+#include "muon/base/Logging.h"
 #include "muon/base/filestages/AesGcmStage.h"
 #include "muon/base/filestages/LogReader.h"
 #include "muon/base/filestages/ZstdStage.h"
@@ -415,3 +416,54 @@ TEST(MuonLogcat, PrintsEveryKindAndFailsClearlyOnABadKeyOrUsage) {
 }
 
 }  // namespace
+
+// muon-logcat --json: a text file's lines (with their logfmt fields), here
+// compressed, become the JSON lines a JSON log file of the same statements
+// holds.
+muon::Timestamp fixedClockForJson() { return muon::Timestamp(1795248902123456); }
+
+void logFieldStatements() {
+  LOG_INFO << "login" << muon::kv("user", "alice") << muon::kv("ms", 12)
+           << muon::kv("note", "two \"words\"\n") << muon::kv("id", "12");
+  LOG_WARN << "disk" << muon::kv("free", 0.5) << muon::kv("ok", false) << muon::kv("message", "m");
+  LOG_INFO << "no fields at all";
+}
+
+TEST(MuonLogcat, JsonGivesTheLinesAJsonFileHolds) {
+  TempDir dir;
+  muon::Logger::setClock(&fixedClockForJson);
+  {
+    LogFile::Options options;
+    options.stages.push_back(std::make_shared<ZstdStage>());
+    LogFile text(dir.file("text"), 1 << 30, true, 3, 1024, options);
+    options.stages.clear();
+    options.format = muon::LineFormat::kJson;
+    LogFile json(dir.file("json"), 1 << 30, true, 3, 1024, options);
+    struct Both {
+      LogFile* text;
+      LogFile* json;
+      void append(const char* line, size_t len) {
+        text->append(line, len);
+        json->append(line, len);
+      }
+      void flush() {}
+    } both{&text, &json};
+    auto attached = muon::Logger::attach(both);
+    logFieldStatements();
+  }
+  muon::Logger::setClock(nullptr);
+  std::string textFile;
+  std::string jsonFile;
+  for (const std::string& f : dir.files()) {
+    if (f.find("/text.") != std::string::npos) textFile = f;
+    if (f.find("/json.") != std::string::npos) jsonFile = f;
+  }
+  ASSERT_FALSE(textFile.empty());
+  ASSERT_FALSE(jsonFile.empty());
+  int st = -1;
+  const std::string printed = run(std::string(MUON_LOGCAT_PATH) + " --json '" + textFile + "'", &st);
+  EXPECT_EQ(st, 0);
+  EXPECT_EQ(printed, readFile(jsonFile));
+  EXPECT_NE(printed.find("\"fields.message\":\"m\""), std::string::npos) << printed;
+  EXPECT_NE(printed.find("\"id\":\"12\""), std::string::npos) << printed;
+}

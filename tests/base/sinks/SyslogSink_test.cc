@@ -122,6 +122,28 @@ TEST(SyslogFormat, AFileLineGivesTheSameMessageAsItsRecord) {
             "<13>1 - h a 7 - - not a muon line");
 }
 
+TEST(SyslogFormat, FieldsGoIntoStructuredData) {
+  const muon::TimeZone utc;
+  const std::string name(40, 'n');
+  const std::string text = "20261121 08:15:02.000001Z    12 INFO  login user=alice ms=12 "
+                           "q=\"a \\\"b\\\" ] \\\\ \\n\" " + name + "=1 - a.cc:1\n";
+  const std::string expected =
+      "<14>1 2026-11-21T08:15:02.000001Z h a 7 - [muon@32473 user=\"alice\" ms=\"12\" "
+      "q=\"a \\\"b\\\" \\] \\\\ \\n\" " + std::string(32, 'n') + "=\"1\"] 12 INFO  login user=alice";
+  const std::string line = muon::rfc5424::formatLine(text, 1, "h", "a", 7, utc);
+  EXPECT_EQ(line.compare(0, expected.size(), expected), 0) << line;
+  // SyslogSink, from the record of the same line: the same STRUCTURED-DATA.
+  LogRecord r = recordAt(Logger::INFO, text);
+  r.time = muon::Timestamp(1795248902000001);
+  r.tid = 12;
+  r.file = "a.cc";
+  r.line = 1;
+  r.message = std::string_view(text).substr(38, text.size() - 38 - 10);
+  EXPECT_EQ(SyslogSink::format(r, 1, "h", "a", 7), line);
+  // No fields: NILVALUE, as before.
+  EXPECT_EQ(muon::rfc5424::structuredData("just words a=b c"), "");
+}
+
 muon::Timestamp fixedClock() { return muon::Timestamp(1795248902123456); }
 
 // With the line in local time the message still carries the instant, in UTC
