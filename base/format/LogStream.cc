@@ -37,14 +37,17 @@ void LogStream::appendEscaped(const char* data, size_t len) {
 }
 void LogStream::beginFieldText(std::string_view name, bool text) {
   if (fieldDepth_++ > 0) return;  // inside another field's value
-  char token[2 + detail::kMaxFieldName];
-  token[0] = ' ';
-  size_t n = 1 + detail::writeFieldName(token + 1, name);
-  token[n++] = '=';
-  // A name that does not fit is left out; the value is still encoded.
-  if (n <= buffer_.avail()) buffer_.append(token, n);
-  fieldStart_ = static_cast<uint32_t>(buffer_.length());
   fieldText_ = text;
+  if (__builtin_expect(buffer_.avail() >= 2 + detail::kMaxFieldName, 1)) {
+    char* p = buffer_.current();
+    p[0] = ' ';
+    size_t n = 1 + detail::writeFieldName(p + 1, name);
+    p[n++] = '=';
+    buffer_.add(n);
+  }
+  // Else the line is nearly full: the name is left out; the value is still
+  // encoded.
+  fieldStart_ = static_cast<uint32_t>(buffer_.length());
 }
 
 void LogStream::endFieldText() {

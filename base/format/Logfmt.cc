@@ -47,6 +47,20 @@ char* writeEscapedBackward(char* end, unsigned char c) {
 
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
+// Per byte: 1 if a value holding it is quoted (space, '"', '=', backslash, a
+// control character), and 2 if it may stay in a name; one look-up a byte.
+struct ByteClasses {
+  unsigned char of[256];
+  constexpr ByteClasses() : of() {
+    for (int c = 0; c < 256; ++c) {
+      const bool special = c < 0x20 || c == 0x7f || c == ' ' || c == '"' || c == '=' || c == '\\';
+      of[c] = static_cast<unsigned char>((special ? 1 : 0) |
+                                         (isFieldNameByte(static_cast<char>(c)) ? 2 : 0));
+    }
+  }
+};
+constexpr ByteClasses kClasses;
+
 int hexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -88,7 +102,10 @@ size_t writeFieldName(char* p, std::string_view name) {
     return 1;
   }
   const size_t n = name.size() < kMaxFieldName ? name.size() : kMaxFieldName;
-  for (size_t i = 0; i < n; ++i) p[i] = isFieldNameByte(name[i]) ? name[i] : '_';
+  for (size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    p[i] = (kClasses.of[c] & 2) != 0 ? static_cast<char>(c) : '_';
+  }
   return n;
 }
 
@@ -117,17 +134,17 @@ bool readsAsNumberOrBool(std::string_view v) {
 }
 
 size_t encodeLogfmtValue(char* p, size_t len, size_t room, bool text) {
-  bool quote = len == 0;
-  size_t quotedLen = 2;
-  for (size_t i = 0; i < len; ++i) {
-    const auto c = static_cast<unsigned char>(p[i]);
-    const size_t e = escapedLength(c);
-    quotedLen += e;
-    if (e > 1 || c == ' ' || c == '=') quote = true;
+  unsigned special = len == 0 ? 1 : 0;
+  for (size_t i = 0; i < len; ++i) special |= kClasses.of[static_cast<unsigned char>(p[i])];
+  bool quote = (special & 1) != 0;
+  // Only text that starts as a number or a bool can read as one.
+  if (!quote && text && (isDigit(p[0]) || p[0] == '-' || p[0] == 't' || p[0] == 'f')) {
+    quote = readsAsNumberOrBool(std::string_view(p, len));
   }
-  if (!quote && text) quote = readsAsNumberOrBool(std::string_view(p, len));
   if (!quote) return len;
   if (room < 2) return 0;  // not even the quotes: the value goes
+  size_t quotedLen = 2;
+  for (size_t i = 0; i < len; ++i) quotedLen += escapedLength(static_cast<unsigned char>(p[i]));
   // Cut from the end until the quoted form fits.
   size_t keep = len;
   while (quotedLen > room) quotedLen -= escapedLength(static_cast<unsigned char>(p[--keep]));

@@ -17,6 +17,8 @@
 //
 // A LogContext adds its fields to every line its thread logs while it
 // lives, after the statement's own (and after LOG_SYSERR's errno text).
+// While its thread's contexts hold no field, a statement pays what it pays
+// with none.
 // Contexts nest: an inner one adds its fields to the outer one's and takes
 // its place for a name both have; its destruction restores the outer one. A
 // thread with no context pays one thread-local load per statement. A
@@ -101,6 +103,7 @@ class LogContext {
   template <typename T>
   void add(std::string_view name, const T& value) {
     fields_.emplace_back(name, value);
+    countAdded();
   }
 
   // The innermost context of the calling thread, or nullptr.
@@ -109,6 +112,8 @@ class LogContext {
   const std::vector<Field>& fields() const { return fields_; }
 
  private:
+  void countAdded();
+
   std::vector<Field> fields_;
   const LogContext* outer_;
 };

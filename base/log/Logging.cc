@@ -78,8 +78,10 @@ struct PrefixCache {
 };
 thread_local PrefixCache t_prefix;
 
-// The calling thread's innermost LogContext (LogFields.h).
+// The calling thread's innermost LogContext (LogFields.h), and how many
+// fields its contexts hold together: a statement looks at the count only.
 thread_local const LogContext* t_context = nullptr;
+thread_local size_t t_contextFields = 0;
 
 // fork() copies only the calling thread: had another thread held
 // g_timeZoneMutex at that instant, the child's copy would stay locked for
@@ -364,9 +366,15 @@ __attribute__((noinline)) void Logger::writeAsRecord(const detail::SinkRef& sink
 
 LogContext::LogContext(std::initializer_list<Field> fields) : fields_(fields), outer_(t_context) {
   t_context = this;
+  t_contextFields += fields_.size();
 }
 
-LogContext::~LogContext() { t_context = outer_; }
+LogContext::~LogContext() {
+  t_context = outer_;
+  t_contextFields -= fields_.size();
+}
+
+void LogContext::countAdded() { ++t_contextFields; }
 
 const LogContext* LogContext::current() { return t_context; }
 
@@ -405,7 +413,7 @@ Logger::~Logger() {
     stream_ << ": " << strerror_tl(savedErrno_) << " (errno=" << savedErrno_ << ')';
   }
   // The thread's context fields; with none, this load and compare is all.
-  if (__builtin_expect(t_context != nullptr, 0)) detail::appendContext(stream_, *t_context);
+  if (__builtin_expect(t_contextFields != 0, 0)) detail::appendContext(stream_, *t_context);
   const detail::LoggerConfig& config = *config_;
   if (stream_.recording() && commitRecorded(config)) {
     // A level that flushes, and FATAL: the sink writes the record first.
