@@ -32,6 +32,9 @@ namespace {
 constexpr size_t kHighWaterMark = 4 * 1024 * 1024;
 
 void onConnection(const TcpConnectionPtr& conn) {
+  // Every line this callback logs (here and in what it calls) carries the
+  // connection's name: a LogContext lives for the callback, on its thread.
+  muon::LogContext context{{"conn", conn->name()}};
   LOG_INFO << conn->peerAddress().toIpPort() << " -> " << conn->localAddress().toIpPort() << " is "
            << (conn->connected() ? "UP" : "DOWN");
   if (conn->connected()) {

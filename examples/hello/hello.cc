@@ -7,5 +7,5 @@ int main() {
   auto attached = muon::Logger::attach(log);  // stdout again when it goes out of scope
   log.start();
   LOG_INFO << "hello " << 42 << " pi=" << muon::Fmt("%.3f", 3.14159);
-  LOG_WARN << "disk at " << 93.5 << '%';
+  LOG_WARN << "disk at " << 93.5 << '%' << muon::kv("mount", "/var");
 }

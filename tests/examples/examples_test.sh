@@ -4,7 +4,7 @@
 # print (scripts parse them), clean stops. Loopback only, ports from the
 # kernel (PORT 0, read back from the "listening on" line).
 #   echo          echo_server echoes a line and 1 MiB byte for byte, logs each
-#                 connection UP and DOWN, and stops on SIGTERM with status 0
+#                 connection UP and DOWN (with its name, a LogContext field), and stops on SIGTERM with status 0
 #   interop       each pingpong client against each pingpong server (muon and
 #                 Boost.Asio): the four result lines, with bytes really moved
 #   interop-uring the same with the io_uring programs too (muon's engine,
@@ -71,8 +71,8 @@ case_echo() {
   timeout 10 tail --pid="$server_pid" -f /dev/null || fail "echo_server did not stop on SIGTERM"
   wait "$server_pid" || status=$?
   [ "$status" -eq 0 ] || fail "echo_server exited with $status after SIGTERM"
-  [ "$(grep -c ' is UP - ' "$work/echo.log")" -eq 2 ] || fail "expected 2 UP lines"
-  [ "$(grep -c ' is DOWN - ' "$work/echo.log")" -eq 2 ] || fail "expected 2 DOWN lines"
+  [ "$(grep -Ec ' is UP conn=[^ ]+ - ' "$work/echo.log")" -eq 2 ] || fail "expected 2 UP lines"
+  [ "$(grep -Ec ' is DOWN conn=[^ ]+ - ' "$work/echo.log")" -eq 2 ] || fail "expected 2 DOWN lines"
   grep -q 'echo_server stopping on signal 15' "$work/echo.log" || fail "no stop line"
   cat "$work/echo.log"
 }

@@ -35,7 +35,7 @@ run_hello() {
   cat "${logs[0]}"
   line='^[0-9]{8} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z? +[0-9]+ INFO  hello 42 pi=3\.142 - hello\.cc:[0-9]+$'
   grep -Eq "$line" "${logs[0]}" || { echo "no INFO line in the expected format" >&2; exit 1; }
-  grep -Eq ' WARN  disk at 93\.5% - hello\.cc:[0-9]+$' "${logs[0]}" || { echo "no WARN line" >&2; exit 1; }
+  grep -Eq ' WARN  disk at 93\.5% mount=/var - hello\.cc:[0-9]+$' "${logs[0]}" || { echo "no WARN line" >&2; exit 1; }
   reply=$(timeout 20 "$dir/hello_net") || { echo "$dir/hello_net failed" >&2; exit 1; }
   echo "$reply"
   grep -qx "echoed: ping" <<<"$reply" || { echo "hello_net: no 'echoed: ping' line" >&2; exit 1; }
