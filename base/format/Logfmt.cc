@@ -210,7 +210,7 @@ void appendLogfmtValue(const LogfmtField& field, std::string* out) {
         // \u00XX is what the encoder writes; anything above one byte is
         // written as UTF-8.
         unsigned cp = 0;
-        for (int k = 1; k <= 4; ++k) cp = cp * 16 + static_cast<unsigned>(hexValue(q[i + k]));
+        for (size_t k = 1; k <= 4; ++k) cp = cp * 16 + static_cast<unsigned>(hexValue(q[i + k]));
         i += 4;
         if (cp < 0x80) {
           out->push_back(static_cast<char>(cp));

@@ -166,6 +166,12 @@ class Logger {
   // sink, as text or as a record as the sink takes it: an AsyncLogging
   // defers formatting only while it is the one sink and has no minLevel.
   struct SinkOptions {
+    // Constructors of its own, noexcept: clang cannot use the member's
+    // default initializer for the default argument below, inside Logger
+    // (an implicit constructor's exception specification needs it). The
+    // second keeps `addSink(sink, {Logger::WARN})`.
+    SinkOptions() noexcept {}
+    SinkOptions(LogLevel level) noexcept : minLevel(level) {}  // NOLINT(runtime/explicit)
     // Lines below it skip this sink. It filters what the levels
     // (setLogLevel, module levels) let through: a line no sink takes is
     // still formatted, so keep the Logger's level at the lowest minLevel.

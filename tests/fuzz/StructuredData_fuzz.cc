@@ -92,7 +92,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       i += n;
     }
     bool printable = true;
-    for (unsigned char c : values[k]) printable = printable && c >= 0x20 && c < 0x7f;
+    for (char c : values[k]) {
+      const auto u = static_cast<unsigned char>(c);
+      printable = printable && u >= 0x20 && u < 0x7f;
+    }
     if (printable) FUZZ_CHECK(v == values[k]);
   }
   return 0;
