@@ -260,6 +260,15 @@ void RelpClient::onMessage(const TcpConnectionPtr& conn, Buffer* buf) {
     if (resumeCallback_) resumeCallback_();
   }
   handlingInput_ = false;
+  if (output_.empty() && conn_ == conn && !broken_ && sentInSession_ > 0) {
+    // Nothing goes back to carry the ACK of these responses (the window has
+    // no room for what waits, or nothing waits), while rsyslog's imrelp
+    // writes each response on its own with Nagle's algorithm: it holds the
+    // rest of a window's responses until that ACK, which the kernel would
+    // delay by up to 40 ms. One window per 40 ms is what batching the
+    // frames first brought (2,900 lines/s at window 128).
+    conn->setTcpQuickAck();
+  }
   flushOutput();
 }
 
