@@ -53,10 +53,11 @@ need() {
 # it (ctest -L http). prometheus: the inspector's test starts its own
 # Prometheus (own configuration and storage in a temporary directory) to
 # scrape inspect_server's /metrics (ctest -L http); the package's own
-# service is never started or touched.
+# service is never started or touched. openssl: the TLS tests make their CA
+# and certificates with the command (ctest -L tls).
 build_deps=(g++ cmake make pkg-config libgtest-dev libgmock-dev libbenchmark-dev libboost1.81-dev
             liburing-dev libspdlog-dev libgoogle-glog-dev tzdata libzstd-dev libssl-dev zstd rsyslog
-            rsyslog-relp curl prometheus)
+            rsyslog-relp curl prometheus openssl)
 
 # configure_and_build DIR [CMAKE ARGS...]
 # Warnings are errors here (our compiler, Debian 12's g++, is known); a
