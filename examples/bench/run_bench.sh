@@ -8,7 +8,7 @@ bench_name=run_bench
 
 synopsis() {
   cat <<'EOF'
-run_bench.sh BUILD_DIR [--quick] [--only logging|matrix|latency|pingpong|http] [--seconds S]
+run_bench.sh BUILD_DIR [--quick] [--only logging|matrix|latency|pingpong|http|tls] [--seconds S]
              [--repeat R] [--sessions LIST] [--blocks LIST] [--threads LIST]
 EOF
 }
@@ -23,6 +23,7 @@ help_text() {
 4. the pingpong matrix (examples/bench/pingpong_bench.sh, see its --help)
 5. the HTTP table     (examples/bench/http_bench.sh BUILD_DIR [--quick] [--repeat R];
                        it takes /tmp/muon-bench.lock itself, see its --help)
+6. the TLS pingpong table (examples/bench/tls_bench.sh, see its --help): --only tls only
 one after the other, never together: they would share the CPUs.
 --seconds and the three lists are for pingpong only. Markdown tables go to
 stdout, progress to stderr; CSV and JSON files and PNG plots to BUILD_DIR/bench/.
@@ -45,8 +46,8 @@ while [ $# -gt 0 ]; do
     --only)
       need_value $#
       case "$2" in
-        logging|matrix|latency|pingpong|http) only=$2 ;;
-        *) echo "$bench_name: --only logging|matrix|latency|pingpong|http" >&2; usage ;;
+        logging|matrix|latency|pingpong|http|tls) only=$2 ;;
+        *) echo "$bench_name: --only logging|matrix|latency|pingpong|http|tls" >&2; usage ;;
       esac
       shift ;;
     --repeat) need_value $#; common+=(--repeat "$2"); shift ;;
@@ -102,6 +103,12 @@ if [ $only = all ] || [ $only = http ]; then
   section "HTTP"
   echo "== http benchmark" >&2
   "$here/http_bench.sh" "$build" "${common[@]}" || { echo "run_bench: http benchmark failed" >&2; status=1; }
+fi
+
+if [ $only = tls ]; then
+  section "Pingpong over TLS"
+  echo "== tls benchmark" >&2
+  "$here/tls_bench.sh" "$build" "${common[@]}" || { echo "run_bench: tls benchmark failed" >&2; status=1; }
 fi
 
 echo

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# The TLS pingpong table: muon's pair over TLS against Asio's pair over TLS
+# (asio::ssl::stream), TLS 1.3 AES-128-GCM on both, with muon's plain TCP
+# pair as the reference row (what TLS costs). Usage: help_text below.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bench_name=tls_bench
+
+synopsis() {
+  cat <<'EOF'
+tls_bench.sh BUILD_DIR [--quick] [--seconds S] [--repeat R] [--sessions LIST] [--blocks LIST]
+             [--threads LIST]
+EOF
+}
+
+help_text() {
+  synopsis
+  cat <<'EOF'
+
+Pairs (client and server of one framework), per threads x block x sessions:
+  muon-tcp   pingpong_server / pingpong_client, plain TCP (the reference)
+  muon-tls   the same with --tls (epoll)
+  muon-tls-uring  the same on io_uring (MUON_USE_URING=1)
+  asio-tls   asio_pingpong_server / asio_pingpong_client with --tls
+Defaults: --seconds 3 --repeat 3 --sessions 1,10,100,1000 --blocks 4096,16384
+--threads 1,2; --quick: 1 s, one run, sessions 1,100. Runs of one point are
+interleaved (pair after pair, R times) and the median MiB/s is reported.
+The CA and server certificate (EC P-256, for 127.0.0.1) are made with the
+openssl command into a temporary directory. Markdown to stdout, progress to
+stderr, BUILD_DIR/bench/tls.csv.
+EOF
+}
+
+# shellcheck source=examples/bench/bench_lib.sh
+. "$here/bench_lib.sh"
+
+take_build_dir "${1:-}"
+shift
+bin=$build/bin
+out=$build/bench
+seconds=3 repeat=3 sessions_list=1,10,100,1000 blocks_list=4096,16384 threads_list=1,2
+quick=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --seconds) need_value $#; seconds=$2; shift ;;
+    --repeat) need_value $#; repeat=$2; shift ;;
+    --sessions) need_value $#; sessions_list=$2; shift ;;
+    --blocks) need_value $#; blocks_list=$2; shift ;;
+    --threads) need_value $#; threads_list=$2; shift ;;
+    -h|--help) help_text; exit 0 ;;
+    *) echo "$bench_name: unknown option '$1'" >&2; usage ;;
+  esac
+  shift
+done
+[ $quick -eq 1 ] && { seconds=1; repeat=1; sessions_list=1,100; }
+want_count --repeat "$repeat"
+IFS=, read -r -a sessions_arr <<<"$sessions_list"
+IFS=, read -r -a blocks_arr <<<"$blocks_list"
+IFS=, read -r -a threads_arr <<<"$threads_list"
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+mkdir -p "$out"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tls_bench.XXXXXX")
+server_pid=
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+(
+  cd "$tmp"
+  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out ca.key
+  openssl req -x509 -new -key ca.key -out ca.pem -subj "/CN=tls_bench CA" -days 2
+  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out server.key
+  openssl req -new -key server.key -out server.csr -subj /CN=127.0.0.1
+  printf 'subjectAltName=IP:127.0.0.1\n' >server.ext
+  openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem \
+    -days 2 -extfile server.ext
+) >"$tmp/openssl.log" 2>&1 || die "openssl failed: $(tail -n 3 "$tmp/openssl.log")"
+
+# label server client tls(0/1) environment ("-": none)
+pairs=("muon-tcp pingpong_server pingpong_client 0 -"
+       "muon-tls pingpong_server pingpong_client 1 -"
+       "muon-tls-uring pingpong_server pingpong_client 1 MUON_USE_URING=1"
+       "asio-tls asio_pingpong_server asio_pingpong_client 1 -")
+
+# run_one SERVER CLIENT TLS ENV THREADS BLOCK SESSIONS: prints MiB/s, or
+# nothing (reason on stderr).
+run_one() {
+  local server=$1 client=$2 tls=$3 envs=() port= i s_args=() c_args=()
+  [ "$4" = - ] || IFS=, read -r -a envs <<<"$4"
+  [ -x "$bin/$server" ] && [ -x "$bin/$client" ] || { echo "  $server/$client not built" >&2; return 0; }
+  if [ "$tls" = 1 ]; then
+    s_args=(--tls "$tmp/server.pem" "$tmp/server.key")
+    c_args=(--tls "$tmp/ca.pem")
+  fi
+  rm -f "$tmp/server.out"
+  timeout -k 2 $((${seconds%.*} + 120)) env "${envs[@]}" "$bin/$server" "${s_args[@]}" 127.0.0.1 0 "$5" \
+    >"$tmp/server.out" 2>"$tmp/server.err" &
+  server_pid=$!
+  for ((i = 0; i < 100; i++)); do
+    port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$tmp/server.out" 2>/dev/null || true)
+    [ -n "$port" ] && break
+    sleep 0.05
+  done
+  if [ -n "$port" ]; then
+    timeout -k 2 $((${seconds%.*} + 60)) env "${envs[@]}" "$bin/$client" "${c_args[@]}" 127.0.0.1 "$port" \
+      "$5" "$6" "$7" "$seconds" >"$tmp/client.out" 2>"$tmp/client.err" \
+      && awk '$2 == "MiB/s" {print $1}' "$tmp/client.out" \
+      || echo "  $client failed: $(tail -n 1 "$tmp/client.err")" >&2
+  else
+    echo "  $server did not start: $(head -c 200 "$tmp/server.err")" >&2
+  fi
+  kill "$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+  server_pid=
+}
+
+csv=$out/tls.csv
+join_csv threads block sessions pair run mib_s >"$csv"
+for threads in "${threads_arr[@]}"; do
+  for block in "${blocks_arr[@]}"; do
+    for sessions in "${sessions_arr[@]}"; do
+      echo "== threads $threads block $block sessions $sessions" >&2
+      for ((r = 1; r <= repeat; r++)); do
+        for p in "${pairs[@]}"; do
+          read -r label server client tls envs <<<"$p"
+          mibs=$(run_one "$server" "$client" "$tls" "$envs" "$threads" "$block" "$sessions")
+          [ -n "$mibs" ] && join_csv "$threads" "$block" "$sessions" "$label" "$r" "$mibs" >>"$csv"
+        done
+      done
+    done
+  done
+done
+
+echo "Pairs, MiB/s (median of $repeat, ${seconds} s each); TLS 1.3 TLS_AES_128_GCM_SHA256 on both."
+echo
+echo "| threads | block | sessions | muon tcp | muon tls | muon tls io_uring | asio tls | muon tls/asio tls | muon tls/tcp |"
+echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+for threads in "${threads_arr[@]}"; do
+  for block in "${blocks_arr[@]}"; do
+    for sessions in "${sessions_arr[@]}"; do
+      row=()
+      for label in muon-tcp muon-tls muon-tls-uring asio-tls; do
+        row+=("$(awk -F, -v t="$threads" -v b="$block" -v s="$sessions" -v l="$label" \
+          "$csv_header"' $col["threads"] == t && $col["block"] == b && $col["sessions"] == s && $col["pair"] == l { print $col["mib_s"] }' \
+          "$csv" | median_fmt '%.1f')")
+      done
+      ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b; else printf "-" }'; }
+      echo "| $threads | $block | $sessions | ${row[0]:--} | ${row[1]:--} | ${row[2]:--} | ${row[3]:--} | $(ratio "${row[1]}" "${row[3]}") | $(ratio "${row[1]}" "${row[0]}") |"
+    done
+  done
+done
