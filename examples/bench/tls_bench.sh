@@ -21,7 +21,8 @@ Pairs (client and server of one framework), per threads x block x sessions:
   muon-tcp   pingpong_server / pingpong_client, plain TCP (the reference)
   muon-tls   the same with --tls (epoll)
   muon-tls-uring  the same on io_uring (MUON_USE_URING=1)
-  asio-tls   asio_pingpong_server / asio_pingpong_client with --tls
+  asio-tls   asio_pingpong_server / asio_pingpong_client with --tls (epoll)
+  asio-tls-uring  their io_uring builds (_uring) with --tls
 Defaults: --seconds 3 --repeat 3 --sessions 1,10,100,1000 --blocks 4096,16384
 --threads 1,2; --quick: 1 s, one run, sessions 1,100. Runs of one point are
 interleaved (pair after pair, R times) and the median MiB/s is reported.
@@ -84,7 +85,8 @@ trap cleanup EXIT
 pairs=("muon-tcp pingpong_server pingpong_client 0 -"
        "muon-tls pingpong_server pingpong_client 1 -"
        "muon-tls-uring pingpong_server pingpong_client 1 MUON_USE_URING=1"
-       "asio-tls asio_pingpong_server asio_pingpong_client 1 -")
+       "asio-tls asio_pingpong_server asio_pingpong_client 1 -"
+       "asio-tls-uring asio_pingpong_server_uring asio_pingpong_client_uring 1 -")
 
 # run_one SERVER CLIENT TLS ENV THREADS BLOCK SESSIONS: prints MiB/s, or
 # nothing (reason on stderr).
@@ -137,19 +139,19 @@ done
 
 echo "Pairs, MiB/s (median of $repeat, ${seconds} s each); TLS 1.3 TLS_AES_128_GCM_SHA256 on both."
 echo
-echo "| threads | block | sessions | muon tcp | muon tls | muon tls io_uring | asio tls | muon tls/asio tls | muon tls/tcp |"
-echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+echo "| threads | block | sessions | muon tcp | muon tls | muon tls io_uring | asio tls | asio tls io_uring | muon tls/asio tls | muon tls/tcp |"
+echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 for threads in "${threads_arr[@]}"; do
   for block in "${blocks_arr[@]}"; do
     for sessions in "${sessions_arr[@]}"; do
       row=()
-      for label in muon-tcp muon-tls muon-tls-uring asio-tls; do
+      for label in muon-tcp muon-tls muon-tls-uring asio-tls asio-tls-uring; do
         row+=("$(awk -F, -v t="$threads" -v b="$block" -v s="$sessions" -v l="$label" \
           "$csv_header"' $col["threads"] == t && $col["block"] == b && $col["sessions"] == s && $col["pair"] == l { print $col["mib_s"] }' \
           "$csv" | median_fmt '%.1f')")
       done
       ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b; else printf "-" }'; }
-      echo "| $threads | $block | $sessions | ${row[0]:--} | ${row[1]:--} | ${row[2]:--} | ${row[3]:--} | $(ratio "${row[1]}" "${row[3]}") | $(ratio "${row[1]}" "${row[0]}") |"
+      echo "| $threads | $block | $sessions | ${row[0]:--} | ${row[1]:--} | ${row[2]:--} | ${row[3]:--} | ${row[4]:--} | $(ratio "${row[1]}" "${row[3]}") | $(ratio "${row[1]}" "${row[0]}") |"
     done
   done
 done

@@ -190,10 +190,11 @@ class TlsTransportTest : public ::testing::Test {
 };
 
 TEST_F(TlsTransportTest, EchoesOneMebibyteBothWays) {
+  // Before the client: its loop thread may still be sending from it.
+  const std::string pattern = makePattern(1024 * 1024);
   Events server;
   auto s = tlsServer(contextFor(serverOptions()), &server);
   TlsClientThread c(s->address(), contextFor(clientOptions()));
-  const std::string pattern = makePattern(1024 * 1024);
   c.onUp = [&](const TcpConnectionPtr& conn) { conn->send(pattern); };
   c.connect();
   ASSERT_TRUE(waitFor([&] { return c.events.receivedBytes() >= pattern.size(); }));
@@ -319,26 +320,39 @@ TEST_F(TlsTransportTest, StalledHandshakeTimesOut) {
 TEST_F(TlsTransportTest, FloodIsBoundedByTheInputLimit) {
   constexpr size_t kLimit = 64 * 1024;
   constexpr size_t kFlood = 16 * 1024 * 1024;
+  // Before the client: its loop thread may still be copying it into the
+  // output buffer when the server's limit is reached.
+  const std::string flood(kFlood, 'x');
   Events server;
-  std::atomic<size_t> largestInput{0};
   std::atomic<int> limitHits{0};
+  std::mutex mutex;
+  TcpConnectionPtr flooded;  // the server's side
   auto s = tlsServer(contextFor(serverOptions()), &server, [&](TcpServer& srv) {
-    // An application that never consumes.
-    srv.setMessageCallback([&](const TcpConnectionPtr&, Buffer* buf, muon::Timestamp) {
-      if (buf->readableBytes() > largestInput.load()) largestInput = buf->readableBytes();
+    srv.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      std::lock_guard<std::mutex> lock(mutex);
+      flooded = conn->connected() ? conn : nullptr;
     });
+    // An application that never consumes.
+    srv.setMessageCallback([](const TcpConnectionPtr&, Buffer*, muon::Timestamp) {});
     srv.setInputLimitCallback([&](const TcpConnectionPtr&, size_t) { limitHits.fetch_add(1); }, kLimit);
   });
   TlsClientThread c(s->address(), contextFor(clientOptions()));
-  const std::string flood(kFlood, 'x');
   c.onUp = [&](const TcpConnectionPtr& conn) { conn->send(flood); };
   c.connect();
   ASSERT_TRUE(waitFor([&] { return limitHits.load() == 1; }));
   // Let the client push what the kernel will take.
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_EQ(limitHits.load(), 1);
+  TcpConnectionPtr conn;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    conn = flooded;
+  }
+  ASSERT_TRUE(conn);
+  const size_t held = runSync(conn->getLoop(), [&] { return conn->inputBuffer()->readableBytes(); });
   // At most one read past the limit: the plaintext of one socket read.
-  EXPECT_LT(largestInput.load(), kLimit + 256 * 1024) << "the flood was decrypted past the limit";
+  EXPECT_LT(held, kLimit + 256 * 1024) << "the flood was decrypted past the limit";
+  runSync(conn->getLoop(), [&] { conn.reset(); });
 }
 
 TEST_F(TlsTransportTest, MutualAuthentication) {
