@@ -23,6 +23,8 @@ all alike, wrk against each server:
   muon         http_hello_server PORT THREADS (epoll)
   muon-uring   the same with MUON_USE_URING=1
   beast        beast_hello_server PORT THREADS (Boost.Beast, io_context per thread)
+  floor        http_floor_server PORT THREADS (raw epoll, one recv and one send
+               per batch of requests, no parser: the ceiling on this machine)
 Each server binds 127.0.0.1 port 0 and prints the port it got; wrk runs
   wrk -t W -c CONNECTIONS -d S --latency http://127.0.0.1:PORT/
 (W = --wrk-threads, default 2, at most CONNECTIONS): keep-alive, GET /, the
@@ -36,12 +38,13 @@ MUON_BENCH_LOCK=FILE takes FILE instead: for a smoke run that must not wait
 for the machine, never for figures.
 
 Progress goes to stderr; to stdout, a markdown table of the medians of the
-repeats: requests/s and p99 latency per server, and the ratios muon/beast
-and muon-uring/beast. Files, in BUILD_DIR/bench/:
+repeats: requests/s and p99 latency per server, the ratios muon/beast
+and muon-uring/beast, and, in the last columns, the floor's requests/s and
+what muon and Beast reach of it. Files, in BUILD_DIR/bench/:
   http.csv       one row per point and server: medians, runs, failures
   http_runs.csv  one row per run
 Defaults: threads 1,2; connections 10,100,1000; 5 s per run, 3 repeats:
-54 runs, about 5 minutes. --quick: 2 s, 1 repeat (18 runs, under a minute).
+72 runs, about 7 minutes. --quick: 2 s, 1 repeat (24 runs, under a minute).
 EOF2
 }
 
@@ -85,8 +88,9 @@ command -v wrk >/dev/null || die "wrk is not installed (apt-get install wrk; ./b
 # The servers: label, program, environment ("-": none).
 servers=("muon http_hello_server -"
          "muon-uring http_hello_server MUON_USE_URING=1"
-         "beast beast_hello_server -")
-for prog in http_hello_server beast_hello_server; do
+         "beast beast_hello_server -"
+         "floor http_floor_server -")
+for prog in http_hello_server beast_hello_server http_floor_server; do
   [ -x "$bin/$prog" ] || echo "$bench_name: $bin/$prog is not built; its runs will fail" >&2
 done
 
@@ -243,14 +247,15 @@ awk -F, -v repeat="$repeat" -v seconds="$seconds" -v wt="$wrk_threads" "$csv_hea
   function ratio(a, b) { return (a != "NA" && b != "NA" && b > 0) ? sprintf("%.2f", a / b) : "-" }
   END {
     printf "wrk -t %d --latency against each server, keep-alive, GET / (13-byte body); median of %d run(s) of %s s. Requests/s, and p99 latency in ms.\n\n", wt, repeat, seconds
-    print "| threads | connections | muon req/s | muon io_uring req/s | beast req/s | muon/beast | muon io_uring/beast | muon p99 ms | muon io_uring p99 ms | beast p99 ms |"
-    print "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+    print "| threads | connections | muon req/s | muon io_uring req/s | beast req/s | muon/beast | muon io_uring/beast | muon p99 ms | muon io_uring p99 ms | beast p99 ms | floor req/s | muon/floor | beast/floor |"
+    print "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
     for (i = 1; i <= n; i++) {
       k = order[i]; split(k, f, " ")
-      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2],
+      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2],
              cell(k, "muon"), cell(k, "muon-uring"), cell(k, "beast"),
              ratio(rps[k, "muon"], rps[k, "beast"]), ratio(rps[k, "muon-uring"], rps[k, "beast"]),
-             lat(k, "muon"), lat(k, "muon-uring"), lat(k, "beast")
+             lat(k, "muon"), lat(k, "muon-uring"), lat(k, "beast"),
+             cell(k, "floor"), ratio(rps[k, "muon"], rps[k, "floor"]), ratio(rps[k, "beast"], rps[k, "floor"])
     }
   }' "$csv"
 echo "http: wrote $csv and $runs_csv" >&2

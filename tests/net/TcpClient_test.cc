@@ -187,13 +187,15 @@ TEST(TcpClientFault, StopWhileConnecting) {
   FullBacklogListener listener;
   ClientThread c(listener.address(), 5);
   const int baseline = countOpenFds();
+  const std::string before = describeOpenFds();
   c.client->connect();
   runSync(c.loop, [] {});
-  ASSERT_EQ(countOpenFds(), baseline + 1) << "no attempt in flight";
+  ASSERT_EQ(countOpenFds(), baseline + 1)
+      << "no attempt in flight; before:\n" << before << "after:\n" << describeOpenFds();
   c.client->stop();
   runSync(c.loop, [] {});  // stopInLoop
   runSync(c.loop, [] {});  // the channel, destroyed after it
-  EXPECT_EQ(countOpenFds(), baseline);
+  EXPECT_EQ(countOpenFds(), baseline) << describeOpenFds();
   EXPECT_EQ(c.up.load(), 0);
 }
 
