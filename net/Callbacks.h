@@ -34,6 +34,7 @@ using ConnectFailureCallback = std::function<void(int savedErrno)>;
 // the handshake timed out, before the connection came up; `reason` says
 // why ("certificate verify failed: certificate has expired"). The
 // connection callback is not called for such a connection: it never was up.
+// Without one set, the connection logs the reason as a warning.
 using HandshakeFailureCallback = std::function<void(const TcpConnectionPtr&, const std::string& reason)>;
 // Data arrived; it is in *buf (consume it with buf->retrieve*). receiveTime
 // is when poll returned, on the wall clock.

@@ -307,9 +307,16 @@ void TcpConnection::handshakeDone() {
 
 void TcpConnection::handshakeFailed(const std::string& reason) {
   if (!isOpen(state_.load())) return;
-  LOG_WARN << "TcpConnection::handshakeFailed[" << name_ << "] " << peerAddr_.toIpPort() << ": "
-           << reason;
-  if (handshakeFailureCallback_) handshakeFailureCallback_(shared_from_this(), reason);
+  // A warning unless the application takes the reason itself (a client that
+  // retries would repeat it on every attempt).
+  if (handshakeFailureCallback_) {
+    LOG_DEBUG << "TcpConnection::handshakeFailed[" << name_ << "] " << peerAddr_.toIpPort() << ": "
+              << reason;
+    handshakeFailureCallback_(shared_from_this(), reason);
+  } else {
+    LOG_WARN << "TcpConnection::handshakeFailed[" << name_ << "] " << peerAddr_.toIpPort() << ": "
+             << reason;
+  }
   handleClose();
 }
 

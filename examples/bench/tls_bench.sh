@@ -9,7 +9,7 @@ bench_name=tls_bench
 synopsis() {
   cat <<'EOF'
 tls_bench.sh BUILD_DIR [--quick] [--seconds S] [--repeat R] [--sessions LIST] [--blocks LIST]
-             [--threads LIST]
+             [--threads LIST] [--idle N]
 EOF
 }
 
@@ -26,9 +26,13 @@ Pairs (client and server of one framework), per threads x block x sessions:
 Defaults: --seconds 3 --repeat 3 --sessions 1,10,100,1000 --blocks 4096,16384
 --threads 1,2; --quick: 1 s, one run, sessions 1,100. Runs of one point are
 interleaved (pair after pair, R times) and the median MiB/s is reported.
+Then, for muon's and Asio's TLS servers (one thread): full handshakes per
+second (tls_load handshakes, 4 at a time, no resumption, S seconds), and the
+server's RSS per idle TLS connection with N of them open (tls_load idle;
+--idle, default 10000; --quick 1000): VmRSS after minus before, over N.
 The CA and server certificate (EC P-256, for 127.0.0.1) are made with the
 openssl command into a temporary directory. Markdown to stdout, progress to
-stderr, BUILD_DIR/bench/tls.csv.
+stderr, BUILD_DIR/bench/tls.csv and tls_server.csv.
 EOF
 }
 
@@ -40,7 +44,7 @@ shift
 bin=$build/bin
 out=$build/bench
 seconds=3 repeat=3 sessions_list=1,10,100,1000 blocks_list=4096,16384 threads_list=1,2
-quick=0
+quick=0 idle=10000
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -49,13 +53,15 @@ while [ $# -gt 0 ]; do
     --sessions) need_value $#; sessions_list=$2; shift ;;
     --blocks) need_value $#; blocks_list=$2; shift ;;
     --threads) need_value $#; threads_list=$2; shift ;;
+    --idle) need_value $#; idle=$2; shift ;;
     -h|--help) help_text; exit 0 ;;
     *) echo "$bench_name: unknown option '$1'" >&2; usage ;;
   esac
   shift
 done
-[ $quick -eq 1 ] && { seconds=1; repeat=1; sessions_list=1,100; }
+[ $quick -eq 1 ] && { seconds=1; repeat=1; sessions_list=1,100; idle=1000; }
 want_count --repeat "$repeat"
+want_count --idle "$idle"
 IFS=, read -r -a sessions_arr <<<"$sessions_list"
 IFS=, read -r -a blocks_arr <<<"$blocks_list"
 IFS=, read -r -a threads_arr <<<"$threads_list"
@@ -63,8 +69,9 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 mkdir -p "$out"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tls_bench.XXXXXX")
-server_pid=
+server_pid= load_pid=
 cleanup() {
+  [ -n "$load_pid" ] && kill "$load_pid" 2>/dev/null && wait "$load_pid" 2>/dev/null
   [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
   rm -rf "$tmp"
 }
@@ -154,4 +161,76 @@ for threads in "${threads_arr[@]}"; do
       echo "| $threads | $block | $sessions | ${row[0]:--} | ${row[1]:--} | ${row[2]:--} | ${row[3]:--} | ${row[4]:--} | $(ratio "${row[1]}" "${row[3]}") | $(ratio "${row[1]}" "${row[0]}") |"
     done
   done
+done
+
+# start_server SERVER: a TLS server with one thread; sets $port (empty if it
+# did not start).
+start_server() {
+  port=
+  rm -f "$tmp/server.out"
+  timeout -k 2 600 "$bin/$1" --tls "$tmp/server.pem" "$tmp/server.key" 127.0.0.1 0 1 \
+    >"$tmp/server.out" 2>"$tmp/server.err" &
+  server_pid=$!
+  for ((i = 0; i < 100; i++)); do
+    port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$tmp/server.out" 2>/dev/null || true)
+    [ -n "$port" ] && break
+    sleep 0.05
+  done
+}
+stop_server() {
+  kill "$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+  server_pid=
+}
+rss_kib() { awk '$1 == "VmRSS:" {print $2}' "/proc/$1/status"; }
+
+echo
+echo "Full handshakes per second (one server thread, TLS 1.3, X25519, ECDSA P-256, 4 at a time), and"
+echo "the server's RSS per idle TLS connection ($idle open), medians of $repeat:"
+echo
+echo "| server | handshakes/s | RSS bytes per idle connection |"
+echo "|---|--:|--:|"
+hs_csv=$out/tls_server.csv
+join_csv server run handshakes_per_s rss_bytes_per_conn >"$hs_csv"
+for ((r = 1; r <= repeat; r++)); do
+  for server in pingpong_server asio_pingpong_server; do
+    [ -x "$bin/$server" ] && [ -x "$bin/tls_load" ] || { echo "  $server or tls_load not built" >&2; continue; }
+    echo "== $server: handshakes, run $r" >&2
+    start_server "$server"
+    [ -n "$port" ] || { echo "  $server did not start" >&2; stop_server; continue; }
+    rate=$(timeout -k 2 $((${seconds%.*} + 30)) "$bin/tls_load" handshakes "$tmp/ca.pem" 127.0.0.1 "$port" 4 "$seconds" \
+             2>"$tmp/load.err" | awk '{print $(NF - 2)}') || true
+    [ -n "$rate" ] || echo "  tls_load handshakes failed: $(tail -n 1 "$tmp/load.err")" >&2
+    stop_server
+    echo "== $server: $idle idle connections, run $r" >&2
+    start_server "$server"
+    [ -n "$port" ] || { echo "  $server did not start" >&2; stop_server; continue; }
+    before=$(rss_kib "$server_pid")
+    "$bin/tls_load" idle "$tmp/ca.pem" 127.0.0.1 "$port" "$idle" >"$tmp/idle.out" 2>"$tmp/idle.err" &
+    load_pid=$!
+    for ((i = 0; i < 1200; i++)); do
+      grep -q 'connections up' "$tmp/idle.out" 2>/dev/null && break
+      kill -0 "$load_pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    per_conn=
+    if grep -q 'connections up' "$tmp/idle.out"; then
+      sleep 1
+      per_conn=$(awk -v a="$before" -v b="$(rss_kib "$server_pid")" -v n="$idle" 'BEGIN{printf "%.0f", (b - a) * 1024 / n}')
+    else
+      echo "  tls_load idle failed: $(tail -n 1 "$tmp/idle.err")" >&2
+    fi
+    kill "$load_pid" 2>/dev/null || true
+    wait "$load_pid" 2>/dev/null || true
+    load_pid=
+    stop_server
+    join_csv "$server" "$r" "$rate" "$per_conn" >>"$hs_csv"
+  done
+done
+for server in pingpong_server asio_pingpong_server; do
+  hs=$(awk -F, -v s="$server" "$csv_header"' $col["server"] == s && $col["handshakes_per_s"] != "" { print $col["handshakes_per_s"] }' "$hs_csv" | median_fmt '%.0f')
+  rss=$(awk -F, -v s="$server" "$csv_header"' $col["server"] == s && $col["rss_bytes_per_conn"] != "" { print $col["rss_bytes_per_conn"] }' "$hs_csv" | median_fmt '%.0f')
+  label=muon
+  [ "$server" = pingpong_server ] || label=asio
+  echo "| $label | ${hs:--} | ${rss:--} |"
 done

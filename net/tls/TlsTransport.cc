@@ -11,6 +11,7 @@
 
 #include "muon/base/Logging.h"
 #include "muon/net/EventLoop.h"
+#include "muon/net/LoopBuffer.h"
 #include "muon/net/Poller.h"
 #include "muon/net/TlsContext.h"
 
@@ -25,6 +26,10 @@ namespace {
 constexpr size_t kEncryptBatch = 256 * 1024;
 // Room made in the input Buffer before each SSL_read: one whole record.
 constexpr size_t kRecordBytes = 16 * 1024;
+
+// Decrypted bytes go here while the connection's input Buffer is empty
+// (LoopBuffer.h): an idle connection holds no record-sized buffer.
+thread_local LoopBuffer t_plaintext;
 
 // The BIO between OpenSSL and the Cipher buffers. A read takes from
 // cipher.in and asks to be retried when it is empty; a write appends to
@@ -230,27 +235,33 @@ void TlsTransport::bytesReceived(Timestamp receiveTime) {
 }
 
 void TlsTransport::decrypt(Timestamp receiveTime) {
+  // Nothing OpenSSL has not seen yet (the handshake may have taken it all).
+  if (cipher_.in.readableBytes() == 0 && SSL_has_pending(ssl_) == 0) return;
   bool received = false;
   int sslError = SSL_ERROR_NONE;
-  for (;;) {
-    input_->ensureWritableBytes(kRecordBytes);
-    const int room = static_cast<int>(std::min(input_->writableBytes(), static_cast<size_t>(INT_MAX)));
-    ERR_clear_error();
-    const int n = SSL_read(ssl_, input_->beginWrite(), room);
-    if (n > 0) {
-      input_->hasWritten(static_cast<size_t>(n));
-      received = true;
-      continue;
+  int err = 0;
+  {
+    // Plaintext into the loop's buffer while the connection holds none.
+    BufferLoan loan(input_, &t_plaintext);
+    for (;;) {
+      input_->ensureWritableBytes(kRecordBytes);
+      const int room =
+          static_cast<int>(std::min(input_->writableBytes(), static_cast<size_t>(INT_MAX)));
+      ERR_clear_error();
+      const int n = SSL_read(ssl_, input_->beginWrite(), room);
+      if (n > 0) {
+        input_->hasWritten(static_cast<size_t>(n));
+        received = true;
+        continue;
+      }
+      sslError = SSL_get_error(ssl_, n);
+      break;
     }
-    sslError = SSL_get_error(ssl_, n);
-    break;
+    // What reading made OpenSSL say back (a key update, an alert).
+    err = flush();
+    if (received) owner_->bytesReceived(receiveTime);
   }
-  // What reading made OpenSSL say back (a key update, an alert).
-  const int err = flush();
-  if (received) {
-    owner_->bytesReceived(receiveTime);
-    if (state_ != kEstablished) return;  // closed by the callback
-  }
+  if (state_ != kEstablished) return;  // closed by the callback
   if (sslError == SSL_ERROR_WANT_READ) {
     if (err != 0) owner_->ioFailed("write", err);
   } else if (sslError == SSL_ERROR_ZERO_RETURN) {
