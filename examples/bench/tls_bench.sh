@@ -168,7 +168,9 @@ done
 start_server() {
   port=
   rm -f "$tmp/server.out"
-  timeout -k 2 600 "$bin/$1" --tls "$tmp/server.pem" "$tmp/server.key" 127.0.0.1 0 1 \
+  # Not under timeout(1): $server_pid must be the server's own, for its RSS
+  # (cleanup stops it whatever happens).
+  "$bin/$1" --tls "$tmp/server.pem" "$tmp/server.key" 127.0.0.1 0 1 \
     >"$tmp/server.out" 2>"$tmp/server.err" &
   server_pid=$!
   for ((i = 0; i < 100; i++)); do

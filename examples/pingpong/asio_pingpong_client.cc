@@ -11,8 +11,9 @@
 //
 // With --tls, each session is an asio::ssl::stream (TLS 1.3, AES-128-GCM
 // only, as pingpong_client --tls) whose server certificate must chain to
-// the PEM file CA and name ADDRESS; at the end it sends close_notify
-// (async_shutdown) instead of the TCP half-close.
+// the PEM file CA and name ADDRESS; at the end, once every byte sent has
+// come back, it sends close_notify (async_shutdown) instead of the TCP
+// half-close.
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 
@@ -83,6 +84,7 @@ class Session : public std::enable_shared_from_this<Session> {
   Client* owner_;
   std::unique_ptr<char[]> data_;
   bool writing_ = false;
+  int64_t unechoed_ = 0;  // bytes written whose echo has not been read
   bool stopping_ = false;
   bool finished_ = false;
   int64_t bytesRead_ = 0;
@@ -266,8 +268,15 @@ void Session::doRead() {
                             }
                             bytesRead_ += static_cast<int64_t>(n);
                             ++messagesRead_;
+                            unechoed_ -= static_cast<int64_t>(n);
                             if (stopping_ && tls_) {
-                              endWriting();
+                              // close_notify once every byte sent has come
+                              // back: TLS allows no data after it.
+                              if (unechoed_ > 0) {
+                                doRead();
+                              } else {
+                                endWriting();
+                              }
                             } else if (stopping_) {
                               doRead();  // write side is closed: just drain
                             } else {
@@ -279,6 +288,7 @@ void Session::doRead() {
 void Session::doWrite(const char* data, size_t n) {
   auto self = shared_from_this();
   writing_ = true;
+  unechoed_ += static_cast<int64_t>(n);
   writeAll(data, n, [this, self](const boost::system::error_code& ec, size_t) {
                       writing_ = false;
                       if (ec) {
@@ -286,7 +296,7 @@ void Session::doWrite(const char* data, size_t n) {
                         return;
                       }
                       if (stopping_ && tls_) {
-                        endWriting();
+                        doRead();  // its echo, then close_notify
                         return;
                       }
                       if (stopping_) {

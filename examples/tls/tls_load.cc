@@ -6,9 +6,10 @@
 //     handshake is done (no session resumption) and replaced by a new one;
 //     after SECONDS prints "N handshakes in S s: R per second".
 //   tls_load idle CA ADDRESS PORT CONNECTIONS
-//     opens CONNECTIONS TLS connections, prints "CONNECTIONS connections up"
-//     once every handshake is done, and keeps them open and idle until
-//     SIGTERM or SIGINT.
+//     opens CONNECTIONS TLS connections, kIdleConcurrency handshakes at a
+//     time (as clients arrive over time, not all in the same instant),
+//     prints "CONNECTIONS connections up" once every handshake is done, and
+//     keeps them open and idle until SIGTERM or SIGINT.
 // TLS 1.3 with AES-128-GCM (PingpongTls.h); the server's certificate must
 // chain to CA and name ADDRESS. Exit status 1 if a handshake fails.
 #include <atomic>
@@ -27,6 +28,7 @@
 #include "muon/net/TlsContext.h"
 
 #include "CommandLine.h"
+#include "PingpongTls.h"
 #include "StopSignals.h"
 
 using muon::net::EventLoop;
@@ -45,34 +47,22 @@ int usage(const char* program) {
   return 2;
 }
 
-// One TcpClient per connection, all in the main loop.
+// Handshakes in flight at once while idle connections are opened.
+constexpr int kIdleConcurrency = 32;
+
+// One TcpClient per connection, all in the main loop. With `reconnect`,
+// each connection closes once up and its client connects again (a stream of
+// full handshakes); without, connections stay open.
 class Load {
  public:
   Load(EventLoop* loop, const InetAddress& server, std::shared_ptr<TlsContext> tls, bool reconnect)
       : loop_(loop), server_(server), tls_(std::move(tls)), reconnect_(reconnect) {}
 
-  void open(int n) {
-    for (int i = 0; i < n; ++i) {
-      auto client = std::make_unique<TcpClient>(loop_, server_, "load" + std::to_string(i));
-      client->setTransportLayer(tls_);
-      client->setConnectionCallback([this](const TcpConnectionPtr& conn) {
-        if (!conn->connected()) return;
-        ++up_;
-        // The next handshake: this one closes, the client connects again.
-        if (reconnect_) conn->forceClose();
-      });
-      if (reconnect_) client->enableRetry();
-      client->setRetryDelayMs(1, 1);
-      client->setHandshakeFailureCallback([this](const TcpConnectionPtr&, const std::string& why) {
-        std::fprintf(stderr, "tls_load: TLS handshake failed: %s\n", why.c_str());
-        failed_ = true;
-        loop_->quit();
-      });
-      client->connect();
-      clients_.push_back(std::move(client));
-    }
+  // Opens n connections, `concurrency` handshakes at a time.
+  void open(int n, int concurrency) {
+    toOpen_ = n;
+    for (int i = 0; i < concurrency && i < n; ++i) openOne();
   }
-
   long up() const { return up_; }
   bool failed() const { return failed_; }
   void stop() {
@@ -80,11 +70,36 @@ class Load {
   }
 
  private:
+  void openOne() {
+    const std::string name = "load" + std::to_string(clients_.size());
+    auto client = std::make_unique<TcpClient>(loop_, server_, name);
+    client->setTransportLayer(tls_);
+    client->setConnectionCallback([this](const TcpConnectionPtr& conn) {
+      if (!conn->connected()) return;
+      ++up_;
+      if (reconnect_) {
+        conn->forceClose();
+      } else if (static_cast<int>(clients_.size()) < toOpen_) {
+        openOne();
+      }
+    });
+    if (reconnect_) client->enableRetry();
+    client->setRetryDelayMs(1, 1);
+    client->setHandshakeFailureCallback([this](const TcpConnectionPtr&, const std::string& why) {
+      std::fprintf(stderr, "tls_load: TLS handshake failed: %s\n", why.c_str());
+      failed_ = true;
+      loop_->quit();
+    });
+    client->connect();
+    clients_.push_back(std::move(client));
+  }
+
   EventLoop* const loop_;
   const InetAddress server_;
   const std::shared_ptr<TlsContext> tls_;
   const bool reconnect_;
   std::vector<std::unique_ptr<TcpClient>> clients_;
+  int toOpen_ = 0;
   long up_ = 0;
   bool failed_ = false;
 };
@@ -111,7 +126,7 @@ int main(int argc, char* argv[]) {
   muon::net::TlsClientOptions options;
   options.caFile = argv[2];
   options.minVersion = muon::net::TlsVersion::kTls13;
-  options.cipherSuites = "TLS_AES_128_GCM_SHA256";
+  options.cipherSuites = muon::examples::kPingpongCipher;
   options.sessionResumption = false;  // every handshake a full one
   std::string error;
   std::shared_ptr<TlsContext> tls = TlsContext::newClient(options, &error);
@@ -124,7 +139,7 @@ int main(int argc, char* argv[]) {
   muon::examples::StopSignals stopSignals(&loop, "tls_load");
   Load load(&loop, server, tls, mode == "handshakes");
   const auto start = std::chrono::steady_clock::now();
-  load.open(static_cast<int>(count));
+  load.open(static_cast<int>(count), mode == "handshakes" ? static_cast<int>(count) : kIdleConcurrency);
   if (mode == "handshakes") {
     loop.runAfter(seconds, [&] { loop.quit(); });
     loop.loop();
@@ -134,8 +149,8 @@ int main(int argc, char* argv[]) {
                 static_cast<double>(load.up()) / elapsed);
   } else {
     // Reports once all are up; then idles until SIGTERM or SIGINT.
+    bool said = false;
     loop.runEvery(0.05, [&] {
-      static bool said = false;
       if (!said && load.up() == count) {
         said = true;
         std::printf("%ld connections up\n", count);
