@@ -14,8 +14,9 @@ help_text() {
 ./build.sh test [WHICH]    build and run every test through ctest;
                            WHICH is plain, asan or tsan (default: all three)
 ./build.sh bench [ARGS]    build and run the benchmarks: logging, logging matrix, logging
-                           latency, pingpong, http (ARGS: --quick,
-                           --only logging|matrix|latency|pingpong|http|tls, --seconds S, --repeat R)
+                           latency, pingpong, http, ship (ARGS: --quick,
+                           --only logging|matrix|latency|pingpong|http|ship|tls, --seconds S,
+                           --repeat R)
 ./build.sh profile [WHAT]  build with frame pointers into build-profile/ and record perf
                            profiles (WHAT: logging, pingpong or all; default all);
                            perf.data and the reports in build/profile/

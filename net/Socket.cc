@@ -57,6 +57,7 @@ bool setBoolOption(int fd, int level, int name, bool on, const char* what) {
 }  // namespace
 
 bool Socket::setTcpNoDelay(bool on) { return setBoolOption(sockfd_, IPPROTO_TCP, TCP_NODELAY, on, "TCP_NODELAY"); }
+bool Socket::setTcpQuickAck() { return setBoolOption(sockfd_, IPPROTO_TCP, TCP_QUICKACK, true, "TCP_QUICKACK"); }
 bool Socket::setReuseAddr(bool on) { return setBoolOption(sockfd_, SOL_SOCKET, SO_REUSEADDR, on, "SO_REUSEADDR"); }
 bool Socket::setReusePort(bool on) { return setBoolOption(sockfd_, SOL_SOCKET, SO_REUSEPORT, on, "SO_REUSEPORT"); }
 bool Socket::setKeepAlive(bool on) { return setBoolOption(sockfd_, SOL_SOCKET, SO_KEEPALIVE, on, "SO_KEEPALIVE"); }

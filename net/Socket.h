@@ -33,6 +33,10 @@ class Socket {
 
   // Options; each logs and returns false if setsockopt fails.
   bool setTcpNoDelay(bool on);     // TCP_NODELAY (Nagle off)
+  // TCP_QUICKACK: acknowledge what has arrived at once rather than after the
+  // delayed-ACK timer (up to 40 ms on Linux). Not sticky: the kernel may go
+  // back to delaying, so a caller sets it after each read it will not answer.
+  bool setTcpQuickAck();
   bool setReuseAddr(bool on);      // SO_REUSEADDR
   bool setReusePort(bool on);      // SO_REUSEPORT
   bool setKeepAlive(bool on);      // SO_KEEPALIVE

@@ -197,6 +197,7 @@ void TcpConnection::forceCloseInLoop() {
 }
 
 void TcpConnection::setTcpNoDelay(bool on) { socket_->setTcpNoDelay(on); }
+void TcpConnection::setTcpQuickAck() { socket_->setTcpQuickAck(); }
 
 // ---- reading ---------------------------------------------------------------
 

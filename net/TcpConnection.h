@@ -104,6 +104,10 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>,
   void forceClose();
   void forceCloseWithDelay(double seconds);
   void setTcpNoDelay(bool on);
+  // Acknowledges what was read at once (Socket::setTcpQuickAck): for a reader
+  // that sends nothing back now, while a peer with Nagle's algorithm holds its
+  // next small writes until this ACK. Loop thread.
+  void setTcpQuickAck();
 
   // Stop / resume reading from the socket (the back-pressure switch, see
   // setHighWaterMarkCallback).

@@ -35,6 +35,28 @@ want_count() {
   die "$option wants a whole number from 1${max:+ to $max}, not '$value'"
 }
 
+# take_bench_lock: /tmp/muon-bench.lock (MUON_BENCH_LOCK=FILE: that file
+# instead, for a smoke run that must not wait for the machine, never for
+# figures), exclusively, until the script ends, so that no build or other
+# benchmark shares the machine meanwhile. An outer `flock FILE ...` passes
+# its descriptor down: the lock is taken through that one (the same open
+# file, so no wait on ourselves); otherwise the script opens its own and
+# waits for it.
+take_bench_lock() {
+  local lock=${MUON_BENCH_LOCK:-/tmp/muon-bench.lock} fd
+  bench_lock_fd=
+  for fd in /proc/$$/fd/*; do
+    if [ "$(readlink "$fd" 2>/dev/null)" = "$lock" ]; then bench_lock_fd=${fd##*/}; break; fi
+  done
+  if [ -z "$bench_lock_fd" ]; then
+    exec {bench_lock_fd}>>"$lock"
+  fi
+  if ! flock -x -n "$bench_lock_fd"; then
+    echo "$bench_name: waiting for $lock (a build or another benchmark holds it)" >&2
+    flock -x "$bench_lock_fd"
+  fi
+}
+
 # hms SECONDS: "42s" or "3m07s".
 hms() {
   awk -v s="$1" 'BEGIN { s = int(s + 0.5); if (s >= 60) printf "%dm%02ds", s / 60, s % 60; else printf "%ds", s }'

@@ -94,21 +94,7 @@ for prog in http_hello_server beast_hello_server http_floor_server; do
   [ -x "$bin/$prog" ] || echo "$bench_name: $bin/$prog is not built; its runs will fail" >&2
 done
 
-# The benchmark lock, exclusively. An outer `flock /tmp/muon-bench.lock`
-# passes its descriptor down: lock through that one (same open file, so no
-# wait on ourselves); otherwise open our own and wait for it.
-lock=${MUON_BENCH_LOCK:-/tmp/muon-bench.lock}
-lockfd=
-for fd in /proc/$$/fd/*; do
-  if [ "$(readlink "$fd" 2>/dev/null)" = "$lock" ]; then lockfd=${fd##*/}; break; fi
-done
-if [ -z "$lockfd" ]; then
-  exec {lockfd}>>"$lock"
-fi
-if ! flock -x -n "$lockfd"; then
-  echo "$bench_name: waiting for $lock (a build or another benchmark holds it)" >&2
-  flock -x "$lockfd"
-fi
+take_bench_lock
 
 # Descriptors: the server and wrk each need one per connection, plus a few.
 max_connections=0

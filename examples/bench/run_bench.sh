@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # What `./build.sh bench` runs once the build is done: the logging table,
 # zlog's logging matrix, the latency of one log call, then the pingpong
-# matrix, then the HTTP table. Usage: help_text below (run_bench.sh --help).
+# matrix, then the HTTP table, then the shipping table. Usage: help_text
+# below (run_bench.sh --help).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bench_name=run_bench
 
 synopsis() {
   cat <<'EOF'
-run_bench.sh BUILD_DIR [--quick] [--only logging|matrix|latency|pingpong|http|tls] [--seconds S]
+run_bench.sh BUILD_DIR [--quick] [--only logging|matrix|latency|pingpong|http|ship|tls] [--seconds S]
              [--repeat R] [--sessions LIST] [--blocks LIST] [--threads LIST]
 EOF
 }
@@ -23,7 +24,9 @@ help_text() {
 4. the pingpong matrix (examples/bench/pingpong_bench.sh, see its --help)
 5. the HTTP table     (examples/bench/http_bench.sh BUILD_DIR [--quick] [--repeat R];
                        it takes /tmp/muon-bench.lock itself, see its --help)
-6. the TLS pingpong table (examples/bench/tls_bench.sh, see its --help): --only tls only
+6. the shipping table (examples/bench/ship_bench.sh BUILD_DIR [--quick] [--repeat R];
+                       RELP into rsyslogd; it takes the lock itself too)
+7. the TLS pingpong table (examples/bench/tls_bench.sh, see its --help): --only tls only
 one after the other, never together: they would share the CPUs.
 --seconds and the three lists are for pingpong only. Markdown tables go to
 stdout, progress to stderr; CSV and JSON files and PNG plots to BUILD_DIR/bench/.
@@ -46,8 +49,8 @@ while [ $# -gt 0 ]; do
     --only)
       need_value $#
       case "$2" in
-        logging|matrix|latency|pingpong|http|tls) only=$2 ;;
-        *) echo "$bench_name: --only logging|matrix|latency|pingpong|http|tls" >&2; usage ;;
+        logging|matrix|latency|pingpong|http|ship|tls) only=$2 ;;
+        *) echo "$bench_name: --only logging|matrix|latency|pingpong|http|ship|tls" >&2; usage ;;
       esac
       shift ;;
     --repeat) need_value $#; common+=(--repeat "$2"); shift ;;
@@ -103,6 +106,12 @@ if [ $only = all ] || [ $only = http ]; then
   section "HTTP"
   echo "== http benchmark" >&2
   "$here/http_bench.sh" "$build" "${common[@]}" || { echo "run_bench: http benchmark failed" >&2; status=1; }
+fi
+
+if [ $only = all ] || [ $only = ship ]; then
+  section "Shipping (RELP)"
+  echo "== ship benchmark" >&2
+  "$here/ship_bench.sh" "$build" "${common[@]}" || { echo "run_bench: ship benchmark failed" >&2; status=1; }
 fi
 
 if [ $only = tls ]; then

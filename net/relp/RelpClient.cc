@@ -148,7 +148,8 @@ void RelpClient::sendClose() {
   nextTxnr_ = nextTxnr(nextTxnr_);
   state_ = State::kCloseSent;
   progressMs_ = nowMs();
-  conn_->send(encodeFrame(closeTxnr_, "close", {}));
+  appendFrame(&output_, closeTxnr_, "close", {});
+  scheduleFlush();
 }
 
 void RelpClient::finishClose(bool clean) {
@@ -173,6 +174,7 @@ void RelpClient::onConnection(const TcpConnectionPtr& conn) {
       return;
     }
     conn_ = conn;
+    output_.clear();
     // Frames go out as they are offered, one acknowledgement at a time
     // refilling the window: with Nagle's algorithm each small write would
     // wait for the server's delayed ACK (up to 200 ms on Linux).
@@ -199,6 +201,7 @@ void RelpClient::onConnection(const TcpConnectionPtr& conn) {
     report(Error::kConnectionLost, "the connection went down");
   }
   conn_.reset();
+  output_.clear();
   broken_ = false;
   sentInSession_ = 0;
   if (state_ == State::kClosed) return;
@@ -236,6 +239,7 @@ void RelpClient::report(Error error, const std::string& detail) {
 void RelpClient::breakSession(Error error, const std::string& detail) {
   if (broken_) return;
   broken_ = true;
+  output_.clear();
   report(error, detail);
   // The connection's down callback (onConnection) schedules the reconnect,
   // once TcpClient has let go of this connection.
@@ -247,6 +251,9 @@ void RelpClient::onMessage(const TcpConnectionPtr& conn, Buffer* buf) {
     buf->retrieveAll();
     return;
   }
+  // The frames made ready from here on (refills, the ack callback's sends,
+  // close) are written together once everything read is handled.
+  handlingInput_ = true;
   while (buf->readableBytes() > 0 && !broken_ && conn_ == conn) {
     size_t consumed = 0;
     RelpParser::Status status = parser_.parse(buf->peek(), buf->readableBytes(), &consumed);
@@ -263,6 +270,17 @@ void RelpClient::onMessage(const TcpConnectionPtr& conn, Buffer* buf) {
     wantResume_ = false;
     if (resumeCallback_) resumeCallback_();
   }
+  handlingInput_ = false;
+  if (output_.empty() && conn_ == conn && !broken_ && sentInSession_ > 0) {
+    // Nothing goes back to carry the ACK of these responses (the window has
+    // no room for what waits, or nothing waits), while rsyslog's imrelp
+    // writes each response on its own with Nagle's algorithm: it holds the
+    // rest of a window's responses until that ACK, which the kernel would
+    // delay by up to 40 ms. One window per 40 ms is what batching the
+    // frames first brought (2,900 lines/s at window 128).
+    conn->setTcpQuickAck();
+  }
+  flushOutput();
 }
 
 void RelpClient::handleFrame(RelpFrameData& frame) {
@@ -377,7 +395,6 @@ void RelpClient::fillWindow() {
   const size_t end = std::min(queue_.size(), options_.window);
   if (sentInSession_ >= end) return;
   if (sentInSession_ == 0) progressMs_ = nowMs();
-  std::string frames;
   uint64_t resent = 0;
   for (size_t i = sentInSession_; i < end; ++i) {
     Entry& e = queue_[i];
@@ -385,12 +402,32 @@ void RelpClient::fillWindow() {
     nextTxnr_ = nextTxnr(nextTxnr_);
     if (e.everSent) ++resent;
     e.everSent = true;
-    appendFrame(&frames, e.txnr, "syslog", e.message);
+    appendFrame(&output_, e.txnr, "syslog", e.message);
   }
   bump(framesSent_, end - sentInSession_);
   if (resent > 0) bump(framesResent_, resent);
   sentInSession_ = end;
-  conn_->send(frames);
+  scheduleFlush();
+}
+
+void RelpClient::scheduleFlush() {
+  if (handlingInput_ || flushQueued_) return;
+  flushQueued_ = true;
+  std::weak_ptr<char> alive = alive_;
+  loop_->queueInLoop([this, alive] {
+    // The client is destroyed only in this thread: alive now, alive for the call.
+    if (alive.expired()) return;
+    flushQueued_ = false;
+    flushOutput();
+  });
+}
+
+void RelpClient::flushOutput() {
+  if (output_.empty()) return;
+  // Written at once when nothing is queued on the connection; output_ keeps
+  // its capacity for the next batch.
+  if (conn_ && !broken_) conn_->send(std::string_view(output_));
+  output_.clear();
 }
 
 void RelpClient::checkTimeouts() {

@@ -10,6 +10,13 @@
 // still holds when it is destroyed, or when close() runs out of time, was
 // not acknowledged (held() says how much). docs/logging.md, "RELP client".
 //
+// Writes are batched: the frames made ready while the client handles what
+// arrived on the connection (acknowledgements refilling the window, and
+// whatever the ack callback sends) go out in one write at the end of that
+// handling; frames given to send() elsewhere go out together once per loop
+// iteration (after the current batch of events). The window is counted
+// when a frame is numbered, not when it is written.
+//
 // Producers never block. The client holds at most RelpClientOptions::queueLimit
 // frames (sent and unacknowledged, or waiting for room in the window);
 // send() beyond that refuses the frame (kFull) and the resume callback
@@ -161,6 +168,10 @@ class RelpClient {
   void handleOpenResponse(const RelpFrameData& frame);
   void handleAck(const RelpFrameData& frame);
   void fillWindow();
+  // Writes output_ to conn_ now (what a broken session had is dropped).
+  void flushOutput();
+  // Writes output_ at the end of onMessage, or once this loop iteration ends.
+  void scheduleFlush();
   void breakSession(Error error, const std::string& detail);
   void scheduleReconnect();
   void report(Error error, const std::string& detail);
@@ -176,6 +187,11 @@ class RelpClient {
   std::unique_ptr<TcpClient> client_;
   TcpConnectionPtr conn_;  // the connection of the current session
   RelpParser parser_;
+  std::string output_;          // frames for conn_'s session, not yet written
+  bool handlingInput_ = false;  // in onMessage: it flushes output_ when done
+  bool flushQueued_ = false;    // a flushOutput() is queued on the loop
+  // Expires with the client: a queued flush finds it gone and does nothing.
+  std::shared_ptr<char> alive_ = std::make_shared<char>();
   State state_ = State::kIdle;
   std::deque<Entry> queue_;  // held frames, oldest first
   size_t sentInSession_ = 0;  // queue_'s first entries sent in this session

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,7 +17,9 @@
 #include <chrono>
 #include <future>
 #include <memory>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <thread>
 
@@ -152,6 +156,120 @@ TEST(LogShipperTest, AStateFileThatCannotBeWrittenHoldsLinesAtTheHorizon) {
   runSync(loop, [&] { shipper.reset(); });
   ::unlink((sub + "/state").c_str());
   ::rmdir(sub.c_str());
+}
+
+// A tmpfs of its own, mounted on a temporary directory and unmounted (lazily,
+// so that a file still open cannot keep it) when the test ends. Needs root
+// (CAP_SYS_ADMIN): ok() false, with the reason in why(), where it is not.
+class SmallTmpfs {
+ public:
+  explicit SmallTmpfs(const std::string& size) {
+    const std::string options = "size=" + size + ",mode=0700";
+    if (::mount("tmpfs", dir_.path().c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                options.c_str()) == 0) {
+      mounted_ = true;
+    } else {
+      why_ = std::string("cannot mount a tmpfs on ") + dir_.path() + ": " + std::strerror(errno) +
+             " (needs root with CAP_SYS_ADMIN)";
+    }
+  }
+  ~SmallTmpfs() {
+    if (mounted_) ::umount2(dir_.path().c_str(), MNT_DETACH);
+  }
+  SmallTmpfs(const SmallTmpfs&) = delete;
+  SmallTmpfs& operator=(const SmallTmpfs&) = delete;
+
+  bool ok() const { return mounted_; }
+  const std::string& why() const { return why_; }
+  std::string file(const std::string& name) const { return dir_.file(name); }
+
+  // Writes `name` until the file system refuses more (ENOSPC): full to the brim.
+  bool fill(const std::string& name) const {
+    const int fd = ::open(file(name).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) return false;
+    const std::string chunk(4096, 'x');
+    ssize_t n;
+    while ((n = ::write(fd, chunk.data(), chunk.size())) > 0) {
+    }
+    const bool full = n < 0 && errno == ENOSPC;
+    ::close(fd);
+    return full;
+  }
+
+ private:
+  TempDir dir_;
+  bool mounted_ = false;
+  std::string why_;
+};
+
+uint64_t savedAckedLines(const std::string& stateFile) {
+  muon::net::relp::ShipState state;
+  bool exists = false;
+  std::string error;
+  if (!muon::net::relp::ShipState::load(stateFile, &state, &exists, &error) || !exists) return ~0ull;
+  return state.ackedLines;
+}
+
+// The state file on a real device that is full (a small tmpfs filled to the
+// brim): the saved position stops advancing, nothing is sent past the horizon
+// it holds, the error is reported, and once there is room again shipping
+// resumes and every line arrives.
+TEST(LogShipperTest, AStateFileOnAFullDiskStopsAtTheHorizonAndResumesWhenThereIsRoom) {
+  Rsyslogd daemon;
+  std::string why;
+  MUON_REQUIRE_RELP_OR_SKIP(daemon.enableRelp(&why) && daemon.start(&why), why);
+  SmallTmpfs disk("64k");
+  if (!disk.ok()) GTEST_SKIP() << disk.why();
+  TempDir logs;
+  LogShipperOptions options;
+  options.basename = logs.file(kApp);
+  options.stateFile = disk.file("state");
+  options.relp.window = 32;
+  options.pollIntervalMs = 50;
+  const std::string file = logs.file("app.20261127-010000.testhost.4242.log");
+  muon::test::appendTo(file, muon::test::shipLines(0, 1000));
+  std::atomic<int> noSpace{0};
+  EventLoopThread thread;
+  EventLoop* loop = thread.startLoop();
+  std::unique_ptr<LogShipper> shipper;
+  runSync(loop, [&] {
+    shipper = std::make_unique<LogShipper>(loop, InetAddress(daemon.relpPort(), true), options);
+    shipper->setErrorCallback([&](const std::string& what) {
+      if (what.find("cannot write state file") != std::string::npos &&
+          what.find(std::strerror(ENOSPC)) != std::string::npos) {
+        ++noSpace;
+      }
+    });
+    std::string error;
+    ASSERT_TRUE(shipper->start(&error)) << error;
+  });
+  ASSERT_TRUE(daemon.waitFor(kApp, 1000, seconds(10)));
+  const auto caughtUp = Clock::now() + seconds(5);
+  while (savedAckedLines(options.stateFile) != 1000 && Clock::now() < caughtUp) {
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  ASSERT_EQ(1000u, savedAckedLines(options.stateFile));
+
+  ASSERT_TRUE(disk.fill("filler"));
+  muon::test::appendTo(file, muon::test::shipLines(1000, 2000));
+  std::this_thread::sleep_for(milliseconds(1000));
+  // At most a window past what the saved state accounts for, and the saved
+  // position where it was.
+  EXPECT_LE(daemon.received(kApp).size(), 1000u + options.relp.window);
+  EXPECT_EQ(1000u, savedAckedLines(options.stateFile));
+  EXPECT_EQ(1, noSpace.load());  // reported once, not per attempt
+
+  ASSERT_EQ(0, ::unlink(disk.file("filler").c_str()));
+  EXPECT_TRUE(daemon.waitFor(kApp, 2000, seconds(10)));
+  const auto saved = Clock::now() + seconds(5);
+  while (savedAckedLines(options.stateFile) != 2000 && Clock::now() < saved) {
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  EXPECT_EQ(2000u, savedAckedLines(options.stateFile));
+  const auto seen = shipArrivals(daemon, kApp);
+  EXPECT_EQ(2000u, seen.size());
+  for (const auto& [n, count] : seen) EXPECT_EQ(1, count) << "line " << n;
+  runSync(loop, [&] { shipper.reset(); });
 }
 
 TEST(LogShipperTest, RetentionKeepsUnshippedFilesUntilItsHardCapThenSkippedLinesAreCountedAndWarned) {

@@ -10,8 +10,11 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -243,7 +246,15 @@ TEST_F(MuonShipTest, AServerThatNeverAcknowledgesGetsOneWindowAndTheFilesKeepThe
   EXPECT_EQ(0, ship.signal(SIGTERM)) << ship.err();
 }
 
-// The daemon down at start (3 s here; the 10 s only costs time):
+// The full scale, for the fault run and the daemon down at start:
+// set by the ctest entry MuonShipFullScale (plain builds only); the
+// sanitizer builds and the ordinary entries run the scaled versions.
+bool fullScale() {
+  const char* v = std::getenv("MUON_SHIP_FULL_SCALE");
+  return v != nullptr && std::string(v) == "1";
+}
+
+// The daemon down at start (3 s, or the 10 s at full scale):
 // muon-ship keeps trying and everything arrives once it is up.
 // RELP over TLS against imrelp with tls="on" and mutual authentication
 // (certvalid, librelp's OpenSSL driver): a server certificate muon-ship does
@@ -299,9 +310,13 @@ TEST(MuonShipDaemonDown, TheDaemonDownAtStartGetsEveryLineWhenItComes) {
   appendTo(logName(logs, 0), shipLines(0, 5000));
   ShipProcess ship(work, {"--relp", "127.0.0.1:" + std::to_string(daemon.relpPort()), "--state",
                           work.file("state"), logs.file("app")});
-  std::this_thread::sleep_for(seconds(3));
+  std::this_thread::sleep_for(seconds(fullScale() ? 10 : 3));
   ASSERT_TRUE(daemon.start(&why)) << why;
+  const auto up = std::chrono::steady_clock::now();
   ASSERT_TRUE(waitAll(daemon, 5000, seconds(20))) << ship.err();
+  std::printf("daemon down at start: every line arrived %lld ms after it came up\n",
+              static_cast<long long>(std::chrono::duration_cast<milliseconds>(
+                                         std::chrono::steady_clock::now() - up).count()));
   EXPECT_EQ(0, ship.signal(SIGTERM)) << ship.err();
   uint64_t shipped, resent, skipped;
   ASSERT_TRUE(finalLine(ship.out(), &shipped, &resent, &skipped)) << "stdout: " << ship.out();
@@ -319,9 +334,10 @@ TEST_F(MuonShipTest, SigtermWithNothingToShipPrintsOneLineAndExitsZero) {
 // A crash-safe producer in a child process: logs shipLine(i) for i in
 // [from, to) through AsyncLogging (crashSafe, kBlock), publishing in
 // *committed how many have been appended (so a restart after SIGKILL goes on
-// from there; the line being appended at the kill may come twice).
+// from there; the line being appended at the kill may come twice). It
+// pauses `pauseUs` after every 200 lines, to span the run's events.
 pid_t startProducer(const std::string& basename, uint64_t from, uint64_t to,
-                    std::atomic<uint64_t>* committed) {
+                    std::atomic<uint64_t>* committed, useconds_t pauseUs) {
   pid_t pid = ::fork();
   if (pid != 0) return pid;
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -335,19 +351,35 @@ pid_t startProducer(const std::string& basename, uint64_t from, uint64_t to,
     const std::string line = muon::test::shipLine(i);
     log.append(line.data(), line.size());
     committed->store(i + 1);
-    if (i % 200 == 199) ::usleep(30 * 1000);  // about 6,500 lines a second at most
+    if (i % 200 == 199) ::usleep(pauseUs);
   }
   log.stop();
   ::_exit(0);
 }
 
-// The fault run, scaled to finish in about a minute: 200,000 lines
-// (not 1,000,000) from a crash-safe producer, while rsyslogd is killed 10
-// times (back after 0.2-1 s), muon-ship 5 times (while the daemon is down)
-// and the producer 5 times.
+// The number of lines in rsyslogd's output file: a cheap test before the
+// whole file is parsed.
+size_t outputLines(const Rsyslogd& daemon) {
+  std::ifstream in(daemon.dir().file("out.log"), std::ios::binary);
+  char buf[1 << 16];
+  size_t lines = 0;
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    lines += static_cast<size_t>(std::count(buf, buf + in.gcount(), '\n'));
+  }
+  return lines;
+}
+
+// The fault run: 1,000,000 lines at full scale (MUON_SHIP_FULL_SCALE=1,
+// at most about 28,000 lines a second produced, events every 1.5 s), else 200,000
+// (about 6,500 a second, events every 0.6 s), from a crash-safe producer,
+// while rsyslogd is killed 10 times (back after 0.2-1 s), muon-ship 5 times
+// (while the daemon is down) and the producer 5 times.
 TEST_F(MuonShipTest, FaultRunKillsOfDaemonShipperAndProducerLoseNothing) {
   MUON_REQUIRE_RELP_OR_SKIP(ready_, why_);
-  const uint64_t total = 200000;
+  const bool full = fullScale();
+  const uint64_t total = full ? 1000000 : 200000;
+  const useconds_t pauseUs = full ? 7000 : 30000;
+  const milliseconds between(full ? 1500 : 600);
   const uint64_t window = 128;
   auto* committed = static_cast<std::atomic<uint64_t>*>(
       ::mmap(nullptr, sizeof(std::atomic<uint64_t>), PROT_READ | PROT_WRITE,
@@ -355,15 +387,16 @@ TEST_F(MuonShipTest, FaultRunKillsOfDaemonShipperAndProducerLoseNothing) {
   ASSERT_NE(MAP_FAILED, static_cast<void*>(committed));
   new (committed) std::atomic<uint64_t>(0);
   const std::string basename = logs_.file("app");
-  pid_t producer = startProducer(basename, 0, total, committed);
+  const auto began = std::chrono::steady_clock::now();
+  pid_t producer = startProducer(basename, 0, total, committed, pauseUs);
   ASSERT_GT(producer, 0);
   auto ship = std::make_unique<ShipProcess>(work_, args(std::to_string(window)), "ship0");
   int daemonKills = 0, shipKills = 0, producerKills = 0;
-  // Events every 0.6 s, three kinds in turn: the daemon alone; the daemon
+  // Events every `between`, three kinds in turn: the daemon alone; the daemon
   // and, while it is down (lines handed to the client but not acknowledged),
   // muon-ship; the producer.
   for (int step = 0; step < 15; ++step) {
-    std::this_thread::sleep_for(milliseconds(600));
+    std::this_thread::sleep_for(between);
     if (step % 3 != 2) {
       daemon_.kill();
       ++daemonKills;
@@ -379,6 +412,10 @@ TEST_F(MuonShipTest, FaultRunKillsOfDaemonShipperAndProducerLoseNothing) {
     } else {
       if (producer <= 0) continue;  // finished: there is no producer to kill
       int status = 0;
+      if (::waitpid(producer, &status, WNOHANG) == producer) {
+        producer = -1;  // it finished before its kill: not counted as one
+        continue;
+      }
       ::kill(producer, SIGKILL);
       ::waitpid(producer, &status, 0);
       producer = -1;
@@ -386,7 +423,7 @@ TEST_F(MuonShipTest, FaultRunKillsOfDaemonShipperAndProducerLoseNothing) {
       // A new second, so that the new producer's files sort after the dead one's.
       std::this_thread::sleep_for(milliseconds(1100));
       if (committed->load() < total) {
-        producer = startProducer(basename, committed->load(), total, committed);
+        producer = startProducer(basename, committed->load(), total, committed, pauseUs);
         ASSERT_GT(producer, 0);
       }
     }
@@ -398,7 +435,12 @@ TEST_F(MuonShipTest, FaultRunKillsOfDaemonShipperAndProducerLoseNothing) {
   }
   EXPECT_EQ(total, committed->load());
   ::munmap(committed, sizeof(std::atomic<uint64_t>));
-  ASSERT_TRUE(waitAll(daemon_, total, seconds(120))) << ship->err();
+  const auto deadline = std::chrono::steady_clock::now() + seconds(120);
+  while (outputLines(daemon_) < total && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(100));
+  }
+  ASSERT_TRUE(waitAll(daemon_, total, seconds(20))) << ship->err();
+  const auto took = std::chrono::steady_clock::now() - began;
   // Everything arrived: muon-ship has nothing in flight once it has read the rest.
   std::this_thread::sleep_for(milliseconds(500));
   EXPECT_EQ(0, ship->signal(SIGTERM)) << ship->err();
@@ -427,8 +469,13 @@ TEST_F(MuonShipTest, FaultRunKillsOfDaemonShipperAndProducerLoseNothing) {
   EXPECT_EQ(10, daemonKills);
   EXPECT_EQ(5, shipKills);
   EXPECT_EQ(5, producerKills);
-  std::printf("fault run: %llu duplicates, resent %llu, %llu lines in the files\n",
-              static_cast<unsigned long long>(arrived - shipped),
+  uint64_t lost = 0;
+  for (uint64_t n = 0; n < total; ++n) lost += seen.count(n) == 0 ? 1 : 0;
+  std::printf("fault run: %llu lines, every line arrived after %lld s; %llu lost, %llu duplicates, "
+              "resent %llu, %llu lines in the files\n",
+              static_cast<unsigned long long>(total),
+              static_cast<long long>(std::chrono::duration_cast<seconds>(took).count()),
+              static_cast<unsigned long long>(lost), static_cast<unsigned long long>(arrived - shipped),
               static_cast<unsigned long long>(resent), static_cast<unsigned long long>(shipped));
 }
 
