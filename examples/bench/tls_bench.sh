@@ -77,16 +77,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-(
-  cd "$tmp"
-  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out ca.key
-  openssl req -x509 -new -key ca.key -out ca.pem -subj "/CN=tls_bench CA" -days 2
-  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out server.key
-  openssl req -new -key server.key -out server.csr -subj /CN=127.0.0.1
-  printf 'subjectAltName=IP:127.0.0.1\n' >server.ext
-  openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem \
-    -days 2 -extfile server.ext
-) >"$tmp/openssl.log" 2>&1 || die "openssl failed: $(tail -n 3 "$tmp/openssl.log")"
+"$here/make_tls_certificates.sh" "$tmp" || die "openssl failed"
 
 # label server client tls(0/1) environment ("-": none)
 pairs=("muon-tcp pingpong_server pingpong_client 0 -"
@@ -95,36 +86,46 @@ pairs=("muon-tcp pingpong_server pingpong_client 0 -"
        "asio-tls asio_pingpong_server asio_pingpong_client 1 -"
        "asio-tls-uring asio_pingpong_server_uring asio_pingpong_client_uring 1 -")
 
-# run_one SERVER CLIENT TLS ENV THREADS BLOCK SESSIONS: prints MiB/s, or
-# nothing (reason on stderr).
-run_one() {
-  local server=$1 client=$2 tls=$3 envs=() port= i s_args=() c_args=()
-  [ "$4" = - ] || IFS=, read -r -a envs <<<"$4"
-  [ -x "$bin/$server" ] && [ -x "$bin/$client" ] || { echo "  $server/$client not built" >&2; return 0; }
-  if [ "$tls" = 1 ]; then
-    s_args=(--tls "$tmp/server.pem" "$tmp/server.key")
-    c_args=(--tls "$tmp/ca.pem")
-  fi
+# start_server SERVER TLS(0/1) THREADS [VAR=VALUE...]: starts it in the
+# background; sets $server_pid (the server's own, not a wrapper's: its RSS
+# is read; cleanup stops it whatever happens) and $port (empty if it did not
+# start).
+start_server() {
+  local server=$1 tls=$2 threads=$3 i args=()
+  shift 3
+  [ "$tls" = 1 ] && args=(--tls "$tmp/server.pem" "$tmp/server.key")
+  port=
   rm -f "$tmp/server.out"
-  timeout -k 2 $((${seconds%.*} + 120)) env "${envs[@]}" "$bin/$server" "${s_args[@]}" 127.0.0.1 0 "$5" \
-    >"$tmp/server.out" 2>"$tmp/server.err" &
+  env "$@" "$bin/$server" "${args[@]}" 127.0.0.1 0 "$threads" >"$tmp/server.out" 2>"$tmp/server.err" &
   server_pid=$!
   for ((i = 0; i < 100; i++)); do
     port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$tmp/server.out" 2>/dev/null || true)
     [ -n "$port" ] && break
     sleep 0.05
   done
+  [ -n "$port" ] || echo "  $server did not start: $(head -c 200 "$tmp/server.err")" >&2
+}
+stop_server() {
+  kill "$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+  server_pid=
+}
+
+# run_one SERVER CLIENT TLS ENV THREADS BLOCK SESSIONS: prints MiB/s, or
+# nothing (reason on stderr).
+run_one() {
+  local server=$1 client=$2 tls=$3 envs=() c_args=()
+  [ "$4" = - ] || IFS=, read -r -a envs <<<"$4"
+  [ -x "$bin/$server" ] && [ -x "$bin/$client" ] || { echo "  $server/$client not built" >&2; return 0; }
+  [ "$tls" = 1 ] && c_args=(--tls "$tmp/ca.pem")
+  start_server "$server" "$tls" "$5" "${envs[@]}"
   if [ -n "$port" ]; then
     timeout -k 2 $((${seconds%.*} + 60)) env "${envs[@]}" "$bin/$client" "${c_args[@]}" 127.0.0.1 "$port" \
       "$5" "$6" "$7" "$seconds" >"$tmp/client.out" 2>"$tmp/client.err" \
       && awk '$2 == "MiB/s" {print $1}' "$tmp/client.out" \
       || echo "  $client failed: $(tail -n 1 "$tmp/client.err")" >&2
-  else
-    echo "  $server did not start: $(head -c 200 "$tmp/server.err")" >&2
   fi
-  kill "$server_pid" 2>/dev/null || true
-  wait "$server_pid" 2>/dev/null || true
-  server_pid=
+  stop_server
 }
 
 csv=$out/tls.csv
@@ -163,27 +164,6 @@ for threads in "${threads_arr[@]}"; do
   done
 done
 
-# start_server SERVER: a TLS server with one thread; sets $port (empty if it
-# did not start).
-start_server() {
-  port=
-  rm -f "$tmp/server.out"
-  # Not under timeout(1): $server_pid must be the server's own, for its RSS
-  # (cleanup stops it whatever happens).
-  "$bin/$1" --tls "$tmp/server.pem" "$tmp/server.key" 127.0.0.1 0 1 \
-    >"$tmp/server.out" 2>"$tmp/server.err" &
-  server_pid=$!
-  for ((i = 0; i < 100; i++)); do
-    port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$tmp/server.out" 2>/dev/null || true)
-    [ -n "$port" ] && break
-    sleep 0.05
-  done
-}
-stop_server() {
-  kill "$server_pid" 2>/dev/null || true
-  wait "$server_pid" 2>/dev/null || true
-  server_pid=
-}
 rss_kib() { awk '$1 == "VmRSS:" {print $2}' "/proc/$1/status"; }
 
 echo
@@ -198,15 +178,15 @@ for ((r = 1; r <= repeat; r++)); do
   for server in pingpong_server asio_pingpong_server; do
     [ -x "$bin/$server" ] && [ -x "$bin/tls_load" ] || { echo "  $server or tls_load not built" >&2; continue; }
     echo "== $server: handshakes, run $r" >&2
-    start_server "$server"
-    [ -n "$port" ] || { echo "  $server did not start" >&2; stop_server; continue; }
+    start_server "$server" 1 1
+    [ -n "$port" ] || { stop_server; continue; }
     rate=$(timeout -k 2 $((${seconds%.*} + 30)) "$bin/tls_load" handshakes "$tmp/ca.pem" 127.0.0.1 "$port" 4 "$seconds" \
              2>"$tmp/load.err" | awk '{print $(NF - 2)}') || true
     [ -n "$rate" ] || echo "  tls_load handshakes failed: $(tail -n 1 "$tmp/load.err")" >&2
     stop_server
     echo "== $server: $idle idle connections, run $r" >&2
-    start_server "$server"
-    [ -n "$port" ] || { echo "  $server did not start" >&2; stop_server; continue; }
+    start_server "$server" 1 1
+    [ -n "$port" ] || { stop_server; continue; }
     before=$(rss_kib "$server_pid")
     "$bin/tls_load" idle "$tmp/ca.pem" 127.0.0.1 "$port" "$idle" >"$tmp/idle.out" 2>"$tmp/idle.err" &
     load_pid=$!

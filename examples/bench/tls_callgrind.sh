@@ -41,16 +41,7 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-(
-  cd "$tmp"
-  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out ca.key
-  openssl req -x509 -new -key ca.key -out ca.pem -subj "/CN=tls_callgrind CA" -days 2
-  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out server.key
-  openssl req -new -key server.key -out server.csr -subj /CN=127.0.0.1
-  printf 'subjectAltName=IP:127.0.0.1\n' >server.ext
-  openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem \
-    -days 2 -extfile server.ext
-) >"$tmp/openssl.log" 2>&1 || die "openssl failed: $(tail -n 3 "$tmp/openssl.log")"
+"$here/make_tls_certificates.sh" "$tmp" || die "openssl failed"
 
 # measure SERVER SECONDS LOAD...: prints "WORK INSTRUCTIONS", WORK being the
 # first number of the load's output line matching the load's pattern.

@@ -137,17 +137,7 @@ case_interop_uring() {
 
 case_interop_tls() {
   command -v openssl >/dev/null || { echo "SKIP: no openssl command (Debian package openssl)" >&2; exit 77; }
-  (
-    cd "$work"
-    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out ca.key
-    openssl req -x509 -new -key ca.key -out ca.pem -subj "/CN=examples CA" -days 2
-    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out server.key
-    openssl req -new -key server.key -out server.csr -subj /CN=127.0.0.1
-    printf 'subjectAltName=IP:127.0.0.1\n' >server.ext
-    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem \
-      -days 2 -extfile server.ext
-    openssl req -x509 -new -key ca.key -out stranger.pem -subj "/CN=another CA" -days 2
-  ) >"$work/openssl.log" 2>&1 || { cat "$work/openssl.log" >&2; fail "openssl failed"; }
+  "$(dirname "$0")/../../examples/bench/make_tls_certificates.sh" "$work" || fail "openssl failed"
   server_args=(--tls "$work/server.pem" "$work/server.key")
   client_args=(--tls "$work/ca.pem")
   local all="pingpong_server pingpong_server+uring asio_pingpong_server"
