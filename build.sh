@@ -15,7 +15,7 @@ help_text() {
                            WHICH is plain, asan or tsan (default: all three)
 ./build.sh bench [ARGS]    build and run the benchmarks: logging, logging matrix, logging
                            latency, pingpong, http, ship (ARGS: --quick,
-                           --only logging|matrix|latency|pingpong|http|ship, --seconds S,
+                           --only logging|matrix|latency|pingpong|http|ship|tls, --seconds S,
                            --repeat R)
 ./build.sh profile [WHAT]  build with frame pointers into build-profile/ and record perf
                            profiles (WHAT: logging, pingpong or all; default all);
@@ -54,10 +54,11 @@ need() {
 # it (ctest -L http). prometheus: the inspector's test starts its own
 # Prometheus (own configuration and storage in a temporary directory) to
 # scrape inspect_server's /metrics (ctest -L http); the package's own
-# service is never started or touched.
+# service is never started or touched. openssl: the TLS tests make their CA
+# and certificates with the command (ctest -L tls).
 build_deps=(g++ cmake make pkg-config libgtest-dev libgmock-dev libbenchmark-dev libboost1.81-dev
             liburing-dev libspdlog-dev libgoogle-glog-dev tzdata libzstd-dev libssl-dev zstd rsyslog
-            rsyslog-relp curl prometheus
+            rsyslog-relp curl prometheus openssl
             nlohmann-json3-dev)  # tests only: JSON lines checked with a real parser (ctest -L structured)
 
 # configure_and_build DIR [CMAKE ARGS...]
@@ -133,9 +134,10 @@ case "$cmd" in
       || die "cmake configure of build-fuzz failed"
     cmake --build build-fuzz -j "$jobs" --target LogStream_fuzz Buffer_fuzz Spool_fuzz LogReader_fuzz LogLevels_fuzz \
       Logfmt_fuzz JsonLines_fuzz StructuredData_fuzz \
-      Socks4aRequest_fuzz ChatCodec_fuzz RelpResponse_fuzz HttpContext_fuzz \
+      Socks4aRequest_fuzz ChatCodec_fuzz RelpResponse_fuzz HttpContext_fuzz TlsHandshake_fuzz \
       || die "build of build-fuzz failed"
-    for target in LogStream Buffer Spool LogReader LogLevels Logfmt JsonLines StructuredData Socks4aRequest ChatCodec RelpResponse HttpContext; do
+    for target in LogStream Buffer Spool LogReader LogLevels Logfmt JsonLines StructuredData \
+                  Socks4aRequest ChatCodec RelpResponse HttpContext TlsHandshake; do
       # New inputs go to build-fuzz/corpus/; the committed seeds stay as they are.
       mkdir -p "build-fuzz/corpus/$target" build-fuzz/artifacts
       echo "== fuzz $target for ${seconds}s"

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "muon/base/Timestamp.h"
 
@@ -29,6 +30,12 @@ using HighWaterMarkCallback = std::function<void(const TcpConnectionPtr&, size_t
 // A TcpClient's attempt to connect failed; the argument is the errno
 // (ECONNREFUSED, ETIMEDOUT, ENETUNREACH...). See TcpClient.h.
 using ConnectFailureCallback = std::function<void(int savedErrno)>;
+// A connection's security layer (TLS) refused the peer or was refused, or
+// the handshake timed out, before the connection came up; `reason` says
+// why ("certificate verify failed: certificate has expired"). The
+// connection callback is not called for such a connection: it never was up.
+// Without one set, the connection logs the reason as a warning.
+using HandshakeFailureCallback = std::function<void(const TcpConnectionPtr&, const std::string& reason)>;
 // Data arrived; it is in *buf (consume it with buf->retrieve*). receiveTime
 // is when poll returned, on the wall clock.
 using MessageCallback = std::function<void(const TcpConnectionPtr&, Buffer*, Timestamp)>;

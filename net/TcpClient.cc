@@ -97,10 +97,12 @@ void TcpClient::newConnection(int sockfd) {
   InetAddress peerAddr(sockets::getPeerAddr(sockfd));
   InetAddress localAddr(sockets::getLocalAddr(sockfd));
   std::string connName = name_ + ":" + peerAddr.toIpPort() + "#" + std::to_string(nextConnId_++);
-  auto conn = std::make_shared<TcpConnection>(loop_, connName, sockfd, localAddr, peerAddr);
+  auto conn =
+      std::make_shared<TcpConnection>(loop_, connName, sockfd, localAddr, peerAddr, layer_.get());
   conn->setConnectionCallback(connectionCallback_);
   conn->setMessageCallback(messageCallback_);
   conn->setWriteCompleteCallback(writeCompleteCallback_);
+  if (handshakeFailureCallback_) conn->setHandshakeFailureCallback(handshakeFailureCallback_);
   conn->setCloseCallback([this](const TcpConnectionPtr& c) { removeConnection(c); });
   {
     std::lock_guard<std::mutex> lock(mutex_);

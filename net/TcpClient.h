@@ -20,6 +20,7 @@ namespace net {
 
 class Connector;
 class EventLoop;
+class TransportLayer;
 
 class TcpClient {
  public:
@@ -63,6 +64,15 @@ class TcpClient {
   void setConnectionCallback(ConnectionCallback cb) { connectionCallback_ = std::move(cb); }
   void setMessageCallback(MessageCallback cb) { messageCallback_ = std::move(cb); }
   void setWriteCompleteCallback(WriteCompleteCallback cb) { writeCompleteCallback_ = std::move(cb); }
+  // The connection's transport is made by `layer` (TLS: a client
+  // muon::net::TlsContext). Before connect().
+  void setTransportLayer(std::shared_ptr<TransportLayer> layer) { layer_ = std::move(layer); }
+  // The layer's handshake failed (TLS: the server is not trusted, or does
+  // not trust us); the connection closes without a connection callback,
+  // and, with enableRetry(), the client connects again after the back-off.
+  void setHandshakeFailureCallback(HandshakeFailureCallback cb) {
+    handshakeFailureCallback_ = std::move(cb);
+  }
   // Called in the loop thread after each failed attempt, with its errno:
   // ECONNREFUSED (nothing listens), ETIMEDOUT (no answer within the connect
   // timeout), ENETUNREACH, EHOSTUNREACH, EMFILE (no socket to try with)...
@@ -84,6 +94,8 @@ class TcpClient {
   ConnectionCallback connectionCallback_;
   MessageCallback messageCallback_;
   WriteCompleteCallback writeCompleteCallback_;
+  std::shared_ptr<TransportLayer> layer_;
+  HandshakeFailureCallback handshakeFailureCallback_;
   std::atomic<bool> retry_;
   std::atomic<bool> connect_;
   std::atomic<bool> reconnectWhenClosed_;  // connect() came during disconnect()'s close

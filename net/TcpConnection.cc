@@ -20,15 +20,19 @@ void defaultConnectionCallback(const TcpConnectionPtr& conn) {
 void defaultMessageCallback(const TcpConnectionPtr&, Buffer* buf, Timestamp) { buf->retrieveAll(); }
 
 TcpConnection::TcpConnection(EventLoop* loop, std::string name, int sockfd,
-                             const InetAddress& localAddr, const InetAddress& peerAddr)
+                             const InetAddress& localAddr, const InetAddress& peerAddr,
+                             TransportLayer* layer)
     : loop_(loop),
       name_(std::move(name)),
       state_(kConnecting),
       reading_(true),
       receivedWhileStopped_(false),
+      announced_(false),
       socket_(std::make_unique<Socket>(sockfd)),
-      transport_(loop->poller()->newTransport(
-          {loop, sockfd, &name_, this, &inputBuffer_, &outputBuffer_})),
+      transport_(layer != nullptr
+                     ? layer->newTransport({loop, sockfd, &name_, this, &inputBuffer_, &outputBuffer_})
+                     : loop->poller()->newTransport(
+                           {loop, sockfd, &name_, this, &inputBuffer_, &outputBuffer_})),
       localAddr_(localAddr),
       peerAddr_(peerAddr),
       connectionCallback_(defaultConnectionCallback),
@@ -281,11 +285,40 @@ void TcpConnection::ioFailed(const char* where, int err) {
 void TcpConnection::connectEstablished() {
   loop_->assertInLoopThread();
   assert(state_ == kConnecting);
-  setState(kConnected);
+  // With a handshake to make, the connection is up once it is done
+  // (handshakeDone); the layer reads meanwhile whatever reading_ says.
+  const bool handshake = transport_->needsHandshake();
+  setState(handshake ? kHandshaking : kConnected);
   loop_->counters().connectionsOpened.add(1);
   transport_->attach(shared_from_this());
-  if (reading_) transport_->startReading();
+  if (reading_ && isOpen(state_.load())) transport_->startReading();
+  if (!handshake) {
+    announced_ = true;
+    connectionCallback_(shared_from_this());
+  }
+}
+
+void TcpConnection::handshakeDone() {
+  StateE expected = kHandshaking;
+  // A forceClose() may have come meanwhile: its close follows, unannounced.
+  if (!state_.compare_exchange_strong(expected, kConnected)) return;
+  announced_ = true;
   connectionCallback_(shared_from_this());
+}
+
+void TcpConnection::handshakeFailed(const std::string& reason) {
+  if (!isOpen(state_.load())) return;
+  // A warning unless the application takes the reason itself (a client that
+  // retries would repeat it on every attempt).
+  if (handshakeFailureCallback_) {
+    LOG_DEBUG << "TcpConnection::handshakeFailed[" << name_ << "] " << peerAddr_.toIpPort() << ": "
+              << reason;
+    handshakeFailureCallback_(shared_from_this(), reason);
+  } else {
+    LOG_WARN << "TcpConnection::handshakeFailed[" << name_ << "] " << peerAddr_.toIpPort() << ": "
+             << reason;
+  }
+  handleClose();
 }
 
 void TcpConnection::connectDestroyed() {
@@ -294,7 +327,7 @@ void TcpConnection::connectDestroyed() {
     // The owner is going away with the connection still open.
     setState(kDisconnected);
     transport_->close();
-    connectionCallback_(shared_from_this());
+    if (announced_) connectionCallback_(shared_from_this());
   }
   loop_->counters().connectionsClosed.add(1);
   transport_->detach();
@@ -313,7 +346,8 @@ void TcpConnection::handleClose() {
   // reused under a stale TcpConnectionPtr.
   socket_->shutdownBoth();
   TcpConnectionPtr guardThis(shared_from_this());
-  connectionCallback_(guardThis);
+  // Not for a connection that never came up (its handshake failed).
+  if (announced_) connectionCallback_(guardThis);
   // Last: it makes the owner forget the connection.
   if (closeCallback_) closeCallback_(guardThis);
 }
@@ -321,6 +355,7 @@ void TcpConnection::handleClose() {
 const char* TcpConnection::stateToString() const {
   switch (state_.load()) {
     case kConnecting: return "kConnecting";
+    case kHandshaking: return "kHandshaking";
     case kConnected: return "kConnected";
     case kShutdownPending: return "kShutdownPending";
     case kWriteClosed: return "kWriteClosed";

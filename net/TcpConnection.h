@@ -11,6 +11,11 @@
 // Loop thread only: the setters of callbacks and context, inputBuffer(),
 // outputBuffer(), connectEstablished(), connectDestroyed().
 //
+// With a transport layer (TLS, set on the TcpServer / TcpClient) the
+// connection is up, and the connection callback runs, once the handshake
+// is done; a failed handshake calls the handshake-failure callback instead
+// and closes without either connection callback.
+//
 // When the peer half-closes (read returns 0), the connection stops reading,
 // writes out whatever is still queued, then closes, so no reply the peer
 // asked for is dropped. See docs/net.md.
@@ -50,8 +55,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>,
  public:
   // Made by TcpServer / TcpClient from a connected socket, which it owns
   // from now on. Users do not construct connections.
+  // `layer`, if given, makes the transport (TLS); else the loop's engine.
   TcpConnection(EventLoop* loop, std::string name, int sockfd, const InetAddress& localAddr,
-                const InetAddress& peerAddr);
+                const InetAddress& peerAddr, TransportLayer* layer = nullptr);
   // Virtual only because the class has virtual members (the transport's
   // reports, private); it is not made to be derived from.
   virtual ~TcpConnection();
@@ -64,6 +70,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>,
   const InetAddress& peerAddress() const { return peerAddr_; }
   bool connected() const { return state_.load(std::memory_order_acquire) == kConnected; }
   bool disconnected() const { return state_.load(std::memory_order_acquire) == kDisconnected; }
+  // What the security layer negotiated (protocol, cipher, ALPN, peer
+  // certificate), or nullptr on plain TCP. Loop thread, once up.
+  const SecurityInfo* security() const { return transport_->security(); }
   // Kernel TCP statistics; false on error.
   bool getTcpInfo(struct tcp_info* info) const;
   std::string getTcpInfoString() const;
@@ -88,7 +97,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>,
   // empty ends on a closed connection too.
   bool send(Buffer* buf);
 
-  // Half-closes (SHUT_WR) once everything queued has been written.
+  // Half-closes (SHUT_WR) once everything queued has been written; with TLS,
+  // close_notify goes first. Does nothing before the connection is up.
   void shutdown();
   // Closes now, dropping queued output; the disconnect callback follows.
   void forceClose();
@@ -112,6 +122,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>,
   void setConnectionCallback(ConnectionCallback cb) { connectionCallback_ = std::move(cb); }
   void setMessageCallback(MessageCallback cb) { messageCallback_ = std::move(cb); }
   void setWriteCompleteCallback(WriteCompleteCallback cb) { writeCompleteCallback_ = std::move(cb); }
+  void setHandshakeFailureCallback(HandshakeFailureCallback cb) {
+    handshakeFailureCallback_ = std::move(cb);
+  }
   // cb runs once each time the output buffer grows across `highWaterMark`
   // bytes (default 64 MiB). muon never drops data nor closes on its own: a
   // server that must bound memory stops reading (or producing) in cb and
@@ -150,7 +163,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>,
 
  private:
   // The one lifecycle. Every connection goes kConnecting -> kConnected ->
-  // ... -> kDisconnected; in between it may pass through
+  // ... -> kDisconnected (with a transport layer, kConnecting ->
+  // kHandshaking -> kConnected, or kHandshaking -> kDisconnected when the
+  // handshake fails); in between it may pass through
   //   kShutdownPending  shutdown() was asked: the queue drains, then our FIN
   //   kWriteClosed      our FIN is out; reading goes on until the peer's FIN
   //   kPeerClosed       the peer's FIN came: the queue drains, then we close
@@ -161,6 +176,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>,
   // loop thread's.
   enum StateE {
     kConnecting,
+    kHandshaking,
     kConnected,
     kShutdownPending,
     kWriteClosed,
@@ -186,6 +202,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>,
   void peerClosed() override;
   void hungUp() override { handleClose(); }
   void ioFailed(const char* where, int err) override;
+  void handshakeDone() override;
+  void handshakeFailed(const std::string& reason) override;
   void handleClose();
 
   void setState(StateE s) { state_.store(s, std::memory_order_release); }
@@ -202,6 +220,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>,
   // completed before its cancellation, an event of the same iteration);
   // shown at startRead(). Loop thread.
   bool receivedWhileStopped_;
+  // The connection callback has said "up" (so it must say "down"): not so
+  // for a connection whose handshake never completed. Loop thread.
+  bool announced_;
   std::unique_ptr<Socket> socket_;
   const std::unique_ptr<Transport> transport_;  // after socket_: gone before the fd closes
   const InetAddress localAddr_;
@@ -209,6 +230,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>,
   ConnectionCallback connectionCallback_;
   MessageCallback messageCallback_;
   WriteCompleteCallback writeCompleteCallback_;
+  HandshakeFailureCallback handshakeFailureCallback_;
   HighWaterMarkCallback highWaterMarkCallback_;
   HighWaterMarkCallback inputLimitCallback_;
   size_t inputLimit_ = 0;

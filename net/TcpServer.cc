@@ -68,10 +68,12 @@ void TcpServer::newConnection(int sockfd, const InetAddress& peerAddr) {
   LOG_DEBUG << "TcpServer::newConnection [" << name_ << "] - new connection [" << connName
             << "] from " << peerAddr.toIpPort();
   InetAddress localAddr(sockets::getLocalAddr(sockfd));
-  auto conn = std::make_shared<TcpConnection>(ioLoop, connName, sockfd, localAddr, peerAddr);
+  auto conn =
+      std::make_shared<TcpConnection>(ioLoop, connName, sockfd, localAddr, peerAddr, layer_.get());
   conn->setConnectionCallback(connectionCallback_);
   conn->setMessageCallback(messageCallback_);
   conn->setWriteCompleteCallback(writeCompleteCallback_);
+  if (handshakeFailureCallback_) conn->setHandshakeFailureCallback(handshakeFailureCallback_);
   if (inputLimit_ > 0) conn->setInputLimitCallback(inputLimitCallback_, inputLimit_);
   // Runs in the I/O thread. It touches only the base loop (which outlives
   // the server) and a weak token; the server itself is looked at in the

@@ -27,6 +27,7 @@ namespace net {
 class Acceptor;
 class EventLoop;
 class EventLoopThreadPool;
+class TransportLayer;
 
 class TcpServer {
  public:
@@ -64,6 +65,13 @@ class TcpServer {
   void setConnectionCallback(ConnectionCallback cb) { connectionCallback_ = std::move(cb); }
   void setMessageCallback(MessageCallback cb) { messageCallback_ = std::move(cb); }
   void setWriteCompleteCallback(WriteCompleteCallback cb) { writeCompleteCallback_ = std::move(cb); }
+  // Every connection's transport is made by `layer` (TLS: a server
+  // muon::net::TlsContext), so one call encrypts them all. Set before
+  // start(). The layer is shared: the connections keep it alive.
+  void setTransportLayer(std::shared_ptr<TransportLayer> layer) { layer_ = std::move(layer); }
+  void setHandshakeFailureCallback(HandshakeFailureCallback cb) {
+    handshakeFailureCallback_ = std::move(cb);
+  }
   // Every new connection's input limit (TcpConnection::setInputLimitCallback).
   // Set before start().
   void setInputLimitCallback(HighWaterMarkCallback cb, size_t limit) {
@@ -85,6 +93,8 @@ class TcpServer {
   const InetAddress listenAddr_;
   std::shared_ptr<EventLoopThreadPool> threadPool_;
   ConnectionCallback connectionCallback_;
+  std::shared_ptr<TransportLayer> layer_;
+  HandshakeFailureCallback handshakeFailureCallback_;
   HighWaterMarkCallback inputLimitCallback_;
   size_t inputLimit_ = 0;
   MessageCallback messageCallback_;

@@ -9,7 +9,7 @@ bench_name=run_bench
 
 synopsis() {
   cat <<'EOF'
-run_bench.sh BUILD_DIR [--quick] [--only logging|matrix|latency|pingpong|http|ship] [--seconds S]
+run_bench.sh BUILD_DIR [--quick] [--only logging|matrix|latency|pingpong|http|ship|tls] [--seconds S]
              [--repeat R] [--sessions LIST] [--blocks LIST] [--threads LIST]
 EOF
 }
@@ -26,6 +26,7 @@ help_text() {
                        it takes /tmp/muon-bench.lock itself, see its --help)
 6. the shipping table (examples/bench/ship_bench.sh BUILD_DIR [--quick] [--repeat R];
                        RELP into rsyslogd; it takes the lock itself too)
+7. the TLS pingpong table (examples/bench/tls_bench.sh, see its --help): --only tls only
 one after the other, never together: they would share the CPUs.
 --seconds and the three lists are for pingpong only. Markdown tables go to
 stdout, progress to stderr; CSV and JSON files and PNG plots to BUILD_DIR/bench/.
@@ -48,8 +49,8 @@ while [ $# -gt 0 ]; do
     --only)
       need_value $#
       case "$2" in
-        logging|matrix|latency|pingpong|http|ship) only=$2 ;;
-        *) echo "$bench_name: --only logging|matrix|latency|pingpong|http|ship" >&2; usage ;;
+        logging|matrix|latency|pingpong|http|ship|tls) only=$2 ;;
+        *) echo "$bench_name: --only logging|matrix|latency|pingpong|http|ship|tls" >&2; usage ;;
       esac
       shift ;;
     --repeat) need_value $#; common+=(--repeat "$2"); shift ;;
@@ -111,6 +112,12 @@ if [ $only = all ] || [ $only = ship ]; then
   section "Shipping (RELP)"
   echo "== ship benchmark" >&2
   "$here/ship_bench.sh" "$build" "${common[@]}" || { echo "run_bench: ship benchmark failed" >&2; status=1; }
+fi
+
+if [ $only = tls ]; then
+  section "Pingpong over TLS"
+  echo "== tls benchmark" >&2
+  "$here/tls_bench.sh" "$build" "${common[@]}" || { echo "run_bench: tls benchmark failed" >&2; status=1; }
 fi
 
 echo

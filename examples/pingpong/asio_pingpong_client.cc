@@ -1,6 +1,6 @@
 // Pingpong client written with Boost.Asio: the twin of pingpong_client.cc.
 //
-//   asio_pingpong_client ADDRESS PORT THREADS BLOCKSIZE SESSIONS SECONDS
+//   asio_pingpong_client [--tls CA] ADDRESS PORT THREADS BLOCKSIZE SESSIONS SECONDS
 //
 // SESSIONS connections spread round-robin over THREADS io_contexts (one per
 // thread). Each sends BLOCKSIZE bytes once connected and then echoes back
@@ -8,7 +8,14 @@
 // (once its pending write is done), keeps reading until the server closes,
 // and the client prints the totals: bytes and messages (read completions)
 // read, their average size, and bytes read per second of the run.
+//
+// With --tls, each session is an asio::ssl::stream (TLS 1.3, AES-128-GCM
+// only, as pingpong_client --tls) whose server certificate must chain to
+// the PEM file CA and name ADDRESS; at the end, once every byte sent has
+// come back, it sends close_notify (async_shutdown) instead of the TCP
+// half-close.
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -18,6 +25,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,8 +48,11 @@ class Client;
 // write is pending, so all members are touched only by its io_context's thread.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(asio::io_context& ctx, Client* owner)
-      : socket_(ctx), owner_(owner), data_(new char[kReadSize]) {}
+  // tls: the TLS context, or nullptr for plain TCP.
+  Session(asio::io_context& ctx, Client* owner, asio::ssl::context* tls)
+      : socket_(ctx), owner_(owner), data_(new char[kReadSize]) {
+    if (tls != nullptr) tls_.emplace(socket_, *tls);
+  }
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
@@ -58,11 +69,22 @@ class Session : public std::enable_shared_from_this<Session> {
   void doRead();
   void doWrite(const char* data, size_t n);
   void finish(const boost::system::error_code& ec);
+  // The end of our side: close_notify on TLS (then the server closes), the
+  // TCP half-close otherwise.
+  void endWriting();
+  template <typename Handler>
+  void readSome(Handler handler);
+  template <typename Handler>
+  void writeAll(const char* data, size_t n, Handler handler);
 
   tcp::socket socket_;
+  // Over socket_ with --tls (a reference to it, so socket_ stays the one
+  // that is connected and closed).
+  std::optional<asio::ssl::stream<tcp::socket&>> tls_;
   Client* owner_;
   std::unique_ptr<char[]> data_;
   bool writing_ = false;
+  int64_t unechoed_ = 0;  // bytes written whose echo has not been read
   bool stopping_ = false;
   bool finished_ = false;
   int64_t bytesRead_ = 0;
@@ -71,7 +93,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
 class Client {
  public:
-  Client(const tcp::endpoint& server, int threads, size_t blockSize, int sessions)
+  Client(const tcp::endpoint& server, int threads, size_t blockSize, int sessions,
+         asio::ssl::context* tls)
       : server_(server), live_(sessions) {
     // Concurrency hint 1: each io_context is run by one thread only.
     for (int i = 0; i < threads; ++i) {
@@ -82,7 +105,7 @@ class Client {
     for (size_t i = 0; i < blockSize; ++i) message_[i] = static_cast<char>(i % 128);
     for (int i = 0; i < sessions; ++i) {
       asio::io_context& ctx = *contexts_[static_cast<size_t>(i) % contexts_.size()];
-      sessions_.push_back(std::make_shared<Session>(ctx, this));
+      sessions_.push_back(std::make_shared<Session>(ctx, this, tls));
     }
   }
 
@@ -166,13 +189,59 @@ void Session::connect(const tcp::endpoint& server, const std::string& message) {
     }
     boost::system::error_code ignored;
     socket_.set_option(tcp::no_delay(true), ignored);
-    if (stopping_) {  // stop() came before the connection
-      socket_.shutdown(tcp::socket::shutdown_send, ignored);
-      doRead();
-    } else {
-      doWrite(message.data(), message.size());
+    auto begin = [this, self, &message] {
+      if (stopping_) {  // stop() came before the connection
+        endWriting();
+      } else {
+        doWrite(message.data(), message.size());
+      }
+    };
+    if (!tls_) {
+      begin();
+      return;
     }
+    tls_->async_handshake(asio::ssl::stream_base::client,
+                          [this, self, begin](const boost::system::error_code& e) {
+                            if (e) {
+                              finish(e);
+                            } else {
+                              begin();
+                            }
+                          });
   });
+}
+
+void Session::endWriting() {
+  if (!tls_) {
+    boost::system::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    doRead();
+    return;
+  }
+  // close_notify out, then the server's end: its close arrives as an error
+  // of the shutdown (no close_notify comes back), the normal end here.
+  auto self = shared_from_this();
+  tls_->async_shutdown([this, self](const boost::system::error_code& e) {
+    finish(e ? e : asio::error::eof);
+  });
+}
+
+template <typename Handler>
+void Session::readSome(Handler handler) {
+  if (tls_) {
+    tls_->async_read_some(asio::buffer(data_.get(), kReadSize), std::move(handler));
+  } else {
+    socket_.async_read_some(asio::buffer(data_.get(), kReadSize), std::move(handler));
+  }
+}
+
+template <typename Handler>
+void Session::writeAll(const char* data, size_t n, Handler handler) {
+  if (tls_) {
+    asio::async_write(*tls_, asio::buffer(data, n), std::move(handler));
+  } else {
+    asio::async_write(socket_, asio::buffer(data, n), std::move(handler));
+  }
 }
 
 void Session::stop() {
@@ -182,7 +251,8 @@ void Session::stop() {
     stopping_ = true;
     // While a write is pending, its handler shuts down (muon's
     // TcpConnection::shutdown also waits for the output buffer to drain).
-    if (!writing_ && socket_.is_open()) {
+    // On TLS, a pending read's handler does (one operation at a time).
+    if (!writing_ && socket_.is_open() && !tls_) {
       boost::system::error_code ignored;
       socket_.shutdown(tcp::socket::shutdown_send, ignored);
     }
@@ -191,15 +261,23 @@ void Session::stop() {
 
 void Session::doRead() {
   auto self = shared_from_this();
-  socket_.async_read_some(asio::buffer(data_.get(), kReadSize),
-                          [this, self](const boost::system::error_code& ec, size_t n) {
+  readSome([this, self](const boost::system::error_code& ec, size_t n) {
                             if (ec) {
                               finish(ec);
                               return;
                             }
                             bytesRead_ += static_cast<int64_t>(n);
                             ++messagesRead_;
-                            if (stopping_) {
+                            unechoed_ -= static_cast<int64_t>(n);
+                            if (stopping_ && tls_) {
+                              // close_notify once every byte sent has come
+                              // back: TLS allows no data after it.
+                              if (unechoed_ > 0) {
+                                doRead();
+                              } else {
+                                endWriting();
+                              }
+                            } else if (stopping_) {
                               doRead();  // write side is closed: just drain
                             } else {
                               doWrite(data_.get(), n);
@@ -210,11 +288,15 @@ void Session::doRead() {
 void Session::doWrite(const char* data, size_t n) {
   auto self = shared_from_this();
   writing_ = true;
-  asio::async_write(socket_, asio::buffer(data, n),
-                    [this, self](const boost::system::error_code& ec, size_t) {
+  unechoed_ += static_cast<int64_t>(n);
+  writeAll(data, n, [this, self](const boost::system::error_code& ec, size_t) {
                       writing_ = false;
                       if (ec) {
                         finish(ec);
+                        return;
+                      }
+                      if (stopping_ && tls_) {
+                        doRead();  // its echo, then close_notify
                         return;
                       }
                       if (stopping_) {
@@ -228,8 +310,9 @@ void Session::doWrite(const char* data, size_t n) {
 void Session::finish(const boost::system::error_code& ec) {
   if (finished_) return;
   finished_ = true;
-  // EOF after our shutdown is the normal end; anything else is a failure.
-  bool failed = !(stopping_ && ec == asio::error::eof);
+  // EOF after our shutdown is the normal end (on TLS also the stream cut
+  // without the server's close_notify); anything else is a failure.
+  bool failed = !(stopping_ && (ec == asio::error::eof || ec == asio::ssl::error::stream_truncated));
   if (failed) {
     std::fprintf(stderr, "asio_pingpong_client: session: %s\n", ec.message().c_str());
   }
@@ -241,6 +324,23 @@ void Session::finish(const boost::system::error_code& ec) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  const char* program = argv[0];
+  std::optional<asio::ssl::context> tls;
+  if (argc >= 3 && std::string(argv[1]) == "--tls") {
+    try {
+      tls.emplace(asio::ssl::context::tls_client);
+      // The pair's cipher, as PingpongTls.h sets it for muon.
+      SSL_CTX_set_min_proto_version(tls->native_handle(), TLS1_3_VERSION);
+      SSL_CTX_set_ciphersuites(tls->native_handle(), "TLS_AES_128_GCM_SHA256");
+      tls->load_verify_file(argv[2]);
+      tls->set_verify_mode(asio::ssl::verify_peer);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: %s\n", program, e.what());
+      return 1;
+    }
+    argc -= 2;
+    argv += 2;
+  }
   long port = 0, threads = 0, blockSize = 0, sessions = 0;
   double seconds = 0;
   boost::system::error_code ec;
@@ -250,17 +350,19 @@ int main(int argc, char* argv[]) {
       !parseInt(argv[3], 1, 256, &threads) || !parseInt(argv[4], 1, 64 << 20, &blockSize) ||
       !parseInt(argv[5], 1, 1000000, &sessions) || !parseNumber(argv[6], 0.01, 86400, &seconds)) {
     std::fprintf(stderr,
-                 "Usage: %s ADDRESS PORT THREADS BLOCKSIZE SESSIONS SECONDS\n"
+                 "Usage: %s [--tls CA] ADDRESS PORT THREADS BLOCKSIZE SESSIONS SECONDS\n"
                  "  THREADS 1..256, BLOCKSIZE bytes, SESSIONS connections, SECONDS may be "
                  "fractional\n",
-                 argv[0]);
+                 program);
     return 2;
   }
   raiseFdLimit();
+  // The server's certificate must name the address connected to.
+  if (tls) X509_VERIFY_PARAM_set1_ip_asc(SSL_CTX_get0_param(tls->native_handle()), argv[1]);
   try {
     Client client(tcp::endpoint(address, static_cast<unsigned short>(port)),
                   static_cast<int>(threads), static_cast<size_t>(blockSize),
-                  static_cast<int>(sessions));
+                  static_cast<int>(sessions), tls ? &*tls : nullptr);
     return client.run(seconds);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "asio_pingpong_client: %s\n", e.what());

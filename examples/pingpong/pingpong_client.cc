@@ -1,7 +1,10 @@
 // Pingpong client: SESSIONS connections that bounce a block off the server.
 //
-//   pingpong_client ADDRESS PORT THREADS BLOCKSIZE SESSIONS SECONDS
+//   pingpong_client [--tls CA] ADDRESS PORT THREADS BLOCKSIZE SESSIONS SECONDS
 //
+// With --tls, sessions are TLS 1.3 (AES-128-GCM) and the server's
+// certificate must chain to the PEM file CA and name ADDRESS; a session
+// whose handshake fails says why on stderr and counts as failed.
 // Sessions are spread round-robin over THREADS I/O loops. Each sends
 // BLOCKSIZE bytes once connected and then echoes back whatever it reads.
 // After SECONDS every session half-closes (after its queued output), keeps
@@ -27,6 +30,7 @@
 #include "muon/net/TcpConnection.h"
 
 #include "CommandLine.h"
+#include "PingpongTls.h"
 
 using muon::Logger;
 using muon::examples::joinHostPort;
@@ -50,7 +54,8 @@ class Client;
 // has reported itself done through Client::sessionDone().
 class Session {
  public:
-  Session(EventLoop* loop, const InetAddress& serverAddr, const std::string& name, Client* owner);
+  Session(EventLoop* loop, const InetAddress& serverAddr, const std::string& name, Client* owner,
+          const std::shared_ptr<muon::net::TlsContext>& tls);
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
@@ -79,7 +84,7 @@ class Session {
 class Client {
  public:
   Client(EventLoop* loop, const InetAddress& serverAddr, int threads, size_t blockSize,
-         int sessions)
+         int sessions, const std::shared_ptr<muon::net::TlsContext>& tls)
       : loop_(loop), threadPool_(loop, "pingpong-client"), remaining_(sessions) {
     message_.resize(blockSize);
     for (size_t i = 0; i < blockSize; ++i) message_[i] = static_cast<char>(i % 128);
@@ -87,7 +92,7 @@ class Client {
     threadPool_.start();
     for (int i = 0; i < sessions; ++i) {
       sessions_.push_back(std::make_unique<Session>(
-          threadPool_.getNextLoop(), serverAddr, "C" + std::to_string(i), this));
+          threadPool_.getNextLoop(), serverAddr, "C" + std::to_string(i), this, tls));
     }
   }
 
@@ -146,8 +151,23 @@ class Client {
 };
 
 Session::Session(EventLoop* loop, const InetAddress& serverAddr, const std::string& name,
-                 Client* owner)
+                 Client* owner, const std::shared_ptr<muon::net::TlsContext>& tls)
     : loop_(loop), client_(loop, serverAddr, name), owner_(owner) {
+  if (tls) {
+    client_.setTransportLayer(tls);
+    client_.setHandshakeFailureCallback([this](const TcpConnectionPtr& conn, const std::string& why) {
+      // Every session would say the same: once per process.
+      static std::atomic<bool> said{false};
+      if (!said.exchange(true)) {
+        std::fprintf(stderr, "pingpong_client: TLS handshake with %s failed: %s\n",
+                     conn->peerAddress().toIpPort().c_str(), why.c_str());
+      }
+      if (state_ == kConnecting) {
+        client_.stop();
+        finish(true);
+      }
+    });
+  }
   client_.setConnectionCallback([this](const TcpConnectionPtr& conn) { onConnection(conn); });
   client_.setMessageCallback(
       [this](const TcpConnectionPtr& conn, Buffer* buf, Timestamp) { onMessage(conn, buf); });
@@ -204,6 +224,14 @@ void Session::finish(bool failed) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  const char* program = argv[0];
+  std::shared_ptr<muon::net::TlsContext> tls;
+  if (argc >= 3 && std::string(argv[1]) == "--tls") {
+    tls = muon::examples::pingpongClientTls(program, argv[2]);
+    if (!tls) return 1;
+    argc -= 2;
+    argv += 2;
+  }
   long port = 0, threads = 0, blockSize = 0, sessions = 0;
   double seconds = 0;
   InetAddress serverAddr;
@@ -212,10 +240,10 @@ int main(int argc, char* argv[]) {
       !parseNumber(argv[6], 0.01, 86400, &seconds) ||
       !InetAddress::parse(joinHostPort(argv[1], argv[2]), &serverAddr)) {
     std::fprintf(stderr,
-                 "Usage: %s ADDRESS PORT THREADS BLOCKSIZE SESSIONS SECONDS\n"
+                 "Usage: %s [--tls CA] ADDRESS PORT THREADS BLOCKSIZE SESSIONS SECONDS\n"
                  "  THREADS 1..256, BLOCKSIZE bytes, SESSIONS connections, SECONDS may be "
                  "fractional\n",
-                 argv[0]);
+                 program);
     return 2;
   }
   raiseFdLimit();
@@ -223,6 +251,6 @@ int main(int argc, char* argv[]) {
 
   EventLoop loop;
   Client client(&loop, serverAddr, static_cast<int>(threads), static_cast<size_t>(blockSize),
-                static_cast<int>(sessions));
+                static_cast<int>(sessions), tls);
   return client.run(seconds);
 }

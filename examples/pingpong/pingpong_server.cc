@@ -1,7 +1,9 @@
 // Pingpong server: echoes back every byte it receives.
 //
-//   pingpong_server ADDRESS PORT THREADS
+//   pingpong_server [--tls CERT KEY] ADDRESS PORT THREADS
 //
+// With --tls, every connection is TLS 1.3 (AES-128-GCM) with the PEM
+// certificate chain CERT and its key KEY (PingpongTls.h).
 // THREADS 1 serves everything in the main loop; THREADS n > 1 gives the
 // TcpServer n I/O loops (the main loop then only accepts). PORT 0 binds an
 // ephemeral port; the first line printed is "listening on ADDRESS:PORT".
@@ -18,6 +20,7 @@
 #include "muon/net/TcpServer.h"
 
 #include "CommandLine.h"
+#include "PingpongTls.h"
 
 using muon::Logger;
 using muon::examples::joinHostPort;
@@ -43,14 +46,22 @@ void onMessage(const TcpConnectionPtr& conn, Buffer* buf, Timestamp) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  const char* program = argv[0];
+  std::shared_ptr<muon::net::TlsContext> tls;
+  if (argc >= 4 && std::string(argv[1]) == "--tls") {
+    tls = muon::examples::pingpongServerTls(program, argv[2], argv[3]);
+    if (!tls) return 1;
+    argc -= 3;
+    argv += 3;
+  }
   long port = 0, threads = 0;
   InetAddress listenAddr;
   if (argc != 4 || !parseInt(argv[2], 0, 65535, &port) || !parseInt(argv[3], 1, 256, &threads) ||
       !InetAddress::parse(joinHostPort(argv[1], argv[2]), &listenAddr)) {
     std::fprintf(stderr,
-                 "Usage: %s ADDRESS PORT THREADS\n"
+                 "Usage: %s [--tls CERT KEY] ADDRESS PORT THREADS\n"
                  "  echoes every byte back; PORT 0 picks a free port; THREADS 1..256\n",
-                 argv[0]);
+                 program);
     return 2;
   }
   raiseFdLimit();
@@ -62,6 +73,7 @@ int main(int argc, char* argv[]) {
   TcpServer server(&loop, listenAddr, "PingPong");
   server.setConnectionCallback(onConnection);
   server.setMessageCallback(onMessage);
+  if (tls) server.setTransportLayer(tls);
   if (threads > 1) server.setThreadNum(static_cast<int>(threads));
   server.start();
   std::printf("listening on %s\n", server.listenAddress().toIpPort().c_str());

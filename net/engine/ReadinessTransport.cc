@@ -5,6 +5,7 @@
 #include "muon/base/Logging.h"
 #include "muon/net/Buffer.h"
 #include "muon/net/EventLoop.h"
+#include "muon/net/LoopBuffer.h"
 #include "muon/net/SocketsOps.h"
 
 namespace muon {
@@ -12,19 +13,11 @@ namespace net {
 
 namespace {
 
-// The readiness engines' receive buffer, one per loop thread. A connection
-// with nothing buffered reads into it and lends it to its message callback
-// as the input buffer; what the callback leaves is then moved into the
-// connection's own buffer, and the loop's goes back empty. So the kernel
-// copies into memory that every connection of the loop reuses, warm in the
-// cache, and a connection whose callback takes whole messages holds no big
-// buffer between them. Its size lets one recv(2) take 64 KiB
+// The readiness engines' receive buffer, one per loop thread, lent to a
+// connection with nothing buffered for its read and message callback
+// (LoopBuffer.h). Its size lets one recv(2) take 64 KiB
 // (Buffer::readSocket).
-struct LoopReceiveBuffer {
-  Buffer buffer{64 * 1024};
-  bool lent = false;  // to the connection inside handleRead
-};
-thread_local LoopReceiveBuffer t_receiveBuffer;
+thread_local LoopBuffer t_receiveBuffer;
 
 }  // namespace
 
@@ -54,26 +47,15 @@ void ReadinessTransport::handleRead(Timestamp receiveTime) {
   loop_->assertInLoopThread();
   // Closed by an earlier callback of this iteration; the event is stale.
   if (closed_) return;
-  LoopReceiveBuffer& loopBuffer = t_receiveBuffer;
-  const bool borrowed = input_->readableBytes() == 0 && !loopBuffer.lent;
-  if (borrowed) {
-    input_->swap(loopBuffer.buffer);
-    loopBuffer.lent = true;
-  }
   int savedErrno = 0;
-  const ssize_t n = input_->readSocket(fd_, &savedErrno);
-  if (n > 0) {
-    loop_->counters().bytesReceived.add(static_cast<uint64_t>(n));
-    owner_->bytesReceived(receiveTime);
-  }
-  if (borrowed) {
-    Buffer& own = loopBuffer.buffer;  // the connection's, while lent
-    if (input_->readableBytes() > 0) {
-      own.append(input_->peek(), input_->readableBytes());
-      input_->retrieveAll();
+  ssize_t n;
+  {
+    BufferLoan loan(input_, &t_receiveBuffer);
+    n = input_->readSocket(fd_, &savedErrno);
+    if (n > 0) {
+      loop_->counters().bytesReceived.add(static_cast<uint64_t>(n));
+      owner_->bytesReceived(receiveTime);
     }
-    input_->swap(own);
-    loopBuffer.lent = false;
   }
   if (n == 0) {
     owner_->peerClosed();

@@ -15,6 +15,8 @@ Transport::Transport(const Parts& parts)
 
 Transport::~Transport() = default;
 
+TransportLayer::~TransportLayer() = default;
+
 void Transport::shutdownWrite() { sockets::shutdownWrite(fd_); }
 
 }  // namespace net

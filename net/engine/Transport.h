@@ -10,9 +10,9 @@
 // The poller makes it, once, when the connection is made
 // (Poller::newTransport), so the connection never asks which engine it runs
 // on. The transport reports what the socket did to its TransportOwner: the
-// connection, or a transport that wraps this one (TLS would: it turns the
-// bytes of the transport below into the bytes of the connection above; see
-// docs/net.md, "Transports").
+// connection, or a transport that wraps this one (TLS does, net/tls/: it
+// turns the bytes of the transport below into the bytes of the connection
+// above; see docs/net.md, "Transports").
 //
 // A transport is made in any thread (it only builds itself) and used only in
 // its loop's thread from attach() on.
@@ -31,6 +31,16 @@ namespace net {
 
 class Buffer;
 class EventLoop;
+class Transport;
+
+// What a security layer (TLS: muon::tls) negotiated for a connection.
+struct SecurityInfo {
+  std::string protocol;         // "TLSv1.3"
+  std::string cipher;           // "TLS_AES_128_GCM_SHA256"
+  std::string alpn;             // the application protocol agreed on, or ""
+  std::string peerCertificate;  // the peer certificate's subject, or "" (none)
+  bool resumed = false;         // an earlier session was resumed
+};
 
 // What a transport reports, in the loop thread. Each report is one call per
 // read or write event, never per byte.
@@ -48,6 +58,12 @@ class TransportOwner {
   // A read or write failed with err; `where` names it for the log. The
   // transport goes on as if nothing happened: the owner closes.
   virtual void ioFailed(const char* where, int err) = 0;
+  // Only from a transport whose needsHandshake() is true (a layer such as
+  // TLS): the handshake completed, the connection is up; or it failed
+  // (`reason` says why, for the log and the application) and the owner
+  // closes. Exactly one of the two, once.
+  virtual void handshakeDone() = 0;
+  virtual void handshakeFailed(const std::string& reason) = 0;
 
  protected:
   ~TransportOwner() = default;
@@ -103,6 +119,13 @@ class Transport {
   // (requests in flight), not users'. Any thread.
   virtual long ownerReferences() const { return 0; }
 
+  // Whether the connection is up only once the transport reports
+  // handshakeDone() (a layer such as TLS), instead of at attach().
+  virtual bool needsHandshake() const { return false; }
+  // What a security layer negotiated, once handshakeDone() was reported;
+  // nullptr on plain TCP. Loop thread.
+  virtual const SecurityInfo* security() const { return nullptr; }
+
  protected:
   explicit Transport(const Parts& parts);
 
@@ -112,6 +135,21 @@ class Transport {
   TransportOwner* const owner_;
   Buffer* const input_;
   Buffer* const output_;
+};
+
+// TransportLayer: a protocol between the socket and the connection's
+// buffers, such as TLS (muon::tls's TlsContext). Set on a TcpServer or
+// TcpClient (setTransportLayer), it makes the transport of each of their
+// connections: its own, wrapped around the engine's. newTransport() is
+// called in whichever thread makes the connection, so an implementation is
+// thread-safe.
+class TransportLayer {
+ public:
+  virtual ~TransportLayer();
+  // The connection's transport. `parts` are the connection's (its buffers
+  // hold plaintext); the layer makes the engine's transport below its own
+  // with parts.loop's poller.
+  virtual std::unique_ptr<Transport> newTransport(const Transport::Parts& parts) = 0;
 };
 
 }  // namespace net

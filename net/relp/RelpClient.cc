@@ -42,6 +42,15 @@ RelpClient::RelpClient(EventLoop* loop, const InetAddress& server, RelpClientOpt
   client_->setConnectFailureCallback([this](int err) {
     report(Error::kConnectFailed, std::string("connect: ") + strerror_tl(err));
   });
+  if (options_.transportLayer) {
+    client_->setTransportLayer(options_.transportLayer);
+    // The connection never came up: no down callback follows, so the next
+    // attempt is scheduled here.
+    client_->setHandshakeFailureCallback([this](const TcpConnectionPtr&, const std::string& why) {
+      report(Error::kTlsRefused, why);
+      if (state_ != State::kClosed) scheduleReconnect();
+    });
+  }
 }
 
 RelpClient::~RelpClient() {
@@ -71,6 +80,7 @@ const char* RelpClient::errorName(Error e) {
     case Error::kRefused: return "refused";
     case Error::kOpenRefused: return "open refused";
     case Error::kTimeout: return "timeout";
+    case Error::kTlsRefused: return "TLS refused";
   }
   return "unknown";
 }
@@ -214,7 +224,8 @@ void RelpClient::report(Error error, const std::string& detail) {
   bump(errors_);
   // While the server stays away, only the first failed attempt is a warning:
   // the back-off tries four times a second.
-  const bool repeated = error == Error::kConnectFailed && failedAttempts_++ > 0;
+  const bool repeated =
+      (error == Error::kConnectFailed || error == Error::kTlsRefused) && failedAttempts_++ > 0;
   if (repeated) {
     LOG_DEBUG << "RelpClient " << client_->serverAddress().toIpPort() << ": " << errorName(error)
               << ": " << detail;

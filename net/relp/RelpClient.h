@@ -46,6 +46,7 @@ namespace net {
 
 class EventLoop;
 class TcpClient;
+class TransportLayer;
 
 namespace relp {
 
@@ -77,6 +78,11 @@ struct RelpClientOptions {
   int closeTimeoutMs = 5 * 1000;
   // The relp_software offer: name[,version[,url]] (only the name is required).
   std::string software = "muon,0.1.0";
+  // RELP over TLS (rsyslog's imrelp with tls="on"): a client TlsContext
+  // (muon::tls, TlsContext::newClient); null: plain TCP. A handshake that
+  // fails is reported as kTlsRefused with the reason, nothing is sent, and
+  // the next attempt follows the back-off.
+  std::shared_ptr<TransportLayer> transportLayer;
 };
 
 struct RelpClientCounters {
@@ -107,6 +113,7 @@ class RelpClient {
     kRefused,         // a response other than 200 to a message
     kOpenRefused,     // the open was refused or its offers lack relp_version / syslog
     kTimeout,         // no response within ackTimeoutMs
+    kTlsRefused,      // the TLS handshake failed (the reason in the text)
   };
   using AckCallback = std::function<void(uint64_t tag)>;
   using ErrorCallback = std::function<void(Error error, const std::string& detail)>;

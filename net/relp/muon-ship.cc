@@ -1,5 +1,5 @@
 // muon-ship --relp HOST:PORT --state FILE [--window N] [--key-file K]
-//           [--app NAME] BASENAME
+//           [--app NAME] [--tls-ca FILE [--tls-cert FILE --tls-key FILE]] BASENAME
 // Ships every line of a muon log basename's files (rolled, current, .zst,
 // .enc) to a RELP server (rsyslog's imrelp), at least once, following new
 // files and rolls; the acknowledged position is kept in FILE, so a restart
@@ -9,6 +9,12 @@
 // (counts since FILE was created) and exits 0. Bad usage, a bad address or
 // an unreadable state file: a message on stderr, exit 2. A LogShipper
 // (LogShipper.h) on one EventLoop in the main thread; docs/logging.md, "Shipping".
+// With --tls-ca, RELP goes over TLS (imrelp's tls="on"): the server's
+// certificate must chain to that CA and name HOST; --tls-cert and --tls-key
+// are ours, for a server that authenticates its clients. A handshake that
+// fails is reported on stderr with its reason ("muon-ship: RELP: TLS
+// refused: certificate verify failed: ...") and retried with the back-off;
+// nothing is sent meanwhile.
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -24,6 +30,7 @@
 #include "muon/net/Channel.h"
 #include "muon/net/EventLoop.h"
 #include "muon/net/InetAddress.h"
+#include "muon/net/TlsContext.h"
 #include "muon/net/relp/LogShipper.h"
 
 namespace {
@@ -31,7 +38,7 @@ namespace {
 void usage(FILE* out) {
   std::fputs(
       "usage: muon-ship --relp HOST:PORT --state FILE [--window N] [--key-file K]\n"
-      "                 [--app NAME] BASENAME\n"
+      "                 [--app NAME] [--tls-ca FILE [--tls-cert FILE --tls-key FILE]] BASENAME\n"
       "Ships every line of the log files of BASENAME (as given to muon's LogFile or\n"
       "AsyncLogging: rolled files, the current one, .zst and .enc ones) to a RELP\n"
       "server such as rsyslog's imrelp, one RFC 5424 message per line, at least once,\n"
@@ -44,6 +51,9 @@ void usage(FILE* out) {
       "  --window N        frames sent and not yet acknowledged, at most (128)\n"
       "  --key-file K      the key of .enc files (32 bytes or 64 hex digits)\n"
       "  --app NAME        APP-NAME of the messages (default: BASENAME's file name)\n"
+      "  --tls-ca FILE     RELP over TLS; the CA (PEM) the server's certificate must chain to\n"
+      "  --tls-cert FILE   our certificate chain (PEM), for servers that check clients\n"
+      "  --tls-key FILE    its private key (PEM)\n"
       "Exit status: 0 after SIGTERM, 1 on a failure while running, 2 on bad usage,\n"
       "a bad address or an unreadable state file.\n",
       out);
@@ -71,7 +81,7 @@ bool parseServer(const std::string& text, muon::net::InetAddress* out) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  std::string relp, state, keyFile, app, basename;
+  std::string relp, state, keyFile, app, basename, tlsCa, tlsCert, tlsKey;
   long window = 128;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -86,7 +96,7 @@ int main(int argc, char* argv[]) {
     }
     std::string text;
     if (arg == "--relp" || arg == "--state" || arg == "--window" || arg == "--key-file" ||
-        arg == "--app") {
+        arg == "--app" || arg == "--tls-ca" || arg == "--tls-cert" || arg == "--tls-key") {
       if (!value(&text)) {
         usage(stderr);
         return bad(arg + " needs a value");
@@ -95,6 +105,9 @@ int main(int argc, char* argv[]) {
       if (arg == "--state") state = text;
       if (arg == "--key-file") keyFile = text;
       if (arg == "--app") app = text;
+      if (arg == "--tls-ca") tlsCa = text;
+      if (arg == "--tls-cert") tlsCert = text;
+      if (arg == "--tls-key") tlsKey = text;
       if (arg == "--window") {
         char* end = nullptr;
         window = std::strtol(text.c_str(), &end, 10);
@@ -118,6 +131,10 @@ int main(int argc, char* argv[]) {
   }
   muon::net::InetAddress server;
   if (!parseServer(relp, &server)) return bad("bad --relp '" + relp + "': want HOST:PORT");
+  if (tlsCa.empty() && !(tlsCert.empty() && tlsKey.empty())) {
+    return bad("--tls-cert and --tls-key need --tls-ca");
+  }
+  if (tlsCert.empty() != tlsKey.empty()) return bad("--tls-cert and --tls-key go together");
 
   // The library's own log lines (connecting, errors) go to stderr: stdout
   // has the one line at the end.
@@ -136,6 +153,20 @@ int main(int argc, char* argv[]) {
   options.stateFile = state;
   options.appName = app;
   options.relp.window = static_cast<size_t>(window);
+  if (!tlsCa.empty()) {
+    muon::net::TlsClientOptions tls;
+    tls.caFile = tlsCa;
+    tls.certificateChainFile = tlsCert;
+    tls.privateKeyFile = tlsKey;
+    // The name HOST was given as (an address: checked as one).
+    tls.serverName = relp.substr(0, relp.rfind(':'));
+    if (tls.serverName.size() > 2 && tls.serverName.front() == '[') {
+      tls.serverName = tls.serverName.substr(1, tls.serverName.size() - 2);
+    }
+    std::string error;
+    options.relp.transportLayer = muon::net::TlsContext::newClient(tls, &error);
+    if (!options.relp.transportLayer) return bad("TLS: " + error);
+  }
   if (!keyFile.empty()) {
     auto key = std::make_shared<muon::AesKey>();
     std::string error;

@@ -11,6 +11,10 @@
 #                 Asio's twins); skipped (77) where io_uring is refused
 #   interop-uring the same with the io_uring programs too (muon's engine,
 #                 Asio's twins); skipped (77) where io_uring is refused
+#   interop-tls   the same over TLS (--tls; muon on epoll and io_uring, Asio
+#                 on epoll), with a CA and certificate made by openssl; a
+#                 client that does not trust the server's certificate exits
+#                 non-zero naming the problem
 #   bad-args      every program refuses bad arguments with usage, status 2
 set -euo pipefail
 bin=$1 case=$2
@@ -81,14 +85,17 @@ case_echo() {
 # program on its io_uring engine, MUON_USE_URING=1): the four result lines,
 # with bytes really moved. Only the pairs with an io_uring side when the
 # third argument is "uring-only".
+# server_args / client_args: what goes before ADDRESS (--tls and its files
+# in case_interop_tls).
+server_args=() client_args=()
 interop() {
   local servers=$1 clients=$2 filter=${3:-} server client out
   for server in $servers; do
-    start_server "$server" "$work/$server.log" 127.0.0.1 0 2
+    start_server "$server" "$work/$server.log" "${server_args[@]}" 127.0.0.1 0 2
     for client in $clients; do
       if [ "$filter" = uring-only ] && [[ "$server$client" != *uring* ]]; then continue; fi
       out="$work/$client-$server.out"
-      timeout 30 env "$(engine_of "$client")" "$bin/${client%+uring}" 127.0.0.1 "$port" 2 4096 10 0.3 \
+      timeout 30 env "$(engine_of "$client")" "$bin/${client%+uring}" "${client_args[@]}" 127.0.0.1 "$port" 2 4096 10 0.3 \
         >"$out" 2>&1 || { cat "$out" >&2; fail "$client against $server failed"; }
       grep -Eq '^[1-9][0-9]* total bytes read$' "$out" || { cat "$out" >&2; fail "$client: bytes line"; }
       grep -Eq '^[1-9][0-9]* total messages read$' "$out" || { cat "$out" >&2; fail "$client: messages line"; }
@@ -128,6 +135,27 @@ case_interop_uring() {
   interop "$all" "$(echo "$all" | sed 's/server/client/g')" uring-only
 }
 
+case_interop_tls() {
+  command -v openssl >/dev/null || { echo "SKIP: no openssl command (Debian package openssl)" >&2; exit 77; }
+  "$(dirname "$0")/../../examples/bench/make_tls_certificates.sh" "$work" || fail "openssl failed"
+  server_args=(--tls "$work/server.pem" "$work/server.key")
+  client_args=(--tls "$work/ca.pem")
+  local all="pingpong_server pingpong_server+uring asio_pingpong_server"
+  interop "$all" "$(echo "$all" | sed 's/server/client/g')"
+  # A CA that did not sign the server's certificate: refused, and said why.
+  start_server pingpong_server "$work/untrusted.log" "${server_args[@]}" 127.0.0.1 0 1
+  local client status
+  for client in pingpong_client asio_pingpong_client; do
+    status=0
+    timeout 30 "$bin/$client" --tls "$work/stranger.pem" 127.0.0.1 "$port" 1 4096 2 0.3 \
+      >"$work/untrusted.out" 2>&1 || status=$?
+    [ "$status" -ne 0 ] || { cat "$work/untrusted.out" >&2; fail "$client trusted a stranger's certificate"; }
+    grep -q 'certificate verify failed' "$work/untrusted.out" \
+      || { cat "$work/untrusted.out" >&2; fail "$client did not name the certificate problem"; }
+    echo "$client, untrusted: $(grep -m1 'certificate verify failed' "$work/untrusted.out")"
+  done
+}
+
 # expect_usage PROGRAM ARGS...: refused with status 2 and a usage line.
 expect_usage() {
   local name=$1 status=0
@@ -163,6 +191,7 @@ case "$case" in
   echo) case_echo ;;
   interop) case_interop ;;
   interop-uring) case_interop_uring ;;
+  interop-tls) case_interop_tls ;;
   bad-args) case_bad_args ;;
   *) fail "unknown case '$case'" ;;
 esac

@@ -66,6 +66,14 @@ class Rsyslogd {
     return relpPort_ != 0;
   }
   uint16_t relpPort() const { return relpPort_; }
+  // After enableRelp(), before start(): the imrelp input speaks only TLS
+  // (librelp's OpenSSL driver) with this CA, certificate and key (PEM), and
+  // requires a client certificate signed by the CA (tls.authMode certvalid:
+  // mutual authentication).
+  void enableRelpTls(const std::string& ca, const std::string& cert, const std::string& key) {
+    relpTls_ = " tls=\"on\" tls.cacert=\"" + ca + "\" tls.mycert=\"" + cert +
+               "\" tls.myprivkey=\"" + key + "\" tls.authMode=\"certvalid\"";
+  }
 
   // Whether a test that cannot have its rsyslogd must fail rather than
   // skip: under CI (env CI) or when MUON_REQUIRE_ALL is set (./build.sh test).
@@ -221,10 +229,11 @@ class Rsyslogd {
 
   std::string relpConfig() const {
     if (relpPort_ == 0) return std::string();
-    return "main_queue(queue.type=\"Direct\")\n"
-           "module(load=\"imrelp\")\n"
-           "input(type=\"imrelp\" address=\"127.0.0.1\" port=\"" +
-           std::to_string(relpPort_) + "\")\n";
+    return "main_queue(queue.type=\"Direct\")\n" +
+           std::string(relpTls_.empty() ? "module(load=\"imrelp\")\n"
+                                        : "module(load=\"imrelp\" tls.tlslib=\"openssl\")\n") +
+           "input(type=\"imrelp\" address=\"127.0.0.1\" port=\"" + std::to_string(relpPort_) +
+           "\"" + relpTls_ + ")\n";
   }
 
   void signalAndReap(int sig) {
@@ -244,6 +253,7 @@ class Rsyslogd {
   uint16_t tcpPort_ = 0;
   uint16_t udpPort_ = 0;
   uint16_t relpPort_ = 0;
+  std::string relpTls_;  // the imrelp input's TLS parameters, or ""
 };
 
 }  // namespace test

@@ -23,6 +23,7 @@
 #include "Rsyslogd.h"
 #include "ShipTestSupport.h"
 #include "TempDir.h"
+#include "TestCertificates.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/LogFile.h"
 #include "muon/base/filestages/AesGcmStage.h"
@@ -34,6 +35,7 @@ using muon::test::shipArrivals;
 using muon::test::shipLines;
 using muon::test::ShipProcess;
 using muon::test::TempDir;
+using muon::test::TestCertificates;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
@@ -254,6 +256,52 @@ bool fullScale() {
 
 // The daemon down at start (3 s, or the 10 s at full scale):
 // muon-ship keeps trying and everything arrives once it is up.
+// RELP over TLS against imrelp with tls="on" and mutual authentication
+// (certvalid, librelp's OpenSSL driver): a server certificate muon-ship does
+// not trust is refused with the reason on stderr and nothing is sent; with
+// the right CA and a client certificate every line arrives.
+TEST(MuonShipTls, MutualAuthenticationDeliversAndAnUntrustedServerGetsNothing) {
+  TestCertificates certs;
+  ASSERT_TRUE(certs.ok()) << certs.error();
+  Rsyslogd daemon;
+  std::string why;
+  bool ready = daemon.enableRelp(&why);
+  if (ready) {
+    daemon.enableRelpTls(certs.file("ca.pem"), certs.file("server.pem"), certs.file("server.key"));
+    ready = daemon.start(&why);
+  }
+  MUON_REQUIRE_RELP_OR_SKIP(ready, why);
+  TempDir logs, work;
+  appendTo(logName(logs, 0), shipLines(0, 1000));
+  const std::string relp = "127.0.0.1:" + std::to_string(daemon.relpPort());
+  {
+    ShipProcess ship(work, {"--tls-ca", certs.file("other-ca.pem"), "--tls-cert",
+                            certs.file("client.pem"), "--tls-key", certs.file("client.key"), "--relp",
+                            relp, "--state", work.file("untrusting"), logs.file("app")});
+    const auto deadline = std::chrono::steady_clock::now() + seconds(10);
+    // rsyslogd sends its CA with its certificate: OpenSSL names the
+    // untrusted root ("self-signed certificate in certificate chain").
+    const std::string reason = "muon-ship: RELP: TLS refused: certificate verify failed: ";
+    while (ship.err().find(reason) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(milliseconds(20));
+    }
+    EXPECT_NE(ship.err().find(reason), std::string::npos) << ship.err();
+    EXPECT_EQ(0, ship.signal(SIGTERM)) << ship.err();
+    uint64_t shipped, resent, skipped;
+    ASSERT_TRUE(finalLine(ship.out(), &shipped, &resent, &skipped)) << "stdout: " << ship.out();
+    EXPECT_EQ(0u, shipped);
+    EXPECT_TRUE(daemon.received(kApp).empty()) << "a line went to a server that was not trusted";
+  }
+  ShipProcess ship(work, {"--tls-ca", certs.file("ca.pem"), "--tls-cert", certs.file("client.pem"),
+                          "--tls-key", certs.file("client.key"), "--relp", relp, "--state",
+                          work.file("state"), logs.file("app")});
+  ASSERT_TRUE(waitAll(daemon, 1000, seconds(20))) << ship.err();
+  EXPECT_EQ(0, ship.signal(SIGTERM)) << ship.err();
+  uint64_t shipped, resent, skipped;
+  ASSERT_TRUE(finalLine(ship.out(), &shipped, &resent, &skipped)) << "stdout: " << ship.out();
+  EXPECT_EQ(1000u, shipped);
+}
+
 TEST(MuonShipDaemonDown, TheDaemonDownAtStartGetsEveryLineWhenItComes) {
   Rsyslogd daemon;
   std::string why;
