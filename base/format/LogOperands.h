@@ -10,13 +10,18 @@
 //   kText / kRaw / kWhole  n s    a 16-bit length, then n bytes
 //   kFieldText / kFieldBare  n s  a field's start (muon::kv): its name
 //   kFieldEnd  0                  its end (a zero byte)
+//   kFieldOneText / kFieldOneBare  n s
+//                                 the start of a field whose value is the
+//                                 one operand after it: no end record
 //
 // kText is a string operand (escaped when replayed, as LogStream escapes
 // it), kRaw bytes written as they are (LogStream::append), kWhole a piece
 // written whole or not at all (Fmt). The operands between a field's start
 // and end are its value; kFieldText's value came from strings, kFieldBare's
-// from numbers, bools or Fmt (Logfmt.h tells them apart in the line). Values are in the machine's byte order:
-// the bytes never leave the machine that wrote them (a crash-safe spool's
+// from numbers, bools or Fmt (Logfmt.h tells them apart in the line); the
+// kFieldOne tags likewise, for a value of one operand (kv of a number, a
+// bool, a string or Fmt: one record less). Values are in the machine's byte
+// order: the bytes never leave the machine that wrote them (a crash-safe spool's
 // records are read by a later process there, LogSpool.h).
 //
 // replayOperands() feeds the recorded operands, in order, to a LogStream in
@@ -51,6 +56,8 @@ enum OperandTag : uint8_t {
   kOperandFieldText,
   kOperandFieldBare,
   kOperandFieldEnd,
+  kOperandFieldOneText,
+  kOperandFieldOneBare,
 };
 
 // A byte operand's tag and length in front of its bytes.

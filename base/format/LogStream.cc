@@ -35,7 +35,7 @@ void LogStream::appendEscaped(const char* data, size_t len) {
     buffer_.append(esc, n);
   }
 }
-void LogStream::beginFieldText(std::string_view name, bool text) {
+void LogStream::beginFieldTextChecked(std::string_view name, bool text) {
   if (fieldDepth_++ > 0) return;  // inside another field's value
   fieldText_ = text;
   if (__builtin_expect(buffer_.avail() >= 2 + detail::kMaxFieldName, 1)) {
@@ -51,7 +51,7 @@ void LogStream::beginFieldText(std::string_view name, bool text) {
 }
 
 void LogStream::endFieldText() {
-  if (fieldDepth_ == 0 || --fieldDepth_ > 0) return;
+  if (fieldDepth_ == 0 || --fieldDepth_ > 0 || valueStaysAsItIs(false)) return;
   char* value = const_cast<char*>(buffer_.data()) + fieldStart_;
   const size_t len = buffer_.length() - fieldStart_;
   // A quoted value stops short of the line's last kLineEndRoom bytes, so

@@ -316,17 +316,55 @@ class LogStream {
   // field, strings are taken raw and control characters are escaped by the
   // logfmt encoding instead (so the value reads back exactly). A field
   // inside a field's value is written as part of that value.
-  void beginField(std::string_view name, bool text) {
+  // `cleanName`: the caller knows the name to be clean, 1 to kMaxFieldName
+  // bytes that each may stay in a name (Logfmt.h), so it is copied as it is.
+  void beginField(std::string_view name, bool text, bool cleanName = false) {
     if (recording_ && recordBytes(text ? detail::kOperandFieldText : detail::kOperandFieldBare,
                                   name.data(), std::min(name.size(), detail::kMaxFieldName))) {
       return;
     }
-    beginFieldText(name, text);
+    beginFieldText(name, text, cleanName);
   }
   void endField() {
     if (recording_ && record(detail::kOperandFieldEnd, '\0')) return;
     endFieldText();
   }
+  // A field whose value is the one operand streamed next (a number, a
+  // bool, a string, Fmt): recorded as one record, the start, and no end;
+  // after the value, endOneOperandField() ends it wherever it is text (a
+  // text line, or a record that fell back to text on the way). `number`:
+  // the value is a number or a bool, never quoted unless it is empty.
+  void beginOneOperandField(std::string_view name, bool text, bool cleanName) {
+    if (recording_ &&
+        recordBytes(text ? detail::kOperandFieldOneText : detail::kOperandFieldOneBare,
+                    name.data(), std::min(name.size(), detail::kMaxFieldName))) {
+      return;
+    }
+    beginFieldText(name, text, cleanName);
+  }
+  void endOneOperandField(bool number) {
+    if (recording_) return;
+    if (fieldDepth_ == 1 && valueStaysAsItIs(number)) {
+      fieldDepth_ = 0;
+      return;
+    }
+    endFieldText();
+  }
+  // A whole field, " name=value" as beginField/endField write it (LogContext
+  // makes it once), appended as it is where that gives the same bytes: in a
+  // text line, outside any field, with room for it and the line's end to
+  // spare. False, and nothing written, elsewhere: the caller then streams
+  // the field.
+  bool appendEncodedField(std::string_view encoded) {
+    if (recording_ || fieldDepth_ != 0 || encoded.empty() ||
+        buffer_.avail() < encoded.size() + kLineEndRoom + 2 + detail::kMaxFieldName) {
+      return false;
+    }
+    buffer_.append(encoded.data(), encoded.size());
+    return true;
+  }
+  // The longest field appendEncodedField takes: far from a line's end.
+  static constexpr size_t kMaxEncodedField = 1024;
   // Ends any field still open (bytes that lost their end).
   void closeFields() {
     while (fieldDepth_ > 0) endFieldText();
@@ -426,8 +464,10 @@ class LogStream {
   // this is inlined, and the check folds away at compile time.
   __attribute__((always_inline)) LogStream& appendText(const char* data, size_t len) {
     if (recording_ && recordBytes(detail::kOperandText, data, len)) return *this;
-    if (__builtin_expect(detail::mayHoldControl(data, len), 0) &&
-        !rawControl_.load(std::memory_order_relaxed) && fieldDepth_ == 0) {
+    // A field's value is taken raw (the logfmt encoding escapes it): not
+    // scanned.
+    if (fieldDepth_ == 0 && __builtin_expect(detail::mayHoldControl(data, len), 0) &&
+        !rawControl_.load(std::memory_order_relaxed)) {
       appendEscaped(data, len);
     } else {
       buffer_.append(data, len);
@@ -436,9 +476,38 @@ class LogStream {
   }
   // Escapes, cut whole at the end. Out of line: rare.
   __attribute__((noinline, cold)) void appendEscaped(const char* data, size_t len);
-  // A field in a text line (beginField/endField).
-  void beginFieldText(std::string_view name, bool text);
+  // A field in a text line (beginField/endField). A clean name (see
+  // beginField) of an outermost field is copied inline; a literal's length
+  // is then a constant and the copy a few moves.
+  __attribute__((always_inline)) void beginFieldText(std::string_view name, bool text,
+                                                     bool cleanName) {
+    if (cleanName && fieldDepth_ == 0 &&
+        __builtin_expect(buffer_.avail() >= 2 + detail::kMaxFieldName, 1)) {
+      char* p = buffer_.current();
+      p[0] = ' ';
+      std::memcpy(p + 1, name.data(), name.size());
+      p[1 + name.size()] = '=';
+      buffer_.add(2 + name.size());
+      fieldDepth_ = 1;
+      fieldText_ = text;
+      fieldStart_ = static_cast<uint32_t>(buffer_.length());
+      return;
+    }
+    beginFieldTextChecked(name, text);
+  }
+  void beginFieldTextChecked(std::string_view name, bool text);
   void endFieldText();
+  // Whether the open field's value is its own logfmt form (Logfmt.h): not
+  // empty, and a number or a bool (`number`: their bytes never need quotes),
+  // or bytes that need no quotes and not text that could read as a number.
+  bool valueStaysAsItIs(bool number) const {
+    const size_t len = buffer_.length() - fieldStart_;
+    if (len == 0) return false;
+    if (number) return true;
+    const char* value = buffer_.data() + fieldStart_;
+    return !detail::mayNeedQuotes(value, len) &&
+           !(fieldText_ && detail::mayReadAsNumberOrBool(value[0]));
+  }
 
   static std::atomic<bool> rawControl_;
 

@@ -138,7 +138,7 @@ size_t encodeLogfmtValue(char* p, size_t len, size_t room, bool text) {
   for (size_t i = 0; i < len; ++i) special |= kClasses.of[static_cast<unsigned char>(p[i])];
   bool quote = (special & 1) != 0;
   // Only text that starts as a number or a bool can read as one.
-  if (!quote && text && (isDigit(p[0]) || p[0] == '-' || p[0] == 't' || p[0] == 'f')) {
+  if (!quote && text && mayReadAsNumberOrBool(p[0])) {
     quote = readsAsNumberOrBool(std::string_view(p, len));
   }
   if (!quote) return len;

@@ -20,6 +20,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -36,6 +38,51 @@ constexpr bool isFieldNameByte(char c) {
 // Writes `name` as a field's name at p (room for kMaxFieldName bytes);
 // returns its length (at least 1).
 size_t writeFieldName(char* p, std::string_view name);
+
+// Whether [p, p+len) may hold a byte that gets a value quoted (a space,
+// '"', '=', '\\', a control character): false means it holds none; true
+// may also come of a '!'. Eight bytes at a time (the last word overlapping
+// the one before), so that the common value, which needs nothing, is passed
+// over in a few instructions.
+inline bool mayNeedQuotes(const char* p, size_t len) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  auto hits = [](uint64_t x) {
+    auto hasZero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+    // Below 0x23: control characters, ' ', '!' and '"'.
+    const uint64_t below = (x - kOnes * 0x23) & ~x & kHigh;
+    return (below | hasZero(x ^ (kOnes * '=')) | hasZero(x ^ (kOnes * '\\')) |
+            hasZero(x ^ (kOnes * 0x7f))) != 0;
+  };
+  if (len >= 8) {
+    uint64_t w;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+      std::memcpy(&w, p + i, 8);
+      if (hits(w)) return true;
+    }
+    if (i == len) return false;
+    std::memcpy(&w, p + len - 8, 8);
+    return hits(w);
+  }
+  if (len >= 4) {  // two overlapping 4-byte words, in one 8-byte word
+    uint32_t a, b;
+    std::memcpy(&a, p, 4);
+    std::memcpy(&b, p + len - 4, 4);
+    return hits(uint64_t{a} | uint64_t{b} << 32);
+  }
+  // One to three bytes, repeated to fill four (the bytes tested are the
+  // value's).
+  auto byte = [p](size_t i) { return uint32_t{static_cast<unsigned char>(p[i])}; };
+  const uint32_t a = byte(0) | byte(len > 1 ? 1 : 0) << 8 | byte(len - 1) << 16 |
+                     byte(len > 2 ? 2 : 0) << 24;
+  return hits(uint64_t{a} | uint64_t{a} << 32);
+}
+
+// Whether a text value starting with c may read as a number or a bool.
+inline bool mayReadAsNumberOrBool(char c) {
+  return (c >= '0' && c <= '9') || c == '-' || c == 't' || c == 'f';
+}
 
 // Whether v reads as a JSON number (RFC 8259's grammar) or true/false: a
 // bare value that does is taken as one by the readers.

@@ -31,6 +31,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "muon/base/LogStream.h"
@@ -41,12 +42,36 @@ template <typename T>
 struct KeyValue {
   std::string_view name;
   const T& value;
+  bool cleanName;  // known to be clean (LogStream::beginField)
 };
 
 // A field; the value is read when the operand is streamed (the statement).
 template <typename T>
 KeyValue<T> kv(std::string_view name, const T& value) {
-  return KeyValue<T>{name, value};
+  return KeyValue<T>{name, value, false};
+}
+namespace detail {
+// Whether the array holds a clean name (Logfmt.h) filling it up to its
+// '\0'. Straight-line code, not a loop, so that the compiler folds it for a
+// literal.
+template <size_t N, size_t... I>
+inline bool isCleanNameArray(const char (&name)[N], std::index_sequence<I...>) {
+  return name[N - 1] == '\0' && (isFieldNameByte(name[I]) && ...);
+}
+}  // namespace detail
+
+// A name in a char array, such as a literal: one the compiler sees whole is
+// checked when the statement is compiled, not each time it runs (where it
+// cannot tell, as without optimization, the name is checked as any other).
+// Its length is strlen's: an array may hold a shorter string.
+template <size_t N, typename T>
+__attribute__((always_inline)) inline KeyValue<T> kv(const char (&name)[N], const T& value) {
+  if constexpr (N < 2 || N - 1 > detail::kMaxFieldName) {
+    return KeyValue<T>{std::string_view(name), value, false};
+  } else {
+    const bool clean = detail::isCleanNameArray(name, std::make_index_sequence<N - 1>());
+    return KeyValue<T>{std::string_view(name), value, __builtin_constant_p(clean) && clean};
+  }
 }
 
 namespace detail {
@@ -54,11 +79,26 @@ namespace detail {
 template <typename T>
 inline constexpr bool kBareField =
     (std::is_arithmetic_v<T> && !std::is_same_v<T, char>) || std::is_same_v<T, Fmt>;
+// Values that LogStream writes as one operand (one record when deferred).
+template <typename T>
+inline constexpr bool kOneOperandField =
+    std::is_arithmetic_v<T> || std::is_same_v<T, Fmt> || std::is_same_v<T, std::string> ||
+    std::is_same_v<T, std::string_view> || std::is_same_v<T, const char*> ||
+    std::is_same_v<T, char*> ||
+    (std::is_array_v<T> && std::is_same_v<std::remove_cv_t<std::remove_extent_t<T>>, char>);
 }  // namespace detail
 
+// Inlined, so that a literal name's length and check are constants where
+// the field is written.
 template <typename T>
-LogStream& operator<<(LogStream& stream, const KeyValue<T>& field) {
-  stream.beginField(field.name, !detail::kBareField<T>);
+__attribute__((always_inline)) inline LogStream& operator<<(LogStream& stream,
+                                                            const KeyValue<T>& field) {
+  constexpr bool kText = !detail::kBareField<T>;
+  if constexpr (detail::kOneOperandField<T>) {
+    stream.beginOneOperandField(field.name, kText, field.cleanName);
+  } else {
+    stream.beginField(field.name, kText, field.cleanName);
+  }
   if constexpr (std::is_same_v<T, bool>) {
     if (field.value) {
       stream.append("true", 4);
@@ -68,7 +108,11 @@ LogStream& operator<<(LogStream& stream, const KeyValue<T>& field) {
   } else {
     stream << field.value;
   }
-  stream.endField();
+  if constexpr (detail::kOneOperandField<T>) {
+    stream.endOneOperandField(std::is_arithmetic_v<T> && !std::is_same_v<T, char>);
+  } else {
+    stream.endField();
+  }
   return stream;
 }
 
@@ -88,10 +132,17 @@ class LogContext {
         s << v;
       }
       value.assign(s.buffer().data() + 3, s.buffer().length() - 3);
+      encode();
     }
     std::string name;
     std::string value;
     bool text;  // from strings (kv's rule)
+    // " name=value" as a text line shows it, made once; empty if it is so
+    // long that a line might cut it (LogStream::appendEncodedField).
+    std::string encoded;
+
+   private:
+    void encode();
   };
 
   LogContext(std::initializer_list<Field> fields);

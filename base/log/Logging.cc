@@ -378,6 +378,16 @@ void LogContext::countAdded() { ++t_contextFields; }
 
 const LogContext* LogContext::current() { return t_context; }
 
+void LogContext::Field::encode() {
+  // In a line of its own, far from its end: nothing is cut, so the bytes
+  // are the ones any line with room to spare gets.
+  LogStream s;
+  s.beginField(name, text);
+  s.append(value.data(), value.size());
+  s.endField();
+  if (s.buffer().length() <= LogStream::kMaxEncodedField) encoded = s.buffer().toString();
+}
+
 void detail::appendContext(LogStream& stream, const LogContext& innermost) {
   // Outermost first; a name an inner context also has is left to it.
   const LogContext* chain[32];
@@ -396,14 +406,15 @@ void detail::appendContext(LogStream& stream, const LogContext& innermost) {
           }
         }
       }
-      if (shadowed) continue;
-      stream.beginField(f.name, f.text);
+      if (shadowed || stream.appendEncodedField(f.encoded)) continue;
+      // Recorded (one operand: one record less), or near the line's end.
+      stream.beginOneOperandField(f.name, f.text, false);
       if (f.text) {
         stream << f.value;
       } else {
         stream.append(f.value.data(), f.value.size());
       }
-      stream.endField();
+      stream.endOneOperandField(false);
     }
   }
 }

@@ -56,8 +56,10 @@ namespace muon {
 namespace spool {
 
 constexpr char kMagic[8] = {'M', 'U', 'O', 'N', 'S', 'P', 'L', '1'};
-// What this build writes; it reads kOldestVersion to kVersion.
-constexpr uint32_t kVersion = 2;
+// What this build writes; it reads kOldestVersion to kVersion. Version 3:
+// recorded lines may hold the one-operand field tags (LogOperands.h), which
+// a version 2 reader does not decode.
+constexpr uint32_t kVersion = 3;
 constexpr uint32_t kOldestVersion = 1;
 constexpr size_t kPageSize = 4096;
 constexpr size_t kMaxSlots = 1024;  // more is taken as a corrupt header

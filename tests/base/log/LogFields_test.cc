@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "muon/base/LogOperands.h"
 #include "muon/base/Logfmt.h"
 #include "muon/base/Logging.h"
 
@@ -143,6 +144,143 @@ TEST_F(LogFieldsTest, AContextBelongsToItsThread) {
   LogContext here{{"who", "main"}};
   std::thread([] { LOG_INFO << "other"; }).join();
   EXPECT_EQ(message(), "other");
+}
+
+// A value kv writes with more than one operand.
+struct Pair {
+  int a;
+  int b;
+};
+LogStream& operator<<(LogStream& s, const Pair& p) { return s << p.a << ':' << p.b; }
+
+// Fields of every kind of value and name, as one statement writes them.
+void writeFields(LogStream& s) {
+  const std::string dirty = "a b";
+  const char* cstr = "c s";
+  char array[8] = "arr";
+  s << "m" << kv("i", 12) << kv("neg", -7LL) << kv("u", 7u) << kv("d", 0.5)
+    << kv("f", 1.5f) << kv("nan", std::nan("")) << kv("t", true) << kv("no", false)
+    << kv("c", 'x') << kv("sp", ' ') << kv("s", std::string("two words"))
+    << kv("sv", std::string_view("12")) << kv("cs", cstr) << kv("lit", "q\"") << kv("arr", array)
+    << kv("fmt", Fmt("%d %s", 3, "x")) << kv(dirty, 1) << kv("x=y", "v") << kv("", "")
+    << kv(std::string(70, 'n'), 1) << kv("pair", Pair{1, 2}) << kv("e", std::string());
+}
+
+std::string textOf(void (*write)(LogStream&)) {
+  LogStream s;
+  write(s);
+  s.closeFields();
+  return std::string(s.buffer().toStringView());
+}
+
+TEST(LogFieldsRecorded, ReplayedFieldsAreTheTextLinesBytes) {
+  const std::string text = textOf(&writeFields);
+  EXPECT_NE(text.find(" i=12 neg=-7 u=7 d=0.5 f=1.5 nan=nan t=true no=false c=x sp=\" \" "),
+            std::string::npos)
+      << text;
+  LogStream recorded;
+  recorded.startRecording(nullptr, nullptr);
+  writeFields(recorded);
+  ASSERT_TRUE(recorded.recording());
+  LogStream replayed;
+  ASSERT_TRUE(detail::replayOperands(recorded.buffer().data(), recorded.buffer().length(),
+                                     replayed));
+  replayed.closeFields();
+  EXPECT_EQ(replayed.buffer().toStringView(), text);
+}
+
+TEST(LogFieldsRecorded, ARecordThatFallsBackAnywhereGivesTheSameText) {
+  const std::string text = textOf(&writeFields);
+  LogStream full;
+  full.startRecording(nullptr, nullptr);
+  writeFields(full);
+  // Room for every prefix of the record: the stream falls back to text at
+  // each operand, a field's start and its value included.
+  for (size_t room = 0; room <= full.buffer().length(); ++room) {
+    std::string lent(room, '\0');
+    LogStream s;
+    s.buffer().redirect(lent.data(), room);
+    s.startRecording(nullptr, nullptr);
+    writeFields(s);
+    s.closeFields();
+    if (s.recording()) {
+      EXPECT_EQ(room, full.buffer().length());
+      continue;
+    }
+    EXPECT_EQ(s.buffer().toStringView(), text) << "room " << room;
+  }
+}
+
+// Records as the build before the one-operand tags wrote them (a spool of
+// it): a field's start, its value and its end record.
+void writeFieldsThreeRecords(LogStream& s) {
+  s << "m";
+  s.beginField("n", false);
+  s << 12;
+  s.endField();
+  s.beginField("s", true);
+  s << std::string("two words");
+  s.endField();
+  s.beginField("t", false);
+  s.append("true", 4);
+  s.endField();
+}
+void writeFieldsOneRecord(LogStream& s) {
+  s << "m" << kv("n", 12) << kv("s", std::string("two words")) << kv("t", true);
+}
+
+TEST(LogFieldsRecorded, RecordsOfTheEarlierFormStillReplay) {
+  LogStream old;
+  old.startRecording(nullptr, nullptr);
+  writeFieldsThreeRecords(old);
+  LogStream replayed;
+  ASSERT_TRUE(detail::replayOperands(old.buffer().data(), old.buffer().length(), replayed));
+  replayed.closeFields();
+  EXPECT_EQ(replayed.buffer().toStringView(), "m n=12 s=\"two words\" t=true");
+  EXPECT_EQ(replayed.buffer().toStringView(), textOf(&writeFieldsOneRecord));
+  LogStream now;
+  now.startRecording(nullptr, nullptr);
+  writeFieldsOneRecord(now);
+  EXPECT_LT(now.buffer().length(), old.buffer().length());  // one record less a field
+}
+
+TEST_F(LogFieldsTest, AContextFieldNearTheLinesEndIsTheFieldAStatementWrites) {
+  // Up to the end of the line: the context's field, made once, is the one
+  // kv writes there, cut and closed alike.
+  for (size_t n = 3700; n < LogStream::kBufferSize; n += 7) {
+    const std::string message(n, 'x');
+    {
+      LogContext ctx{{"q", "a b"}, {"n", 5}};
+      LOG_INFO << message;
+    }
+    LOG_INFO << message << kv("q", "a b") << kv("n", 5);
+    std::lock_guard<std::mutex> lock(g_mutex);
+    ASSERT_EQ(g_lines.size(), 2u);
+    // The message: after the level, up to the trailer (its line differs).
+    auto messageOf = [](const std::string& line) {
+      const size_t begin = line.find("INFO  ");
+      return line.substr(begin, line.rfind(" - ") - begin);
+    };
+    EXPECT_EQ(messageOf(g_lines[0]), messageOf(g_lines[1])) << n;
+    g_lines.clear();
+  }
+}
+
+TEST(LogfmtTest, TheQuickScanFindsEveryByteThatGetsAValueQuoted) {
+  // Each byte at each place of values of 1 to 20 bytes, against the rule
+  // byte by byte.
+  for (size_t len = 1; len <= 20; ++len) {
+    for (size_t at = 0; at < len; ++at) {
+      for (int c = 0; c < 256; ++c) {
+        std::string v(len, 'a');
+        v[at] = static_cast<char>(c);
+        const bool quoted = c < 0x20 || c == 0x7f || c == ' ' || c == '"' || c == '=' || c == '\\';
+        if (c != '!') {  // which it may take for one
+          ASSERT_EQ(detail::mayNeedQuotes(v.data(), len), quoted) << len << " " << at << " " << c;
+        }
+      }
+    }
+  }
 }
 
 TEST(LogfmtTest, MessageWordsThatAreNotFieldsStayInTheMessage) {

@@ -218,6 +218,25 @@ TEST(SpoolRecovery, BytesThatAreNotASpoolAreRefusedWithTheReason) {
   EXPECT_NE(error.find("version 9"), std::string::npos) << error;
 }
 
+TEST(SpoolRecovery, SpoolsOfTheVersionsBeforeAreStillRead) {
+  // Version 3 added field tags to recorded lines (LogOperands.h); the
+  // earlier tags still decode, so spools of versions 1 and 2 are read.
+  TempDir dir;
+  HandSpool h(dir.file("s"));
+  h.activate(0);
+  h.put(0, "kept\n");
+  std::string bytes = readFile(h.spool().path());
+  ASSERT_EQ(static_cast<uint32_t>(bytes[8]), muon::spool::kVersion);
+  for (char version : {'\1', '\2'}) {
+    bytes[8] = version;
+    SpoolContents c;
+    std::string error;
+    ASSERT_TRUE(muon::readSpool(bytes.data(), bytes.size(), &c, &error)) << error;
+    ASSERT_EQ(c.buffers.size(), 1u);
+    ASSERT_EQ(c.buffers[0].lines.size(), 1u);
+  }
+}
+
 TEST(SpoolRecovery, ASlotWithANonsenseStateIsNamedAndTheOthersStillRead) {
   TempDir dir;
   HandSpool h(dir.file("s"));
