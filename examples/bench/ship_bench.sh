@@ -17,7 +17,7 @@ help_text() {
   synopsis
   cat <<'EOF'
 
-N numbered muon log lines (default 1,000,000, ~105 bytes each, in four
+N numbered muon log lines (default 200,000, ~105 bytes each, in four
 rolled files of basename app) are written first. Then, for every window
 (default 128,1024) and repeat, interleaved so that a change in machine load
 hits all alike, each sender delivers all N lines over RELP into a receiving
@@ -53,7 +53,7 @@ in BUILD_DIR/bench/:
   ship_runs.csv     one row per run
   ship_latency.csv  one row per latency run
   ship.png          lines/s against the window, one line per sender (gnuplot)
-Defaults: 3 repeats, 5,000 latency lines (10 s) per repeat: about 6
+Defaults: 3 repeats, 5,000 latency lines (10 s) per repeat: about 10
 minutes. --quick: 100,000 lines, 1 repeat, 1,500 latency lines.
 EOF
 }
@@ -67,7 +67,7 @@ bin=$build/bin
 out=$build/bench
 rsyslogd=/usr/sbin/rsyslogd
 
-lines=1000000 repeat=3 windows_list=128,1024 latency_lines=5000 latency_rate=500
+lines=200000 repeat=3 windows_list=128,1024 latency_lines=5000 latency_rate=500
 quick=0 lines_set=0 repeat_set=0
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -167,7 +167,9 @@ int run(int argc, char** argv) {
   MuonOptions muonAsync;  // kBlock: nothing is lost
   std::vector<Logger> loggers;
   loggers.push_back({"muon-async", makeMuonBackend(muonAsync)});
-  loggers.push_back({"muon-sync", makeMuonSyncBackend(kRollSize)});
+  MuonOptions muonSync;
+  muonSync.rollSize = kRollSize;
+  loggers.push_back({"muon-sync", makeMuonSyncBackend(muonSync)});
   loggers.push_back({"spdlog-async", makeSpdlogAsyncBackend()});
   loggers.push_back({"spdlog-sync", makeSpdlogSyncBackend()});
   loggers.push_back({"glog", makeGlogBackend(argv[0])});
