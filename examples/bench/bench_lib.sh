@@ -57,6 +57,20 @@ take_bench_lock() {
   fi
 }
 
+# raise_fd_limit WHAT N...: the soft descriptor limit up to the hard one, for
+# the largest N of WHAT (sessions, connections) each side opens one
+# descriptor for; warns when the hard limit is too low for it.
+raise_fd_limit() {
+  local what=$1 most=0 n hard
+  shift
+  for n in "$@"; do [ "$n" -gt "$most" ] && most=$n; done
+  hard=$(ulimit -Hn)
+  if [ "$hard" != unlimited ] && [ "$hard" -lt $((most + 64)) ]; then
+    echo "$bench_name: warning: the fd hard limit is $hard, too low for $most $what" >&2
+  fi
+  ulimit -n "$hard" 2>/dev/null || true
+}
+
 # hms SECONDS: "42s" or "3m07s".
 hms() {
   awk -v s="$1" 'BEGIN { s = int(s + 0.5); if (s >= 60) printf "%dm%02ds", s / 60, s % 60; else printf "%ds", s }'

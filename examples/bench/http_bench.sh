@@ -97,13 +97,7 @@ done
 take_bench_lock
 
 # Descriptors: the server and wrk each need one per connection, plus a few.
-max_connections=0
-for c in "${connections_arr[@]}"; do [ "$c" -gt $max_connections ] && max_connections=$c; done
-hard=$(ulimit -Hn)
-if [ "$hard" != unlimited ] && [ "$hard" -lt $((max_connections + 64)) ]; then
-  echo "$bench_name: warning: the fd hard limit is $hard, too low for $max_connections connections" >&2
-fi
-ulimit -n "$hard" 2>/dev/null || true
+raise_fd_limit connections "${connections_arr[@]}"
 
 mkdir -p "$out"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/http_bench.XXXXXX")

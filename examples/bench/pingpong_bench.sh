@@ -116,13 +116,7 @@ for prog in pingpong_server pingpong_client asio_pingpong_server asio_pingpong_c
 done
 
 # Descriptors: each of client and server needs one per session, plus a few.
-max_sessions=0
-for s in "${sessions_arr[@]}"; do [ "$s" -gt $max_sessions ] && max_sessions=$s; done
-hard=$(ulimit -Hn)
-if [ "$hard" != unlimited ] && [ "$hard" -lt $((max_sessions + 64)) ]; then
-  echo "pingpong_bench: warning: the fd hard limit is $hard, too low for $max_sessions sessions" >&2
-fi
-ulimit -n "$hard" 2>/dev/null || true
+raise_fd_limit sessions "${sessions_arr[@]}"
 
 mkdir -p "$out"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pingpong_bench.XXXXXX")

@@ -131,25 +131,33 @@ inline void closeWithReset(int fd) {
   ::close(fd);
 }
 
+// Calls fn(number, target) for each descriptor open while it reads
+// /proc/self/fd (target as readlink gives it: "socket:[123]"), skipping its
+// own and any closed before its target could be read.
+template <typename Fn>
+void forEachOpenFd(Fn fn) {
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (dir == nullptr) return;
+  const int own = ::dirfd(dir);
+  while (struct dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] == '.' || std::atoi(e->d_name) == own) continue;
+    char target[256] = {};
+    const std::string link = std::string("/proc/self/fd/") + e->d_name;
+    if (::readlink(link.c_str(), target, sizeof target - 1) <= 0) continue;
+    fn(e->d_name, std::string(target));
+  }
+  ::closedir(dir);
+}
+
 // Open descriptors other than anonymous pipes. UBSan's vptr check probes
 // memory through a pipe it opens and closes at once, in whichever thread it
 // runs: a loop thread destroying a functor while the test thread counts would
 // otherwise add one or two. Nothing muon opens is a pipe.
 inline int countOpenFds() {
   int n = 0;
-  DIR* dir = ::opendir("/proc/self/fd");
-  if (dir == nullptr) return -1;
-  const int own = ::dirfd(dir);
-  while (struct dirent* e = ::readdir(dir)) {
-    if (e->d_name[0] == '.' || std::atoi(e->d_name) == own) continue;
-    char target[64] = {};
-    const std::string link = std::string("/proc/self/fd/") + e->d_name;
-    const ssize_t len = ::readlink(link.c_str(), target, sizeof target - 1);
-    if (len <= 0) continue;  // closed while we looked: not a lasting one
-    if (std::string(target).compare(0, 5, "pipe:") == 0) continue;
-    ++n;
-  }
-  ::closedir(dir);
+  forEachOpenFd([&n](const char*, const std::string& target) {
+    if (target.compare(0, 5, "pipe:") != 0) ++n;
+  });
   return n;
 }
 
@@ -157,17 +165,9 @@ inline int countOpenFds() {
 // for failure messages of tests that count them.
 inline std::string describeOpenFds() {
   std::string out;
-  DIR* dir = ::opendir("/proc/self/fd");
-  if (dir == nullptr) return "(cannot read /proc/self/fd)";
-  const int own = ::dirfd(dir);
-  while (struct dirent* e = ::readdir(dir)) {
-    if (e->d_name[0] == '.' || std::atoi(e->d_name) == own) continue;
-    char target[256] = {};
-    const std::string link = std::string("/proc/self/fd/") + e->d_name;
-    const ssize_t n = ::readlink(link.c_str(), target, sizeof target - 1);
-    out += std::string(e->d_name) + " -> " + (n > 0 ? target : "?") + "\n";
-  }
-  ::closedir(dir);
+  forEachOpenFd([&out](const char* number, const std::string& target) {
+    out += std::string(number) + " -> " + target + "\n";
+  });
   return out;
 }
 
