@@ -319,11 +319,8 @@ class LogStream {
   // `cleanName`: the caller knows the name to be clean, 1 to kMaxFieldName
   // bytes that each may stay in a name (Logfmt.h), so it is copied as it is.
   void beginField(std::string_view name, bool text, bool cleanName = false) {
-    if (recording_ && recordBytes(text ? detail::kOperandFieldText : detail::kOperandFieldBare,
-                                  name.data(), std::min(name.size(), detail::kMaxFieldName))) {
-      return;
-    }
-    beginFieldText(name, text, cleanName);
+    beginFieldAs(text ? detail::kOperandFieldText : detail::kOperandFieldBare, name, text,
+                 cleanName);
   }
   void endField() {
     if (recording_ && record(detail::kOperandFieldEnd, '\0')) return;
@@ -335,12 +332,8 @@ class LogStream {
   // text line, or a record that fell back to text on the way). `number`:
   // the value is a number or a bool, never quoted unless it is empty.
   void beginOneOperandField(std::string_view name, bool text, bool cleanName) {
-    if (recording_ &&
-        recordBytes(text ? detail::kOperandFieldOneText : detail::kOperandFieldOneBare,
-                    name.data(), std::min(name.size(), detail::kMaxFieldName))) {
-      return;
-    }
-    beginFieldText(name, text, cleanName);
+    beginFieldAs(text ? detail::kOperandFieldOneText : detail::kOperandFieldOneBare, name, text,
+                 cleanName);
   }
   void endOneOperandField(bool number) {
     if (recording_) return;
@@ -476,6 +469,15 @@ class LogStream {
   }
   // Escapes, cut whole at the end. Out of line: rare.
   __attribute__((noinline, cold)) void appendEscaped(const char* data, size_t len);
+  // A field's start recorded with `tag`, or written as text.
+  __attribute__((always_inline)) void beginFieldAs(detail::OperandTag tag, std::string_view name,
+                                                   bool text, bool cleanName) {
+    if (recording_ &&
+        recordBytes(tag, name.data(), std::min(name.size(), detail::kMaxFieldName))) {
+      return;
+    }
+    beginFieldText(name, text, cleanName);
+  }
   // A field in a text line (beginField/endField). A clean name (see
   // beginField) of an outermost field is copied inline; a literal's length
   // is then a constant and the copy a few moves.
