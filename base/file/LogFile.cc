@@ -84,9 +84,10 @@ void LogFile::setClock(ClockFunc clock) {
 
 WriteResult LogFile::append(const char* logline, size_t len) {
   MaybeLock lock(mutex_.get());
-  if (options_.format == LineFormat::kJson) {
+  if (options_.format == LineFormat::kJson && !detail::allJsonObjects(std::string_view(logline, len))) {
     json_.clear();
-    detail::appendJsonLines(std::string_view(logline, len), Logger::timeZone(), &json_);
+    detail::appendJsonLines(std::string_view(logline, len), Logger::timeZone(),
+                            detail::FieldsInText::kNone, &json_);
     return appendUnlocked(json_.data(), json_.size());
   }
   return appendUnlocked(logline, len);

@@ -73,10 +73,13 @@ class LogFile {
     // Write through a 64 KiB buffer (lines), or each append at once as one
     // chunk (AsyncLogging's 4 MiB buffers: it turns this off).
     bool buffered = true;
-    // What the files hold: muon's text lines, or each line as a JSON object
-    // (JsonLines.h), converted here, before the stages, so that every path
-    // that writes lines (AsyncLogging, SyncLogging, a crash recovery) writes
-    // the same JSON. Chunks given to append() must be whole lines.
+    // What the files hold: muon's text lines, or JSON lines (JsonLines.h).
+    // For JSON, whoever formats a statement's line makes its JSON
+    // (AsyncLogging's backend, a statement through a JSON sink, a recovery);
+    // append() writes a line that starts with '{' as it is and turns any
+    // other (a text line appended directly) into an object whose message is
+    // its whole text, before the stages. Chunks given to append() must be
+    // whole lines.
     LineFormat format = LineFormat::kText;
     // The steps each chunk takes into the file, in order (FileStage.h):
     // e.g. ZstdStage then AesGcmStage. Empty: plain text.
@@ -129,6 +132,8 @@ class LogFile {
   FilePosition nextPosition() const;
   // The file being written ("" while none could be opened).
   std::string currentFileName() const;
+  // What the files hold (Options::format).
+  LineFormat format() const { return options_.format; }
 
   // Seams for tests, to be set before the first append.
   void setWriteFunction(WriteFunction write);

@@ -37,6 +37,7 @@ void LogStream::appendEscaped(const char* data, size_t len) {
 }
 void LogStream::beginFieldTextChecked(std::string_view name, bool text) {
   if (fieldDepth_++ > 0) return;  // inside another field's value
+  noteFieldBegins();
   fieldText_ = text;
   if (__builtin_expect(buffer_.avail() >= 2 + detail::kMaxFieldName, 1)) {
     char* p = buffer_.current();
@@ -51,7 +52,11 @@ void LogStream::beginFieldTextChecked(std::string_view name, bool text) {
 }
 
 void LogStream::endFieldText() {
-  if (fieldDepth_ == 0 || --fieldDepth_ > 0 || valueStaysAsItIs(false)) return;
+  if (fieldDepth_ == 0 || --fieldDepth_ > 0) return;
+  if (valueStaysAsItIs(false)) {
+    fieldsEnd_ = static_cast<uint32_t>(buffer_.length());
+    return;
+  }
   char* value = const_cast<char*>(buffer_.data()) + fieldStart_;
   const size_t len = buffer_.length() - fieldStart_;
   // A quoted value stops short of the line's last kLineEndRoom bytes, so
@@ -61,6 +66,7 @@ void LogStream::endFieldText() {
       value, len, room > kLineEndRoom + 2 ? room - kLineEndRoom : std::min<size_t>(room, 2), fieldText_);
   buffer_.unwind(len);
   buffer_.add(encoded);
+  fieldsEnd_ = static_cast<uint32_t>(buffer_.length());
 }
 
 namespace detail {

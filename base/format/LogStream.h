@@ -339,6 +339,7 @@ class LogStream {
     if (recording_) return;
     if (fieldDepth_ == 1 && valueStaysAsItIs(number)) {
       fieldDepth_ = 0;
+      fieldsEnd_ = static_cast<uint32_t>(buffer_.length());
       return;
     }
     endFieldText();
@@ -353,7 +354,9 @@ class LogStream {
         buffer_.avail() < encoded.size() + kLineEndRoom + 2 + detail::kMaxFieldName) {
       return false;
     }
+    noteFieldBegins();
     buffer_.append(encoded.data(), encoded.size());
+    fieldsEnd_ = static_cast<uint32_t>(buffer_.length());
     return true;
   }
   // The longest field appendEncodedField takes: far from a line's end.
@@ -361,6 +364,16 @@ class LogStream {
   // Ends any field still open (bytes that lost their end).
   void closeFields() {
     while (fieldDepth_ > 0) endFieldText();
+  }
+  // Where the fields that end a text line's message begin, the message
+  // ending at `messageEnd`: the ' ' before the first of the outermost
+  // fields written one after another, with nothing else after them, up to
+  // messageEnd (their logfmt text: " user=alice ms=12"; a line's end may
+  // have cut the last). `messageEnd` if the message does not end in a
+  // field (text follows the last one). Exact: it is where this stream wrote
+  // them, not a reading of the text (a message "x user=bob" holds none).
+  size_t trailingFieldsFrom(size_t messageEnd) const {
+    return messageEnd <= fieldsEnd_ && fieldsFrom_ < messageEnd ? fieldsFrom_ : messageEnd;
   }
 
   // Raw bytes, never escaped (the Logger's own prefix and trailer).
@@ -485,6 +498,7 @@ class LogStream {
                                                      bool cleanName) {
     if (cleanName && fieldDepth_ == 0 &&
         __builtin_expect(buffer_.avail() >= 2 + detail::kMaxFieldName, 1)) {
+      noteFieldBegins();
       char* p = buffer_.current();
       p[0] = ' ';
       std::memcpy(p + 1, name.data(), name.size());
@@ -499,6 +513,12 @@ class LogStream {
   }
   void beginFieldTextChecked(std::string_view name, bool text);
   void endFieldText();
+  // An outermost field begins here: it starts a run of fields unless the
+  // last one ended here.
+  void noteFieldBegins() {
+    const auto at = static_cast<uint32_t>(buffer_.length());
+    if (at != fieldsEnd_) fieldsFrom_ = at;
+  }
   // Whether the open field's value is its own logfmt form (Logfmt.h): not
   // empty, and a number or a bool (`number`: their bytes never need quotes),
   // or bytes that need no quotes and not text that could read as a number.
@@ -526,6 +546,10 @@ class LogStream {
   uint8_t fieldDepth_ = 0;
   bool fieldText_ = false;
   uint32_t fieldStart_ = 0;
+  // The run of outermost fields last written (trailingFieldsFrom): where it
+  // begins and where its last field ended.
+  uint32_t fieldsFrom_ = 0;
+  uint32_t fieldsEnd_ = 0;
   size_t recordedFrom_ = 0;
   TextFallback fallback_ = nullptr;
   void* fallbackContext_ = nullptr;

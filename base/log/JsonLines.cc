@@ -1,8 +1,10 @@
 #include "muon/base/JsonLines.h"
 
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "muon/base/LineLayout.h"
 #include "muon/base/Logfmt.h"
@@ -63,24 +65,21 @@ bool isFiniteNumber(std::string_view v) {
   return std::isfinite(std::strtod(buf, nullptr));
 }
 
-// "2026-11-21T08:15:02.123456Z": the 'Z' line's own digits rearranged, or
-// the instant written in UTC.
-void appendTimestamp(const LineParts& parts, Timestamp time, std::string* out) {
-  char t[27];
-  if (parts.utc) {
-    const std::string_view d = parts.dateTime;  // "20261121 08:15:02.123456Z"
-    std::memcpy(t, d.data(), 4);
-    t[4] = '-';
-    std::memcpy(t + 5, d.data() + 4, 2);
-    t[7] = '-';
-    std::memcpy(t + 8, d.data() + 6, 2);
-    t[10] = 'T';
-    std::memcpy(t + 11, d.data() + 9, 15);
-    t[26] = 'Z';
-  } else {
-    const DateTime dt = TimeZone::toUtcTime(time.secondsSinceEpoch());
+// {"@timestamp":"2026-11-21T08:15:02.123456Z": the second's text made once
+// per second per thread.
+void appendTimestamp(int64_t second, int micro, std::string* out) {
+  struct Cache {
+    int64_t second = INT64_MIN;
+    char text[35];  // {"@timestamp":"2026-11-21T08:15:02.
+  };
+  thread_local Cache cache;
+  if (cache.second != second) {
+    const DateTime dt = TimeZone::toUtcTime(second);
     const int year = dt.year < 0 ? 0 : (dt.year > 9999 ? 9999 : dt.year);
-    auto two = [&](char* at, int v) { writeTwoDigits(at, static_cast<unsigned>(v)); };
+    char* t = cache.text;
+    std::memcpy(t, "{\"@timestamp\":\"", 15);
+    t += 15;
+    auto two = [](char* at, int v) { writeTwoDigits(at, static_cast<unsigned>(v)); };
     two(t, year / 100);
     two(t + 2, year % 100);
     t[4] = '-';
@@ -94,12 +93,38 @@ void appendTimestamp(const LineParts& parts, Timestamp time, std::string* out) {
     t[16] = ':';
     two(t + 17, dt.second);
     t[19] = '.';
-    writeMicro(t + 20, time.microSecondsInSecond());
-    t[26] = 'Z';
+    cache.second = second;
   }
-  out->append("{\"@timestamp\":\"", 15);
-  out->append(t, sizeof t);
-  out->push_back('"');
+  char micros[8];
+  writeMicro(micros, micro);
+  micros[6] = 'Z';
+  micros[7] = '"';
+  out->append(cache.text, sizeof cache.text);
+  out->append(micros, sizeof micros);
+}
+
+// The bytes of `bytes` escaped as in a JSON string, without the quotes.
+void appendJsonEscaped(std::string_view bytes, std::string* out);
+
+void appendField(const LogfmtField& field, std::string* scratch, std::string* out) {
+  if (isReserved(field.name)) {
+    scratch->assign(kFieldPrefix.data(), kFieldPrefix.size());
+    scratch->append(field.name);
+    appendKey(*scratch, out);
+  } else {
+    appendKey(field.name, out);
+  }
+  if (!field.quoted && isFiniteNumber(field.value)) {
+    out->append(field.value);
+  } else if (!field.quoted && (field.value == "true" || field.value == "false")) {
+    out->append(field.value);
+  } else if (!field.quoted) {
+    appendJsonString(field.value, out);  // a bare value is its own bytes
+  } else {
+    scratch->clear();
+    appendLogfmtValue(field, scratch);
+    appendJsonString(*scratch, out);
+  }
 }
 
 }  // namespace
@@ -125,6 +150,13 @@ size_t utf8SequenceLength(const unsigned char* p, size_t n) {
 
 void appendJsonString(std::string_view bytes, std::string* out) {
   out->push_back('"');
+  appendJsonEscaped(bytes, out);
+  out->push_back('"');
+}
+
+namespace {
+
+void appendJsonEscaped(std::string_view bytes, std::string* out) {
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
   const size_t n = bytes.size();
   size_t i = 0;
@@ -179,20 +211,12 @@ void appendJsonString(std::string_view bytes, std::string* out) {
     out->append(esc, len);
     ++i;
   }
-  out->push_back('"');
 }
 
-void appendJsonLine(std::string_view line, const TimeZone& zone, std::string* out) {
-  if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-  Timestamp time;
-  LineParts parts;
-  if (!parseLine(line, zone, &time, &parts)) {
-    out->append("{\"message\":", 11);
-    appendJsonString(line, out);
-    out->append("}\n", 2);
-    return;
-  }
-  appendTimestamp(parts, time, out);
+}  // namespace
+
+void appendJsonObject(const JsonLineParts& parts, std::string* out) {
+  appendTimestamp(parts.second, parts.micro, out);
   out->append(",\"log.level\":\"", 14);
   out->append(levelName(parts.level));
   out->append("\",\"process.thread.id\":", 22);
@@ -201,50 +225,85 @@ void appendJsonLine(std::string_view line, const TimeZone& zone, std::string* ou
     out->append(",\"log.origin.function\":", 23);
     appendJsonString(parts.function, out);
   }
-  // The fields are read first: the message is what comes before them.
-  const std::string_view message = parts.message;
-  const size_t fieldsBegin = readLogfmtFields(message, [](const LogfmtField&) {});
-  out->append(",\"message\":", 11);
-  appendJsonString(message.substr(0, fieldsBegin > 0 && fieldsBegin < message.size()
-                                         ? fieldsBegin - 1
-                                         : fieldsBegin),
-                   out);
+  // The fields read back, and where they begin; what precedes them (a
+  // value the line's end cut, the space before the first) stays with the
+  // message.
+  const std::string_view fields = parts.fields;
+  thread_local std::vector<LogfmtField> read;  // kept: no allocation per line
+  read.clear();
+  const size_t fieldsBegin =
+      fields.empty() ? 0
+                     : readLogfmtFields(fields, [](const LogfmtField& f) { read.push_back(f); });
+  size_t kept = fieldsBegin;
+  if (fieldsBegin < fields.size() && fieldsBegin > 0 && fields[fieldsBegin - 1] == ' ') --kept;
+  out->append(",\"message\":\"", 12);
+  appendJsonEscaped(parts.message, out);
+  appendJsonEscaped(fields.substr(0, kept), out);
+  out->push_back('"');
   if (!parts.file.empty()) {
     out->append(",\"log.origin.file.name\":", 24);
     appendJsonString(parts.file, out);
     out->append(",\"log.origin.file.line\":", 24);
     appendInt(parts.line, out);
   }
-  if (fieldsBegin < message.size()) {
-    std::string value;
-    std::string key;
-    readLogfmtFields(message.substr(fieldsBegin), [&](const LogfmtField& field) {
-      if (isReserved(field.name)) {
-        key.assign(kFieldPrefix.data(), kFieldPrefix.size());
-        key.append(field.name);
-        appendKey(key, out);
-      } else {
-        appendKey(field.name, out);
-      }
-      if (!field.quoted && isFiniteNumber(field.value)) {
-        out->append(field.value);
-      } else if (!field.quoted && (field.value == "true" || field.value == "false")) {
-        out->append(field.value);
-      } else {
-        value.clear();
-        appendLogfmtValue(field, &value);
-        appendJsonString(value, out);
-      }
-    });
-  }
+  thread_local std::string scratch;  // kept: no allocation per field
+  for (const LogfmtField& field : read) appendField(field, &scratch, out);
   out->append("}\n", 2);
 }
 
-void appendJsonLines(std::string_view chunk, const TimeZone& zone, std::string* out) {
+void appendJsonLine(std::string_view line, const TimeZone& zone, FieldsInText fields,
+                    std::string* out) {
+  if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+  if (!line.empty() && line.front() == '{') {  // made as JSON
+    out->append(line);
+    out->push_back('\n');
+    return;
+  }
+  Timestamp time;
+  LineParts parsed;
+  if (!parseLine(line, zone, &time, &parsed)) {
+    out->append("{\"message\":", 11);
+    appendJsonString(line, out);
+    out->append("}\n", 2);
+    return;
+  }
+  JsonLineParts parts;
+  parts.second = time.secondsSinceEpoch();
+  parts.micro = time.microSecondsInSecond();
+  parts.level = parsed.level;
+  parts.tid = parsed.tid;
+  parts.function = parsed.function;
+  parts.message = parsed.message;
+  if (fields == FieldsInText::kRead) {
+    const size_t begin = readLogfmtFields(parsed.message, [](const LogfmtField&) {});
+    if (begin < parsed.message.size()) {
+      parts.message = parsed.message.substr(0, begin > 0 ? begin - 1 : 0);
+      parts.fields = parsed.message.substr(begin);
+    }
+  }
+  parts.file = parsed.file;
+  parts.line = parsed.line;
+  appendJsonObject(parts, out);
+}
+
+bool allJsonObjects(std::string_view chunk) {
+  const char* p = chunk.data();
+  const char* const end = p + chunk.size();
+  while (p < end) {
+    if (*p != '{') return false;
+    const void* newline = std::memchr(p, '\n', static_cast<size_t>(end - p));
+    if (newline == nullptr) break;
+    p = static_cast<const char*>(newline) + 1;
+  }
+  return true;
+}
+
+void appendJsonLines(std::string_view chunk, const TimeZone& zone, FieldsInText fields,
+                     std::string* out) {
   while (!chunk.empty()) {
     const size_t end = chunk.find('\n');
     const size_t n = end == std::string_view::npos ? chunk.size() : end + 1;
-    appendJsonLine(chunk.substr(0, n), zone, out);
+    appendJsonLine(chunk.substr(0, n), zone, fields, out);
     chunk.remove_prefix(n);
   }
 }

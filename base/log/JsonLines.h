@@ -1,34 +1,42 @@
-// JsonLines: muon's text lines as JSON lines, one object per line, with the
+// JsonLines: log lines as JSON lines, one object per line, with the
 // Elastic Common Schema's names, for log stores that read JSON without a
 // parsing rule (Elasticsearch, Loki, Vector, jq):
 //
-//   20261121 08:15:02.123456Z  4321 INFO  login user=alice ms=12 - auth.cc:42
-// becomes
+//   LOG_INFO << "login" << muon::kv("user", "alice") << muon::kv("ms", 12);
+// is
 //   {"@timestamp":"2026-11-21T08:15:02.123456Z","log.level":"INFO",
 //    "process.thread.id":4321,"message":"login","log.origin.file.name":"auth.cc",
 //    "log.origin.file.line":42,"user":"alice","ms":12}            (one line)
 //
-// The time is RFC 3339 in UTC to the microsecond (a line in another zone is
-// read in `zone`); TRACE and DEBUG lines add "log.origin.function". The
-// fields at the message's end (Logfmt.h) become keys at the top level: a
-// bare value that reads as a JSON number (finite) is a number, true/false
-// are bools, anything else (a quoted value, nan, inf, 0x1f) is a string. A
-// field whose name is one of the keys above, or a dotted prefix or
-// extension of one ("log", "message.x"), is kept as "fields.<name>", never
-// in their place. Strings are escaped per RFC 8259 (\" \\ \n \r \t \b \f,
-// \u00XX for other control characters and DEL); a byte that is not part of
-// valid UTF-8 becomes U+FFFD. A line not in muon's layout (the "Dropped log
-// messages" report, a recovery's note) becomes {"message":"<line>"}.
+// The time is RFC 3339 in UTC to the microsecond; TRACE and DEBUG lines add
+// "log.origin.function". The fields are the statement's muon::kv operands
+// (and its context's) that end its message, and only those: the stream
+// that wrote them says where they begin (LogStream::trailingFieldsFrom), so
+// a message "x user=bob" stays a message. A field's value keeps its kind: a
+// number or a bool written bare that reads as a finite JSON number, or
+// true/false, is one; anything else (a string, even "12"; nan, inf, Fmt's
+// text) is a string. A field whose name is one of the keys above, or a
+// dotted prefix or extension of one ("log", "message.x"), is kept as
+// "fields.<name>", never in their place. Strings are escaped per RFC 8259
+// (\" \\ \n \r \t \b \f, \u00XX for other control characters and DEL); a byte
+// that is not part of valid UTF-8 becomes U+FFFD.
 //
-// Every file writer converts at the same place (LogFile::Options::format),
-// after the lines are formatted, so the JSON of a line is the same whichever
-// path made the line (the backend, a statement, a crash recovery) and
-// muon-logcat --json makes it from a text file too.
+// Who makes the JSON: whoever formats the line, from what it knows of it:
+// AsyncLogging's backend and a crash recovery from the recorded operands
+// (RecordFormatter.h), a statement that formats its own line from its
+// LogRecord (a sink that writes JSON takes records). A log file that writes
+// JSON (LogFile::Options::format) keeps lines that are JSON objects already
+// and turns any other line given to it (a text line appended directly, the
+// "Dropped log messages" report) into an object whose message is the whole
+// text after the level: the file never reads fields out of text. Only
+// muon-logcat --json, which has nothing but text, reads the logfmt words at
+// a message's end as fields (appendJsonLine with kFieldsRead).
 //
 // Pure functions: any thread.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -41,11 +49,39 @@ enum class LineFormat { kText, kJson };
 
 namespace detail {
 
-// Appends the JSON object of one text line (with or without its '\n'), and
-// '\n', to `out`.
-void appendJsonLine(std::string_view line, const TimeZone& zone, std::string* out);
+// What a JSON line holds, each part as the text line would show it.
+struct JsonLineParts {
+  int64_t second = 0;  // the instant, in seconds and microseconds since the epoch
+  int micro = 0;
+  int level = 0;  // Logger::LogLevel
+  int tid = 0;
+  std::string_view function;  // empty: none (not a TRACE or DEBUG line)
+  std::string_view message;   // without the fields
+  // The fields as the stream wrote them after the message, in their logfmt
+  // form with the space before each (" user=alice ms=12"); empty: none.
+  std::string_view fields;
+  std::string_view file;  // empty: no statement wrote the line (no file, no line)
+  int line = 0;
+};
+
+// Appends the JSON object of `parts`, and '\n', to `out`. A piece of
+// `fields` that does not read as logfmt fields (a value cut by the line's
+// end) stays with the message.
+void appendJsonObject(const JsonLineParts& parts, std::string* out);
+
+// Whether a text line's fields are read from the words at its message's end.
+enum class FieldsInText { kNone, kRead };
+// Appends the JSON object of one line (with or without its '\n'), and '\n',
+// to `out`: a JSON object as it is, a text line in muon's layout taken
+// apart (its message whole, or, with kRead, without the logfmt words at its
+// end, which become the fields), any other line as {"message":"<line>"}.
+void appendJsonLine(std::string_view line, const TimeZone& zone, FieldsInText fields,
+                    std::string* out);
 // The same for each line of `chunk` (a last piece without '\n' too).
-void appendJsonLines(std::string_view chunk, const TimeZone& zone, std::string* out);
+void appendJsonLines(std::string_view chunk, const TimeZone& zone, FieldsInText fields,
+                     std::string* out);
+// Whether every line of `chunk` is a JSON object already (starts with '{').
+bool allJsonObjects(std::string_view chunk);
 // The length of the valid UTF-8 sequence of a code point at p (n bytes
 // there), 0 if p[0] does not start one: overlong forms, surrogates and code
 // points past U+10FFFF are not valid.

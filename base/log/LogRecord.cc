@@ -4,6 +4,8 @@
 #include <cstring>
 #include <functional>
 
+#include "muon/base/JsonLines.h"
+
 namespace muon {
 namespace detail {
 
@@ -24,6 +26,7 @@ struct StoredHeader {
   Span file;
   Span function;
   Span message;
+  Span fields;
   Span text;
 };
 
@@ -57,13 +60,36 @@ void layout(const LogRecord& record, StoredHeader* header) {
   header->file = place(record.file);
   header->function = place(record.function);
   header->message = place(record.message);
+  header->fields = place(record.fields);
 }
 
 }  // namespace
 
+void appendJsonRecord(const LogRecord& record, std::string* out) {
+  JsonLineParts parts;
+  parts.second = record.time.secondsSinceEpoch();
+  parts.micro = record.time.microSecondsInSecond();
+  parts.level = record.level;
+  parts.tid = record.tid;
+  parts.function = record.function;
+  parts.message = record.message.substr(0, record.message.size() - record.fields.size());
+  parts.fields = record.fields;
+  parts.file = record.file;
+  parts.line = record.line;
+  appendJsonObject(parts, out);
+}
+
+void writeJsonRecord(const LogRecord& record, void (*write)(void*, const char*, size_t),
+                     void* sink) {
+  thread_local std::string json;  // kept: no allocation per line
+  json.clear();
+  appendJsonRecord(record, &json);
+  write(sink, json.data(), json.size());
+}
+
 size_t storedSize(const LogRecord& record) {
   size_t size = sizeof(StoredHeader) + record.text.size();
-  for (std::string_view part : {record.file, record.function, record.message}) {
+  for (std::string_view part : {record.file, record.function, record.message, record.fields}) {
     if (!inside(part, record.text)) size += part.size();
   }
   return size;
@@ -83,6 +109,7 @@ void storeRecord(const LogRecord& record, char* out) {
   copyOutside(header.file, record.file);
   copyOutside(header.function, record.function);
   copyOutside(header.message, record.message);
+  copyOutside(header.fields, record.fields);
 }
 
 LogRecord loadRecord(const char* stored) {
@@ -97,6 +124,7 @@ LogRecord loadRecord(const char* stored) {
   record.line = header.line;
   record.function = view(header.function);
   record.message = view(header.message);
+  record.fields = view(header.fields);
   record.text = view(header.text);
   return record;
 }

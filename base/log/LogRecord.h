@@ -16,9 +16,8 @@
 // during the append() call; a sink that keeps a record past the call stores
 // it (storeRecord below). append() runs on the thread that logged.
 //
-// Members will be added to this struct (key-value fields, issue #32): set
-// them by name, never aggregate-initialize one by position, and do not
-// depend on its size.
+// Members may be added to this struct: set them by name, never
+// aggregate-initialize one by position, and do not depend on its size.
 #pragma once
 
 #include <string>
@@ -46,11 +45,20 @@ struct LogRecord {
   // What the statement's << operands wrote (and LOG_SYSERR's errno text):
   // no date, thread, level, function or trailer; cut as the line cut it.
   std::string_view message;
+  // The statement's fields (muon::kv, its context's) that end the message:
+  // the tail of `message` from the space before the first, in their logfmt
+  // form (" user=alice ms=12", LogFields.h); empty if the message does not
+  // end in a field. Where the statement wrote them, not a reading of the
+  // text: a message "x user=bob" has none.
+  std::string_view fields;
   // The whole line as Logger formatted it, '\n' included.
   std::string_view text;
 };
 
 namespace detail {
+
+// The JSON line of `record` (JsonLines.h), and '\n', appended to `out`.
+void appendJsonRecord(const LogRecord& record, std::string* out);
 
 // A record kept past the call that made it (SyslogSink's queue, the
 // backtrace ring), as storedSize() bytes written by storeRecord(): a header,

@@ -477,6 +477,8 @@ LogRecord Logger::record() const {
     r.function = std::string_view(data + functionBegin_, messageBegin - functionBegin_ - 1);
   }
   r.message = std::string_view(data + messageBegin, messageEnd - messageBegin);
+  const size_t fieldsFrom = std::max(stream_.trailingFieldsFrom(messageEnd), messageBegin);
+  r.fields = std::string_view(data + fieldsFrom, messageEnd - fieldsFrom);
   r.text = buf.toStringView();
   return r;
 }
@@ -525,6 +527,7 @@ void Logger::writeBacktrace(const detail::LoggerConfig& config) {
     marker.file = std::string_view();
     marker.line = 0;
     marker.function = std::string_view();
+    marker.fields = std::string_view();
     marker.message = std::string_view(text).substr(header.size(), message.size());
     marker.text = text;
     writeRecord(config, marker);

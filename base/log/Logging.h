@@ -35,6 +35,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "muon/base/JsonLines.h"
 #include "muon/base/LogAttachment.h"
 #include "muon/base/LogFields.h"
 #include "muon/base/LogSite.h"
@@ -57,6 +58,18 @@ struct TakesRecords : std::false_type {};
 template <typename Sink>
 struct TakesRecords<Sink, std::void_t<decltype(std::declval<Sink&>().append(
                               std::declval<const LogRecord&>()))>> : std::true_type {};
+
+// Whether Sink says which lines it writes (has LineFormat lineFormat()):
+// one that writes JSON takes statements' records, which say where their
+// fields are, and writes each as a JSON line (writeJsonRecord).
+template <typename Sink, typename = void>
+struct HasLineFormat : std::false_type {};
+template <typename Sink>
+struct HasLineFormat<Sink, std::void_t<decltype(std::declval<const Sink&>().lineFormat())>>
+    : std::true_type {};
+// Hands write(sink, line, len) the JSON line of `record` (LogRecord.cc).
+void writeJsonRecord(const LogRecord& record, void (*write)(void*, const char*, size_t),
+                     void* sink);
 
 // Whether Sink formats statements' records itself (has recordSink()).
 template <typename Sink, typename = void>
@@ -207,6 +220,17 @@ class Logger {
       ref.appendText = [](void* s, const char* line, size_t len) {
         static_cast<Sink*>(s)->append(line, len);
       };
+    }
+    if constexpr (detail::HasLineFormat<Sink>::value) {
+      if (sink.lineFormat() == LineFormat::kJson) {
+        ref.appendText = nullptr;
+        ref.appendRecord = [](void* s, const LogRecord& record) {
+          detail::writeJsonRecord(
+              record,
+              [](void* to, const char* line, size_t len) { static_cast<Sink*>(to)->append(line, len); },
+              s);
+        };
+      }
     }
     ref.flush = [](void* s) { static_cast<Sink*>(s)->flush(); };
     if constexpr (detail::FormatsRecords<Sink>::value) {

@@ -5,12 +5,63 @@
 
 #include "muon/base/LogOperands.h"
 #include "muon/base/LogSite.h"
+#include "muon/base/Logging.h"
 
 namespace muon {
 namespace detail {
 
+namespace {
+
+// The thread id in a prefix's "%5d " text.
+int tidOf(std::string_view tid) {
+  int v = 0;
+  for (char c : tid) {
+    if (c >= '0' && c <= '9') v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+// The message of a TRACE or DEBUG line starts with the function's name
+// and a space (Logger's constructor writes them first); it goes apart.
+void splitFunction(JsonLineParts* parts) {
+  if (parts->level > Logger::DEBUG) return;
+  const size_t space = parts->message.find(' ');
+  if (space == std::string_view::npos) return;
+  parts->function = parts->message.substr(0, space);
+  parts->message.remove_prefix(space + 1);
+}
+
+}  // namespace
+
 size_t RecordFormatter::format(const RecordHeader& record, LinePrefix& prefix,
                                std::string_view tid, char* out) {
+  if (format_ == LineFormat::kText || record.kind == RecordHeader::kText) {
+    size_t fieldsFrom;
+    return formatText(record, prefix, tid, out, &fieldsFrom);
+  }
+  size_t fieldsFrom;
+  const size_t n = formatText(record, prefix, tid, text_, &fieldsFrom);
+  const SourceLocation& where = record.site->where;
+  const size_t messageBegin = header_;
+  const size_t messageEnd = n - where.length;
+  JsonLineParts parts;
+  parts.second = prefix.second;
+  parts.micro = micro_;
+  parts.level = record.level < kLevelCount ? record.level : kLevelCount - 1;
+  parts.tid = tidOf(tid);
+  parts.message = std::string_view(text_ + messageBegin, fieldsFrom - messageBegin);
+  parts.fields = std::string_view(text_ + fieldsFrom, messageEnd - fieldsFrom);
+  splitFunction(&parts);
+  parts.file = std::string_view(text_ + messageEnd + SourceLocation::kFileOffset, where.fileLength);
+  parts.line = where.line;
+  json_.clear();
+  appendJsonObject(parts, &json_);
+  std::memcpy(out, json_.data(), json_.size());
+  return json_.size();
+}
+
+size_t RecordFormatter::formatText(const RecordHeader& record, LinePrefix& prefix,
+                                   std::string_view tid, char* out, size_t* fieldsFrom) {
   const char* body = reinterpret_cast<const char*>(&record + 1);
   if (record.kind == RecordHeader::kText) {
     const size_t n = std::min<size_t>(record.length, kMaxLine);
@@ -35,20 +86,25 @@ size_t RecordFormatter::format(const RecordHeader& record, LinePrefix& prefix,
     micro = t.microSecondsInSecond();
   }
   prefix.update(second, timeZoneGeneration(), tid);
+  micro_ = micro;
   const int level = record.level < kLevelCount ? record.level : kLevelCount - 1;
 
   // The line is made in place, in `out`.
   LogStream stream;
   LogStream::Buffer& buf = stream.buffer();
   buf.redirect(out, kMaxLine);
-  writeHeader(buf, prefix, micro, level);
+  header_ = writeHeader(buf, prefix, micro, level);
   replayOperands(body, record.length, stream);
   stream.closeFields();
   appendTrailer(buf, record.site->where);
+  *fieldsFrom = stream.trailingFieldsFrom(buf.length() - record.site->where.length);
   return buf.length();
 }
 
-size_t formatRecordedLine(const char* p, size_t n, char* out) {
+namespace {
+
+// formatRecordedLine, and where its fields begin (*fieldsFrom).
+size_t formatRecordedLineText(const char* p, size_t n, char* out, size_t* fieldsFrom) {
   if (n < kRecordedLineHeader) return 0;
   const size_t head = static_cast<unsigned char>(p[0]);
   const size_t trailer = static_cast<unsigned char>(p[1]);
@@ -65,7 +121,45 @@ size_t formatRecordedLine(const char* p, size_t n, char* out) {
   if (!replayOperands(operands, operandBytes, stream)) return 0;
   stream.closeFields();
   appendTrailerBytes(buf, operands + operandBytes, trailer);
+  *fieldsFrom = stream.trailingFieldsFrom(buf.length() - trailer);
   return buf.length();
+}
+
+}  // namespace
+
+size_t formatRecordedLine(const char* p, size_t n, char* out) {
+  size_t fieldsFrom;
+  return formatRecordedLineText(p, n, out, &fieldsFrom);
+}
+
+bool appendRecordedLineAsJson(const char* p, size_t n, const TimeZone& zone, std::string* out) {
+  char text[RecordFormatter::kMaxLine];
+  size_t fieldsFrom;
+  const size_t length = formatRecordedLineText(p, n, text, &fieldsFrom);
+  if (length == 0) return false;
+  const std::string_view line(text, length);
+  Timestamp time;
+  LineParts parsed;
+  if (!parseLine(line, zone, &time, &parsed)) {
+    // A head not in muon's layout (only crafted bytes): the line as text.
+    appendJsonLine(line, zone, FieldsInText::kNone, out);
+    return true;
+  }
+  JsonLineParts parts;
+  parts.second = time.secondsSinceEpoch();
+  parts.micro = time.microSecondsInSecond();
+  parts.level = parsed.level;
+  parts.tid = parsed.tid;
+  parts.function = parsed.function;
+  // The fields are the tail of the message from where the replay wrote them.
+  const size_t messageBegin = static_cast<size_t>(parsed.message.data() - text);
+  const size_t keep = fieldsFrom > messageBegin ? fieldsFrom - messageBegin : 0;
+  parts.message = parsed.message.substr(0, std::min(keep, parsed.message.size()));
+  parts.fields = parsed.message.substr(parts.message.size());
+  parts.file = parsed.file;
+  parts.line = parsed.line;
+  appendJsonObject(parts, out);
+  return true;
 }
 
 }  // namespace detail

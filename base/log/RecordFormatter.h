@@ -3,14 +3,19 @@
 // name, operands through the same LogStream, and trailer as a statement
 // that formats its own line (Logging.cc). The time is the one the statement
 // read; the zone and the control-character policy are the ones in force
-// when the record is formatted.
+// when the record is formatted. Or into the JSON lines (JsonLines.h) the
+// statements' records would give a JSON sink: the text line's parts, its
+// fields where the replay wrote them.
 //
 // Used by the thread that consumes the queues (AsyncLogging's backend); one
 // formatter per such thread: not thread-safe.
 #pragma once
 
 #include <cstddef>
+#include <string>
+#include <string_view>
 
+#include "muon/base/JsonLines.h"
 #include "muon/base/LineLayout.h"
 #include "muon/base/RecordQueue.h"
 #include "muon/base/TscClock.h"
@@ -41,20 +46,42 @@ inline void writeRecordedLineHeader(char* p, size_t head, size_t trailer) {
 // that do not add up, a trailer without its '\n', operands that do not
 // decode). Safe for any bytes. Any thread.
 size_t formatRecordedLine(const char* p, size_t n, char* out);
+// The JSON line of the recorded line in [p, p+n), and '\n', appended to
+// `out`, its head's date-time read in `zone`; false, with nothing
+// appended, where formatRecordedLine returns 0. Any thread.
+bool appendRecordedLineAsJson(const char* p, size_t n, const TimeZone& zone, std::string* out);
 
 class RecordFormatter {
  public:
-  // The longest line format() writes.
+  // The longest text line format() writes.
   static constexpr size_t kMaxLine = LogStream::kBufferSize;
+  // The longest JSON line: every byte of a text line escaped (\u00XX), and keys.
+  static constexpr size_t kMaxJsonLine = 6 * kMaxLine + 1024;
 
-  // Writes the line of `record` into `out` (room for kMaxLine bytes) and
+  explicit RecordFormatter(LineFormat format = LineFormat::kText) : format_(format) {}
+
+  // The longest line format() writes in this format.
+  size_t maxLine() const { return format_ == LineFormat::kJson ? kMaxJsonLine : kMaxLine; }
+  // Writes the line of `record` into `out` (room for maxLine() bytes) and
   // returns its length. `prefix` is the cache of the record's thread
   // (`tid`, "%5d "), whose records come to it in order.
   size_t format(const RecordHeader& record, LinePrefix& prefix, std::string_view tid, char* out);
 
  private:
+  // The text line into `out` (kMaxLine bytes); its fields begin at
+  // *fieldsFrom (the message's end if none).
+  size_t formatText(const RecordHeader& record, LinePrefix& prefix, std::string_view tid,
+                    char* out, size_t* fieldsFrom);
+
+  const LineFormat format_;
+  // Of the last line formatText() made: its microsecond, its header's length.
+  int micro_ = 0;
+  size_t header_ = 0;
   // The window on the second of the last counter reading converted.
   TscClock::SecondWindow window_;
+  // JSON: the text line, then its JSON (kept: no allocation per line).
+  char text_[kMaxLine];
+  std::string json_;
 };
 
 }  // namespace detail

@@ -153,7 +153,8 @@ AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, const Op
   if (!store_->crashSafe()) {
     records_ = std::make_unique<RecordQueues>(
         static_cast<detail::RecordSink*>(this), options.threadQueueBytes,
-        [this](const char* lines, size_t len) { output_.append(lines, len); });
+        [this](const char* lines, size_t len) { output_.append(lines, len); },
+        options.files.format);
   }
   assert((entrySize_ == 0 || entrySize_ == spool::kEntrySize) &&
          "AsyncLogging: an index other than the spool's");
@@ -676,7 +677,7 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
     // the spool's record of the write (and a recovery's undoing of it)
     // covers them all.
     if (b->holdsRecordedLines.load(std::memory_order_relaxed)) {
-      if (!formatted_) formatted_ = std::make_unique<spool::Lines>();
+      if (!formatted_) formatted_ = std::make_unique<spool::Lines>(output_.format());
       formatted_->clear();
       spool::appendMessages(b->data, kBufferSize, b->messages(), formatted_.get());
       store_->write(b->slot, formatted_->data(), formatted_->size(), &output_);

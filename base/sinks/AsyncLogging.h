@@ -139,6 +139,11 @@ class AsyncLogging : private detail::RecordSink {
   // most 4 KiB goes to that thread's queue, after its statements' records.
   void append(const char* logline, size_t len);
 
+  // For Logger::attach: what the files hold (Options::files.format). A JSON
+  // AsyncLogging takes the lines statements format themselves as records
+  // and writes their JSON (JsonLines.h); its backend writes the JSON of the
+  // records it formats.
+  LineFormat lineFormat() const { return output_.format(); }
   // For Logger::attach: the records this sink formats itself, or nullptr in
   // crash-safe mode (statements then hand it recorded lines).
   detail::RecordSink* recordSink() { return records_ ? this : nullptr; }

@@ -52,10 +52,12 @@ struct RecordQueues::Source {
   uint64_t released = 0;
 };
 
-RecordQueues::RecordQueues(detail::RecordSink* sink, size_t queueBytes, Writer writer)
+RecordQueues::RecordQueues(detail::RecordSink* sink, size_t queueBytes, Writer writer,
+                           LineFormat format)
     : sink_(sink),
       queueBytes_(roundUpToPowerOfTwo(queueBytes)),
       writer_(std::move(writer)),
+      formatter_(format),
       lines_(new char[kLineBufferSize]) {
   // Resident before the first line: the consumer never faults on it either.
   std::fill_n(lines_.get(), kLineBufferSize, '\0');
@@ -144,7 +146,7 @@ size_t RecordQueues::drain(const std::function<void()>& roomMade) {
       if (draining_[i]->head->key < draining_[first]->head->key) first = i;
     }
     Source* s = draining_[first];
-    if (kLineBufferSize - lineLength_ < detail::RecordFormatter::kMaxLine) writeLines();
+    if (kLineBufferSize - lineLength_ < formatter_.maxLine()) writeLines();
     lineLength_ += formatter_.format(*s->head, s->prefix, s->queue->tidString(),
                                      lines_.get() + lineLength_);
     ++formatted;

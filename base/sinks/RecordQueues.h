@@ -40,9 +40,11 @@ class RecordQueues {
 
   // `sink` is what the queues report to (their RecordSink); `queueBytes`
   // is rounded up to a power of two, at least kMinQueueBytes. `writer`
-  // takes whole lines, from the consuming thread.
+  // takes whole lines, from the consuming thread, in `format` (the
+  // records become text lines or JSON lines, RecordFormatter.h).
   using Writer = std::function<void(const char* lines, size_t len)>;
-  RecordQueues(detail::RecordSink* sink, size_t queueBytes, Writer writer);
+  RecordQueues(detail::RecordSink* sink, size_t queueBytes, Writer writer,
+               LineFormat format = LineFormat::kText);
   ~RecordQueues();
   RecordQueues(const RecordQueues&) = delete;
   RecordQueues& operator=(const RecordQueues&) = delete;

@@ -9,13 +9,15 @@
 namespace muon {
 
 void StdoutSink::append(const char* line, size_t len) {
-  if (format_ == LineFormat::kText) {
+  // Text, or a JSON line made from a statement's record.
+  if (format_ == LineFormat::kText || (len > 0 && line[0] == '{')) {
     detail::defaultOutput(line, len);
     return;
   }
   thread_local std::string json;  // kept: no allocation per line
   json.clear();
-  detail::appendJsonLines(std::string_view(line, len), Logger::timeZone(), &json);
+  detail::appendJsonLines(std::string_view(line, len), Logger::timeZone(),
+                          detail::FieldsInText::kNone, &json);
   detail::defaultOutput(json.data(), json.size());
 }
 

@@ -28,6 +28,8 @@ class StdoutSink {
   explicit StdoutSink(LineFormat format = LineFormat::kText) : format_(format) {}
   void append(const char* line, size_t len);
   void flush();
+  // What it writes; a JSON sink takes records from Logger (JsonLines.h).
+  LineFormat lineFormat() const { return format_; }
 
  private:
   const LineFormat format_;

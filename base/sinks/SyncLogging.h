@@ -72,6 +72,9 @@ class SyncLogging {
   void append(const char* logline, size_t len);
   // Hands every buffered byte to write(2).
   void flush();
+  // For Logger::attach: what the files hold (Options::files.format); a JSON
+  // SyncLogging takes statements' records and writes their JSON lines.
+  LineFormat lineFormat() const { return file_.format(); }
   // Asks for a new file (logrotate's SIGHUP): async-signal-safe, it only
   // sets a flag; the next append() or flush() starts the new file first.
   void requestReopen();

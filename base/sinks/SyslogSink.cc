@@ -57,7 +57,7 @@ std::string SyslogSink::format(const LogRecord& record, int facility,
   std::string out =
       rfc5424::header(facility, rfc5424::severityOf(record.level),
                       rfc5424::utcTimestamp(record.time), hostname, appName, pid,
-                      rfc5424::structuredData(record.message));
+                      rfc5424::structuredData(record.fields));
   out += std::to_string(record.tid);
   out += ' ';
   detail::appendFromLevel(&out, record);

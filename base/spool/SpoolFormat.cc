@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "muon/base/Logging.h"
 #include "muon/base/RecordFormatter.h"
+#include "muon/base/TimeZone.h"
 
 namespace muon {
 namespace spool {
@@ -48,6 +50,12 @@ void Lines::reserveMore(size_t n) {
   capacity_ = capacity;
 }
 
+Lines::Lines(LineFormat format)
+    : format_(format),
+      zone_(format == LineFormat::kJson ? std::make_unique<TimeZone>(Logger::timeZone()) : nullptr) {}
+
+Lines::~Lines() = default;
+
 void Lines::append(const char* p, size_t n) {
   if (capacity_ - size_ < n) reserveMore(n);
   std::memcpy(data_.get() + size_, p, n);
@@ -57,6 +65,12 @@ void Lines::append(const char* p, size_t n) {
 bool Lines::appendMessage(const char* p, size_t n, bool recorded) {
   if (!recorded) {
     append(p, n);
+    return true;
+  }
+  if (format_ == LineFormat::kJson) {
+    json_.clear();
+    if (!detail::appendRecordedLineAsJson(p, n, *zone_, &json_)) return false;
+    append(json_.data(), json_.size());
     return true;
   }
   constexpr size_t kMaxLine = detail::RecordFormatter::kMaxLine;

@@ -277,7 +277,8 @@ RecoveryReport recoverSpool(const std::string& path, const std::string& basename
     }
     header += '\n';
   }
-  spool::Lines text;
+  // (No buffer has lines when there is no output.)
+  spool::Lines text(out != nullptr ? out->format() : LineFormat::kText);
   for (const auto& b : contents.buffers) {
     if (b.writing) {
       std::string note = undoPartialWrite(b.writtenAt, path);

@@ -91,13 +91,13 @@ int main(int argc, char* argv[]) {
           const size_t end = partial.rfind('\n');
           if (end == std::string::npos) return;
           out.clear();
-          muon::detail::appendJsonLines(std::string_view(partial).substr(0, end + 1), utc, &out);
+          muon::detail::appendJsonLines(std::string_view(partial).substr(0, end + 1), utc, muon::detail::FieldsInText::kRead, &out);
           std::fwrite(out.data(), 1, out.size(), stdout);
           partial.erase(0, end + 1);
         });
     if (!partial.empty()) {
       out.clear();
-      muon::detail::appendJsonLines(partial, utc, &out);
+      muon::detail::appendJsonLines(partial, utc, muon::detail::FieldsInText::kRead, &out);
       std::fwrite(out.data(), 1, out.size(), stdout);
       partial.clear();
     }

@@ -11,7 +11,9 @@
 // Slot 0 also holds recorded lines (a head, recorded operands, a trailer):
 // every recorded line readSpool returns must format. The same bytes are
 // also taken as one recorded line: formatRecordedLine must stay in its
-// output, and a line it makes starts with the head and ends in '\n'.
+// output, and a line it makes starts with the head and ends in '\n'; its
+// JSON line (appendRecordedLineAsJson) exists exactly then, and is one
+// line that parses (nlohmann::json) as an object with a message.
 //
 // The same bytes, as a file name, go to spool::parseName, which recovery
 // and muon-recover run on every name in a log directory: each reading it
@@ -21,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,7 @@
 #include "muon/base/LogSpool.h"
 #include "muon/base/SpoolFormat.h"
 #include "muon/base/SpoolRecovery.h"
+#include "muon/base/TimeZone.h"
 
 namespace {
 
@@ -57,9 +61,16 @@ void checkRecordedLine(const uint8_t* data, size_t size) {
   const size_t n = muon::detail::formatRecordedLine(reinterpret_cast<const char*>(data), size, out);
   FUZZ_CHECK(n <= muon::detail::RecordFormatter::kMaxLine);
   for (size_t i = 0; i < 64; ++i) FUZZ_CHECK(out[muon::detail::RecordFormatter::kMaxLine + i] == 0x5a);
+  std::string json;
+  const bool made = muon::detail::appendRecordedLineAsJson(reinterpret_cast<const char*>(data),
+                                                           size, muon::TimeZone(), &json);
+  FUZZ_CHECK(made == (n > 0));
   if (n == 0) return;
   const size_t head = data[0];
   FUZZ_CHECK(out[n - 1] == '\n' && n >= head && std::memcmp(out, data + 2, head) == 0);
+  FUZZ_CHECK(!json.empty() && json.back() == '\n' && json.find('\n') == json.size() - 1);
+  const nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+  FUZZ_CHECK(!j.is_discarded() && j.is_object() && j.contains("message"));
 }
 
 std::vector<char> validSpool() {

@@ -22,6 +22,7 @@
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/LogFile.h"
 #include "muon/base/Logging.h"
+#include "muon/base/SyncLogging.h"
 #include "muon/base/filestages/AesGcmStage.h"
 #include "muon/base/filestages/LogReader.h"
 #include "muon/base/filestages/ZstdStage.h"
@@ -433,22 +434,16 @@ TEST(MuonLogcat, JsonGivesTheLinesAJsonFileHolds) {
   TempDir dir;
   muon::Logger::setClock(&fixedClockForJson);
   {
-    LogFile::Options options;
-    options.stages.push_back(std::make_shared<ZstdStage>());
-    LogFile text(dir.file("text"), 1 << 30, true, 3, 1024, options);
-    options.stages.clear();
-    options.format = muon::LineFormat::kJson;
-    LogFile json(dir.file("json"), 1 << 30, true, 3, 1024, options);
-    struct Both {
-      LogFile* text;
-      LogFile* json;
-      void append(const char* line, size_t len) {
-        text->append(line, len);
-        json->append(line, len);
-      }
-      void flush() {}
-    } both{&text, &json};
-    auto attached = muon::Logger::attach(both);
+    // The same statements into a zstd text file and, through a second sink
+    // (the fan-out hands it records), a JSON file.
+    muon::SyncLogging::Options textOptions;
+    textOptions.files.stages.push_back(std::make_shared<ZstdStage>());
+    muon::SyncLogging text(dir.file("text"), 1 << 30, textOptions);
+    muon::SyncLogging::Options jsonOptions;
+    jsonOptions.files.format = muon::LineFormat::kJson;
+    muon::SyncLogging json(dir.file("json"), 1 << 30, jsonOptions);
+    auto toText = muon::Logger::addSink(text);
+    auto toJson = muon::Logger::addSink(json);
     logFieldStatements();
   }
   muon::Logger::setClock(nullptr);

@@ -15,6 +15,7 @@
 
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
+#include "muon/base/LogFile.h"
 #include "muon/base/Logging.h"
 #include "muon/base/StdoutSink.h"
 #include "muon/base/SyncLogging.h"
@@ -29,7 +30,7 @@ using test::TempDir;
 
 std::string toJson(const std::string& line) {
   std::string out;
-  detail::appendJsonLine(line, TimeZone(), &out);
+  detail::appendJsonLine(line, TimeZone(), detail::FieldsInText::kRead, &out);
   return out;
 }
 
@@ -86,7 +87,7 @@ TEST(JsonLines, ALineNotInMuonsLayoutIsKeptWholeAsTheMessage) {
 TEST(JsonLines, ALocalTimeIsWrittenInUtc) {
   std::string out;
   detail::appendJsonLine("20261121 16:15:02.000001  4321 WARN  x - f.cc:3",
-                         TimeZone::fixed(8 * 3600, "UTC+8"), &out);
+                         TimeZone::fixed(8 * 3600, "UTC+8"), detail::FieldsInText::kRead, &out);
   EXPECT_EQ(json::parse(out)["@timestamp"], "2026-11-21T08:15:02.000001Z");
 }
 
@@ -106,6 +107,9 @@ void logStatements() {
            << kv("ratio", 0.25) << kv("nan", std::nan("")) << kv("inf", -HUGE_VAL);
   for (const std::string& v : badValues()) LOG_INFO << "bad" << kv("v", v) << kv("n", 1);
   LOG_WARN << "names" << kv("a b", 1) << kv("", 2) << kv("x=\"\n", 3) << kv("message", "m");
+  // Text that looks like fields is text: only kv operands are fields.
+  LOG_INFO << "forged user=mallory ms=1 message=x";
+  LOG_INFO << "mid" << kv("k", 1) << " tail" << kv("last", 2);
   LogContext ctx{{"request_id", "r-1"}};
   LOG_ERROR << "in context" << kv("user", "bob");
 }
@@ -119,7 +123,7 @@ void checkJson(const std::vector<std::string>& lines) {
     if (j.contains("log.level")) objects.push_back(j);
   }
   const size_t bad = badValues().size();
-  ASSERT_EQ(objects.size(), bad + 3);
+  ASSERT_EQ(objects.size(), bad + 5);
   const json& first = objects[0];
   EXPECT_EQ(first.at("message"), "login");
   EXPECT_EQ(first.at("user"), "alice");
@@ -153,7 +157,17 @@ void checkJson(const std::vector<std::string>& lines) {
   EXPECT_EQ(names.at("x___"), 3);
   EXPECT_EQ(names.at("fields.message"), "m");
   EXPECT_EQ(names.at("message"), "names");
-  const json& ctx = objects[2 + bad];
+  const json& forged = objects[2 + bad];
+  EXPECT_EQ(forged.at("message"), "forged user=mallory ms=1 message=x");
+  EXPECT_FALSE(forged.contains("user"));
+  EXPECT_FALSE(forged.contains("fields.message"));
+  EXPECT_EQ(forged.size(), 6u) << forged.dump();
+  // A field followed by more text stays in the message; the last is a field.
+  const json& mid = objects[3 + bad];
+  EXPECT_EQ(mid.at("message"), "mid k=1 tail");
+  EXPECT_FALSE(mid.contains("k"));
+  EXPECT_EQ(mid.at("last"), 2);
+  const json& ctx = objects[4 + bad];
   EXPECT_EQ(ctx.at("user"), "bob");
   EXPECT_EQ(ctx.at("request_id"), "r-1");
   EXPECT_EQ(ctx.at("log.level"), "ERROR");
@@ -251,6 +265,27 @@ TEST_F(JsonFiles, ACrashSafeRecoveryWritesTheJsonTheBackendWould) {
     return lines;
   };
   EXPECT_EQ(withoutTid(recovered), withoutTid(linesIn(reference)));
+}
+
+TEST(JsonLines, AFileReadsNoFieldsOutOfATextLine) {
+  // A text line appended to a JSON file directly says nothing of fields:
+  // its message is kept whole. A JSON object is kept as it is.
+  TempDir dir;
+  {
+    LogFile::Options options;
+    options.format = LineFormat::kJson;
+    LogFile file(dir.file("f"), 1 << 30, false, 3, 1024, options);
+    const std::string text = "20261121 08:15:02.123456Z  4321 INFO  x user=bob - f.cc:1\n";
+    file.append(text.data(), text.size());
+    const std::string object = "{\"message\":\"as is\"}\n";
+    file.append(object.data(), object.size());
+  }
+  const std::vector<std::string> lines = linesIn(dir);
+  ASSERT_EQ(lines.size(), 2u);
+  const json j = json::parse(lines[0]);
+  EXPECT_EQ(j.at("message"), "x user=bob");
+  EXPECT_FALSE(j.contains("user"));
+  EXPECT_EQ(lines[1], "{\"message\":\"as is\"}");
 }
 
 TEST(JsonLinesStdout, StdoutSinkWritesJsonLines) {

@@ -139,7 +139,12 @@ TEST(SyslogFormat, FieldsGoIntoStructuredData) {
   r.file = "a.cc";
   r.line = 1;
   r.message = std::string_view(text).substr(38, text.size() - 38 - 10);
+  r.fields = r.message.substr(r.message.find(" user="));
   EXPECT_EQ(SyslogSink::format(r, 1, "h", "a", 7), line);
+  // The record's fields are the statement's kv operands, not words of its
+  // text: with none, the same message has no STRUCTURED-DATA.
+  r.fields = std::string_view();
+  EXPECT_EQ(SyslogSink::format(r, 1, "h", "a", 7).find("[muon@"), std::string::npos);
   // No fields: NILVALUE, as before.
   EXPECT_EQ(muon::rfc5424::structuredData("just words a=b c"), "");
 }
