@@ -1,7 +1,12 @@
 #include "muon/base/JsonLines.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -26,6 +31,9 @@ constexpr std::string_view kReservedKeys[] = {
 constexpr std::string_view kFieldPrefix = "fields.";
 
 bool isReserved(std::string_view name) {
+  // Every key starts with one of these: most names are passed at once.
+  const char c = name.empty() ? '\0' : name[0];
+  if (c != '@' && c != 'l' && c != 'm' && c != 'p') return false;
   for (std::string_view key : kReservedKeys) {
     if (name == key) return true;
     // "log" or "log.origin" (a prefix of a key), "message.x" (an extension):
@@ -42,22 +50,35 @@ bool isReserved(std::string_view name) {
   return false;
 }
 
-void appendKey(std::string_view key, std::string* out) {
-  out->push_back(',');
-  appendJsonString(key, out);
-  out->push_back(':');
-}
-
-void appendInt(long long v, std::string* out) {
-  char buf[24];
-  out->append(buf, convertDecimal(buf, v));
-}
-
-// A bare value that reads as a JSON number and is finite as a double (a
-// reader would take "1e999" as infinity or refuse it).
+// A bare value that reads as a JSON number (RFC 8259's grammar) and is
+// finite as a double (a reader would take "1e999" as infinity or refuse
+// it). One pass; strtod only for an exponent of three digits or more.
 bool isFiniteNumber(std::string_view v) {
-  if (v == "true" || v == "false" || !readsAsNumberOrBool(v)) return false;
-  if (v.find_first_of(".eE") == std::string_view::npos) return true;  // an integer
+  const char* p = v.data();
+  const char* const end = p + v.size();
+  auto digits = [&]() {
+    const char* from = p;
+    while (p < end && *p >= '0' && *p <= '9') ++p;
+    return static_cast<size_t>(p - from);
+  };
+  if (p < end && *p == '-') ++p;
+  if (p == end) return false;
+  if (*p == '0') {
+    ++p;
+  } else if (digits() == 0) {
+    return false;
+  }
+  if (p < end && *p == '.') {
+    ++p;
+    if (digits() == 0) return false;
+  }
+  if (p == end) return true;
+  if (*p != 'e' && *p != 'E') return false;
+  ++p;
+  if (p < end && (*p == '+' || *p == '-')) ++p;
+  const size_t exponent = digits();
+  if (exponent == 0 || p != end) return false;
+  if (exponent <= 2) return true;  // no mantissa overflows with it
   char buf[64];
   if (v.size() >= sizeof buf) return false;
   std::memcpy(buf, v.data(), v.size());
@@ -65,66 +86,233 @@ bool isFiniteNumber(std::string_view v) {
   return std::isfinite(std::strtod(buf, nullptr));
 }
 
-// {"@timestamp":"2026-11-21T08:15:02.123456Z": the second's text made once
-// per second per thread.
-void appendTimestamp(int64_t second, int micro, std::string* out) {
-  struct Cache {
-    int64_t second = INT64_MIN;
-    char text[35];  // {"@timestamp":"2026-11-21T08:15:02.
+// Which bytes a JSON string cannot hold as they are: control characters,
+// '"', '\\', DEL (1), and the bytes >= 0x80 that must be checked as UTF-8 (2).
+struct EscapeTable {
+  unsigned char kind[256];
+  constexpr EscapeTable() : kind() {
+    for (int c = 0; c < 256; ++c) {
+      kind[c] = c < 0x20 || c == '"' || c == '\\' || c == 0x7f ? 1 : (c >= 0x80 ? 2 : 0);
+    }
+  }
+};
+constexpr EscapeTable kEscape;
+
+// The length of the run of bytes at p (n of them) that kEscape does not
+// mark: 16 at a time with SSE2 (every x86-64 has it; the last 16 or 8
+// overlapping the ones before), else one at a time.
+inline size_t cleanRunLength(const unsigned char* p, size_t n) {
+#if defined(__SSE2__)
+  // The marked bytes of a block, a bit each. Signed compare: bytes from
+  // 0x80 are negative, so they count as below 0x20, as wanted.
+  auto marked = [](__m128i v) {
+    const __m128i hit = _mm_or_si128(
+        _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpeq_epi8(v, _mm_set1_epi8('"'))),
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')), _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f))));
+    return static_cast<unsigned>(_mm_movemask_epi8(hit));
   };
-  thread_local Cache cache;
-  if (cache.second != second) {
-    const DateTime dt = TimeZone::toUtcTime(second);
-    const int year = dt.year < 0 ? 0 : (dt.year > 9999 ? 9999 : dt.year);
-    char* t = cache.text;
-    std::memcpy(t, "{\"@timestamp\":\"", 15);
-    t += 15;
-    auto two = [](char* at, int v) { writeTwoDigits(at, static_cast<unsigned>(v)); };
-    two(t, year / 100);
-    two(t + 2, year % 100);
-    t[4] = '-';
-    two(t + 5, dt.month);
-    t[7] = '-';
-    two(t + 8, dt.day);
-    t[10] = 'T';
-    two(t + 11, dt.hour);
-    t[13] = ':';
-    two(t + 14, dt.minute);
-    t[16] = ':';
-    two(t + 17, dt.second);
-    t[19] = '.';
-    cache.second = second;
+  // The first marked byte at or after `from` in the block at p + at, of
+  // `width` (8 or 16) bytes; n if there is none.
+  auto firstIn = [&](size_t at, size_t width, size_t from) -> size_t {
+    const __m128i v = width == 16 ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + at))
+                                  : _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + at));
+    unsigned mask = marked(v) & (width == 16 ? 0xffffu : 0xffu);
+    mask >>= from - at;
+    return mask == 0 ? n : from + static_cast<size_t>(__builtin_ctz(mask));
+  };
+  if (n >= 16) {
+    size_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+      const size_t hit = firstIn(j, 16, j);
+      if (hit != n) return hit;
+    }
+    return j == n ? n : firstIn(n - 16, 16, j);
   }
-  char micros[8];
-  writeMicro(micros, micro);
-  micros[6] = 'Z';
-  micros[7] = '"';
-  out->append(cache.text, sizeof cache.text);
-  out->append(micros, sizeof micros);
+  if (n >= 8) {
+    const size_t hit = firstIn(0, 8, 0);
+    return hit != n ? hit : firstIn(n - 8, 8, 8);
+  }
+#endif
+  size_t j = 0;
+  while (j < n && kEscape.kind[p[j]] == 0) ++j;
+  return j;
 }
+// Writes a JSON line at p. The caller gives it room for what it writes
+// (jsonObjectCapacity): no check per byte.
+class JsonWriter {
+ public:
+  explicit JsonWriter(char* p) : p_(p) {}
+  char* end() const { return p_; }
 
-// The bytes of `bytes` escaped as in a JSON string, without the quotes.
-void appendJsonEscaped(std::string_view bytes, std::string* out);
+  void raw(const char* s, size_t n) {
+    if (n <= 16) {
+      copyShort(p_, s, n);
+    } else {
+      std::memcpy(p_, s, n);
+    }
+    p_ += n;
+  }
+  void raw(std::string_view s) { raw(s.data(), s.size()); }
+  template <size_t N>
+  void literal(const char (&s)[N]) {
+    raw(s, N - 1);
+  }
+  void put(char c) { *p_++ = c; }
+  void integer(long long v) { p_ += convertDecimal(p_, v); }
+  void string(std::string_view bytes) {
+    put('"');
+    escaped(bytes);
+    put('"');
+  }
+  void key(std::string_view name) {
+    literal(",\"");
+    escaped(name);
+    literal("\":");
+  }
 
-void appendField(const LogfmtField& field, std::string* scratch, std::string* out) {
-  if (isReserved(field.name)) {
-    scratch->assign(kFieldPrefix.data(), kFieldPrefix.size());
-    scratch->append(field.name);
-    appendKey(*scratch, out);
-  } else {
-    appendKey(field.name, out);
+  // `bytes` as the inside of a JSON string: RFC 8259's escapes, U+FFFD for
+  // a byte that is not part of valid UTF-8. At most 6 bytes out per byte in.
+  void escaped(std::string_view bytes) {
+    const auto* s = reinterpret_cast<const unsigned char*>(bytes.data());
+    const size_t n = bytes.size();
+    size_t i = 0;
+    while (i < n) {
+      // A run of bytes that need nothing, copied at once.
+      const size_t j = i + cleanRunLength(s + i, n - i);
+      raw(bytes.data() + i, j - i);
+      i = j;
+      if (i == n) break;
+      const unsigned char c = s[i];
+      if (c >= 0x80) {
+        const size_t len = utf8SequenceLength(s + i, n - i);
+        if (len == 0) {
+          literal("\xef\xbf\xbd");  // U+FFFD
+          ++i;
+        } else {
+          raw(bytes.data() + i, len);
+          i += len;
+        }
+        continue;
+      }
+      put('\\');
+      switch (c) {
+        case '"':
+        case '\\':
+          put(static_cast<char>(c));
+          break;
+        case '\n':
+          put('n');
+          break;
+        case '\r':
+          put('r');
+          break;
+        case '\t':
+          put('t');
+          break;
+        case '\b':
+          put('b');
+          break;
+        case '\f':
+          put('f');
+          break;
+        default:
+          literal("u00");
+          put(kHex[c >> 4]);
+          put(kHex[c & 0xf]);
+          break;
+      }
+      ++i;
+    }
   }
-  if (!field.quoted && isFiniteNumber(field.value)) {
-    out->append(field.value);
-  } else if (!field.quoted && (field.value == "true" || field.value == "false")) {
-    out->append(field.value);
-  } else if (!field.quoted) {
-    appendJsonString(field.value, out);  // a bare value is its own bytes
-  } else {
-    scratch->clear();
-    appendLogfmtValue(field, scratch);
-    appendJsonString(*scratch, out);
+
+  // {"@timestamp":"2026-11-21T08:15:02.123456Z": the second's text made
+  // once per second per thread.
+  void timestamp(int64_t second, int micro) {
+    struct Cache {
+      int64_t second = INT64_MIN;
+      char text[35];  // {"@timestamp":"2026-11-21T08:15:02.
+    };
+    thread_local Cache cache;
+    if (cache.second != second) {
+      const DateTime dt = TimeZone::toUtcTime(second);
+      const int year = dt.year < 0 ? 0 : (dt.year > 9999 ? 9999 : dt.year);
+      char* t = cache.text;
+      std::memcpy(t, "{\"@timestamp\":\"", 15);
+      t += 15;
+      auto two = [](char* at, int v) { writeTwoDigits(at, static_cast<unsigned>(v)); };
+      two(t, year / 100);
+      two(t + 2, year % 100);
+      t[4] = '-';
+      two(t + 5, dt.month);
+      t[7] = '-';
+      two(t + 8, dt.day);
+      t[10] = 'T';
+      two(t + 11, dt.hour);
+      t[13] = ':';
+      two(t + 14, dt.minute);
+      t[16] = ':';
+      two(t + 17, dt.second);
+      t[19] = '.';
+      cache.second = second;
+    }
+    raw(cache.text, sizeof cache.text);
+    writeMicro(p_, micro);
+    p_ += 6;
+    literal("Z\"");
   }
+
+  // A field: its key (under kFieldPrefix if reserved) and its value, typed
+  // as JsonLines.h says. `scratch` holds a quoted value's bytes.
+  void field(const LogfmtField& f, std::string* scratch) {
+    if (isReserved(f.name)) {
+      literal(",\"fields.");
+      escaped(f.name);
+      literal("\":");
+    } else {
+      key(f.name);
+    }
+    if (f.quoted) {
+      scratch->clear();
+      appendLogfmtValue(f, scratch);
+      string(*scratch);
+    } else if (isFiniteNumber(f.value) || f.value == "true" || f.value == "false") {
+      raw(f.value);
+    } else {
+      string(f.value);  // a bare value is its own bytes
+    }
+  }
+
+ private:
+  char* p_;
+};
+
+// The fields of a run the stream wrote (" a=1 b=\"x y\""), read in one pass;
+// false if it is not such a run (a value cut by the line's end). A bare
+// value the encoder wrote holds no space, so it ends at the next one.
+bool readWrittenFields(std::string_view run, std::vector<LogfmtField>* fields) {
+  const size_t n = run.size();
+  size_t i = 0;
+  while (i < n) {
+    if (run[i] != ' ') return false;
+    const size_t name = ++i;
+    while (i < n && isFieldNameByte(run[i])) ++i;
+    if (i == name || i == n || run[i] != '=' || i - name > kMaxFieldName) return false;
+    LogfmtField f;
+    if (i + 1 < n && run[i + 1] == '"') {
+      const size_t len = logfmtTokenAt(run, name, &f);
+      if (len == 0) return false;
+      i = name + len;
+    } else {
+      f.name = run.substr(name, i - name);
+      const size_t value = ++i;
+      while (i < n && run[i] != ' ') ++i;
+      if (i == value) return false;
+      f.value = run.substr(value, i - value);
+      f.quoted = false;
+    }
+    fields->push_back(f);
+  }
+  return true;
 }
 
 }  // namespace
@@ -149,106 +337,65 @@ size_t utf8SequenceLength(const unsigned char* p, size_t n) {
 }
 
 void appendJsonString(std::string_view bytes, std::string* out) {
-  out->push_back('"');
-  appendJsonEscaped(bytes, out);
-  out->push_back('"');
+  const size_t old = out->size();
+  out->resize(old + 2 + 6 * bytes.size());
+  JsonWriter w(out->data() + old);
+  w.string(bytes);
+  out->resize(static_cast<size_t>(w.end() - out->data()));
 }
 
-namespace {
-
-void appendJsonEscaped(std::string_view bytes, std::string* out) {
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  const size_t n = bytes.size();
-  size_t i = 0;
-  while (i < n) {
-    // A run of bytes that need nothing, copied at once.
-    size_t j = i;
-    while (j < n && p[j] >= 0x20 && p[j] < 0x7f && p[j] != '"' && p[j] != '\\') ++j;
-    out->append(bytes.data() + i, j - i);
-    i = j;
-    if (i == n) break;
-    const unsigned char c = p[i];
-    if (c >= 0x80) {
-      const size_t len = utf8SequenceLength(p + i, n - i);
-      if (len == 0) {
-        out->append("\xef\xbf\xbd", 3);  // U+FFFD
-        ++i;
-      } else {
-        out->append(bytes.data() + i, len);
-        i += len;
-      }
-      continue;
-    }
-    char esc[6] = {'\\', 0, 0, 0, 0, 0};
-    size_t len = 2;
-    switch (c) {
-      case '"':
-      case '\\':
-        esc[1] = static_cast<char>(c);
-        break;
-      case '\n':
-        esc[1] = 'n';
-        break;
-      case '\r':
-        esc[1] = 'r';
-        break;
-      case '\t':
-        esc[1] = 't';
-        break;
-      case '\b':
-        esc[1] = 'b';
-        break;
-      case '\f':
-        esc[1] = 'f';
-        break;
-      default:
-        std::memcpy(esc + 1, "u00", 3);
-        esc[4] = kHex[c >> 4];
-        esc[5] = kHex[c & 0xf];
-        len = 6;
-        break;
-    }
-    out->append(esc, len);
-    ++i;
-  }
+size_t jsonObjectCapacity(const JsonLineParts& parts) {
+  // Each byte of text 6 bytes at most (\u00XX); a field of n >= 4 bytes
+  // (" a=1") adds at most `,"fields.":` and its quotes: 13 <= 3.25 n.
+  return kJsonObjectOverhead +
+         6 * (parts.function.size() + parts.message.size() + parts.file.size()) +
+         10 * parts.fields.size();
 }
 
-}  // namespace
-
-void appendJsonObject(const JsonLineParts& parts, std::string* out) {
-  appendTimestamp(parts.second, parts.micro, out);
-  out->append(",\"log.level\":\"", 14);
-  out->append(levelName(parts.level));
-  out->append("\",\"process.thread.id\":", 22);
-  appendInt(parts.tid, out);
+size_t writeJsonObject(const JsonLineParts& parts, char* out) {
+  JsonWriter w(out);
+  w.timestamp(parts.second, parts.micro);
+  w.literal(",\"log.level\":\"");
+  w.raw(levelName(parts.level));
+  w.literal("\",\"process.thread.id\":");
+  w.integer(parts.tid);
   if (!parts.function.empty()) {
-    out->append(",\"log.origin.function\":", 23);
-    appendJsonString(parts.function, out);
+    w.literal(",\"log.origin.function\":");
+    w.string(parts.function);
   }
-  // The fields read back, and where they begin; what precedes them (a
-  // value the line's end cut, the space before the first) stays with the
-  // message.
-  const std::string_view fields = parts.fields;
-  thread_local std::vector<LogfmtField> read;  // kept: no allocation per line
-  read.clear();
-  const size_t fieldsBegin =
-      fields.empty() ? 0
-                     : readLogfmtFields(fields, [](const LogfmtField& f) { read.push_back(f); });
-  size_t kept = fieldsBegin;
-  if (fieldsBegin < fields.size() && fieldsBegin > 0 && fields[fieldsBegin - 1] == ' ') --kept;
-  out->append(",\"message\":\"", 12);
-  appendJsonEscaped(parts.message, out);
-  appendJsonEscaped(fields.substr(0, kept), out);
-  out->push_back('"');
+  // The fields; a run that does not read back whole (a value the line's
+  // end cut) is read as a text line's would be, and what precedes the
+  // fields read stays with the message.
+  const std::string_view run = parts.fields;
+  thread_local std::vector<LogfmtField> fields;  // kept: no allocation per line
+  fields.clear();
+  size_t kept = 0;
+  if (!readWrittenFields(run, &fields)) {
+    fields.clear();
+    const size_t begin = readLogfmtFields(run, [](const LogfmtField& f) { fields.push_back(f); });
+    kept = begin < run.size() && begin > 0 && run[begin - 1] == ' ' ? begin - 1 : begin;
+  }
+  w.literal(",\"message\":\"");
+  w.escaped(parts.message);
+  w.escaped(run.substr(0, kept));
+  w.put('"');
   if (!parts.file.empty()) {
-    out->append(",\"log.origin.file.name\":", 24);
-    appendJsonString(parts.file, out);
-    out->append(",\"log.origin.file.line\":", 24);
-    appendInt(parts.line, out);
+    w.literal(",\"log.origin.file.name\":");
+    w.string(parts.file);
+    w.literal(",\"log.origin.file.line\":");
+    w.integer(parts.line);
   }
   thread_local std::string scratch;  // kept: no allocation per field
-  for (const LogfmtField& field : read) appendField(field, &scratch, out);
-  out->append("}\n", 2);
+  for (const LogfmtField& f : fields) w.field(f, &scratch);
+  w.literal("}\n");
+  return static_cast<size_t>(w.end() - out);
+}
+
+void appendJsonObject(const JsonLineParts& parts, std::string* out) {
+  const size_t old = out->size();
+  out->resize(old + jsonObjectCapacity(parts));
+  const size_t n = writeJsonObject(parts, out->data() + old);
+  out->resize(old + n);
 }
 
 void appendJsonLine(std::string_view line, const TimeZone& zone, FieldsInText fields,
@@ -277,8 +424,10 @@ void appendJsonLine(std::string_view line, const TimeZone& zone, FieldsInText fi
   if (fields == FieldsInText::kRead) {
     const size_t begin = readLogfmtFields(parsed.message, [](const LogfmtField&) {});
     if (begin < parsed.message.size()) {
-      parts.message = parsed.message.substr(0, begin > 0 ? begin - 1 : 0);
-      parts.fields = parsed.message.substr(begin);
+      // The space before the first field goes with the fields, as a stream writes them.
+      const size_t from = begin > 0 ? begin - 1 : 0;
+      parts.message = parsed.message.substr(0, from);
+      parts.fields = parsed.message.substr(from);
     }
   }
   parts.file = parsed.file;

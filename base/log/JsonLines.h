@@ -64,9 +64,16 @@ struct JsonLineParts {
   int line = 0;
 };
 
-// Appends the JSON object of `parts`, and '\n', to `out`. A piece of
-// `fields` that does not read as logfmt fields (a value cut by the line's
-// end) stays with the message.
+// Writes the JSON object of `parts`, and '\n', at `out`, which has room for
+// jsonObjectCapacity(parts) bytes; returns its length. A piece of `fields`
+// that does not read as logfmt fields (a value cut by the line's end)
+// stays with the message.
+size_t writeJsonObject(const JsonLineParts& parts, char* out);
+// The most bytes writeJsonObject writes for `parts`: kJsonObjectOverhead,
+// 6 per byte of text and 10 per byte of fields.
+inline constexpr size_t kJsonObjectOverhead = 256;
+size_t jsonObjectCapacity(const JsonLineParts& parts);
+// The same, appended to `out`.
 void appendJsonObject(const JsonLineParts& parts, std::string* out);
 
 // Whether a text line's fields are read from the words at its message's end.

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <vector>
 
 #include "muon/base/JsonLines.h"
 
@@ -65,7 +66,9 @@ void layout(const LogRecord& record, StoredHeader* header) {
 
 }  // namespace
 
-void appendJsonRecord(const LogRecord& record, std::string* out) {
+namespace {
+
+JsonLineParts jsonPartsOf(const LogRecord& record) {
   JsonLineParts parts;
   parts.second = record.time.secondsSinceEpoch();
   parts.micro = record.time.microSecondsInSecond();
@@ -76,15 +79,22 @@ void appendJsonRecord(const LogRecord& record, std::string* out) {
   parts.fields = record.fields;
   parts.file = record.file;
   parts.line = record.line;
-  appendJsonObject(parts, out);
+  return parts;
+}
+
+}  // namespace
+
+void appendJsonRecord(const LogRecord& record, std::string* out) {
+  appendJsonObject(jsonPartsOf(record), out);
 }
 
 void writeJsonRecord(const LogRecord& record, void (*write)(void*, const char*, size_t),
                      void* sink) {
-  thread_local std::string json;  // kept: no allocation per line
-  json.clear();
-  appendJsonRecord(record, &json);
-  write(sink, json.data(), json.size());
+  const JsonLineParts parts = jsonPartsOf(record);
+  thread_local std::vector<char> json;  // kept: no allocation per line
+  const size_t capacity = jsonObjectCapacity(parts);
+  if (json.size() < capacity) json.resize(capacity);
+  write(sink, json.data(), writeJsonObject(parts, json.data()));
 }
 
 size_t storedSize(const LogRecord& record) {

@@ -54,10 +54,7 @@ size_t RecordFormatter::format(const RecordHeader& record, LinePrefix& prefix,
   splitFunction(&parts);
   parts.file = std::string_view(text_ + messageEnd + SourceLocation::kFileOffset, where.fileLength);
   parts.line = where.line;
-  json_.clear();
-  appendJsonObject(parts, &json_);
-  std::memcpy(out, json_.data(), json_.size());
-  return json_.size();
+  return writeJsonObject(parts, out);
 }
 
 size_t RecordFormatter::formatText(const RecordHeader& record, LinePrefix& prefix,

@@ -55,8 +55,8 @@ class RecordFormatter {
  public:
   // The longest text line format() writes.
   static constexpr size_t kMaxLine = LogStream::kBufferSize;
-  // The longest JSON line: every byte of a text line escaped (\u00XX), and keys.
-  static constexpr size_t kMaxJsonLine = 6 * kMaxLine + 1024;
+  // The longest JSON line (jsonObjectCapacity of a text line's parts).
+  static constexpr size_t kMaxJsonLine = 10 * kMaxLine + kJsonObjectOverhead;
 
   explicit RecordFormatter(LineFormat format = LineFormat::kText) : format_(format) {}
 
@@ -79,9 +79,8 @@ class RecordFormatter {
   size_t header_ = 0;
   // The window on the second of the last counter reading converted.
   TscClock::SecondWindow window_;
-  // JSON: the text line, then its JSON (kept: no allocation per line).
+  // JSON: the text line its parts are taken from.
   char text_[kMaxLine];
-  std::string json_;
 };
 
 }  // namespace detail

@@ -78,6 +78,25 @@ TEST(JsonLines, InvalidUtf8BecomesTheReplacementCharacter) {
   EXPECT_NO_THROW(json::parse(out));
 }
 
+TEST(JsonLines, EveryByteThatNeedsEscapingIsFoundWhereverItStands) {
+  // The escaper passes over clean bytes many at a time: a byte to escape at
+  // each place of strings of every length up to three blocks must be found.
+  for (size_t len = 1; len <= 48; ++len) {
+    for (size_t at = 0; at < len; ++at) {
+      for (char c : {'"', '\\', '\x01', '\x7f', '\xff'}) {
+        std::string in(len, 'a');
+        in[at] = c;
+        std::string out;
+        detail::appendJsonString(in, &out);
+        const json j = json::parse(out);
+        const std::string back = j.get<std::string>();
+        EXPECT_EQ(back, c == '\xff' ? std::string(in).replace(at, 1, "\xef\xbf\xbd") : in)
+            << len << " " << at << " " << static_cast<int>(c);
+      }
+    }
+  }
+}
+
 TEST(JsonLines, ALineNotInMuonsLayoutIsKeptWholeAsTheMessage) {
   const json j = json::parse(toJson("Dropped log messages at x, 1 larger buffers (2 messages)\n"));
   EXPECT_EQ(j.at("message"), "Dropped log messages at x, 1 larger buffers (2 messages)");
