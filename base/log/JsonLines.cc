@@ -164,11 +164,6 @@ class JsonWriter {
     escaped(bytes);
     put('"');
   }
-  void key(std::string_view name) {
-    literal(",\"");
-    escaped(name);
-    literal("\":");
-  }
 
   // `bytes` as the inside of a JSON string: RFC 8259's escapes, U+FFFD for
   // a byte that is not part of valid UTF-8. At most 6 bytes out per byte in.
@@ -261,16 +256,17 @@ class JsonWriter {
     literal("Z\"");
   }
 
-  // A field: its key (under kFieldPrefix if reserved) and its value, typed
-  // as JsonLines.h says. `scratch` holds a quoted value's bytes.
+  // A field: its key (under kFieldPrefix if reserved; a name holds only
+  // [A-Za-z0-9_.-], nothing to escape) and its value, typed as JsonLines.h
+  // says. `scratch` holds a quoted value's bytes.
   void field(const LogfmtField& f, std::string* scratch) {
     if (isReserved(f.name)) {
       literal(",\"fields.");
-      escaped(f.name);
-      literal("\":");
     } else {
-      key(f.name);
+      literal(",\"");
     }
+    raw(f.name);
+    literal("\":");
     if (f.quoted) {
       scratch->clear();
       appendLogfmtValue(f, scratch);
@@ -282,38 +278,42 @@ class JsonWriter {
     }
   }
 
+  // The fields of a run a stream wrote (" a=1 b=\"x y\""), read and
+  // written in one pass; false, with a part of them written, if it is not
+  // such a run (a value cut by the line's end). A bare value the encoder
+  // wrote holds no space, so it ends at the next one.
+  bool writtenFields(std::string_view run, std::string* scratch) {
+    const size_t n = run.size();
+    size_t i = 0;
+    while (i < n) {
+      if (run[i] != ' ') return false;
+      const size_t name = ++i;
+      while (i < n && isFieldNameByte(run[i])) ++i;
+      if (i == name || i == n || run[i] != '=' || i - name > kMaxFieldName) return false;
+      LogfmtField f;
+      if (i + 1 < n && run[i + 1] == '"') {
+        const size_t len = logfmtTokenAt(run, name, &f);
+        if (len == 0) return false;
+        i = name + len;
+      } else {
+        f.name = run.substr(name, i - name);
+        const size_t value = ++i;
+        while (i < n && run[i] != ' ') ++i;
+        if (i == value) return false;
+        f.value = run.substr(value, i - value);
+        f.quoted = false;
+      }
+      field(f, scratch);
+    }
+    return true;
+  }
+
+  // Back to an earlier place: what was written after it is dropped.
+  void rewind(char* to) { p_ = to; }
+
  private:
   char* p_;
 };
-
-// The fields of a run the stream wrote (" a=1 b=\"x y\""), read in one pass;
-// false if it is not such a run (a value cut by the line's end). A bare
-// value the encoder wrote holds no space, so it ends at the next one.
-bool readWrittenFields(std::string_view run, std::vector<LogfmtField>* fields) {
-  const size_t n = run.size();
-  size_t i = 0;
-  while (i < n) {
-    if (run[i] != ' ') return false;
-    const size_t name = ++i;
-    while (i < n && isFieldNameByte(run[i])) ++i;
-    if (i == name || i == n || run[i] != '=' || i - name > kMaxFieldName) return false;
-    LogfmtField f;
-    if (i + 1 < n && run[i + 1] == '"') {
-      const size_t len = logfmtTokenAt(run, name, &f);
-      if (len == 0) return false;
-      i = name + len;
-    } else {
-      f.name = run.substr(name, i - name);
-      const size_t value = ++i;
-      while (i < n && run[i] != ' ') ++i;
-      if (i == value) return false;
-      f.value = run.substr(value, i - value);
-      f.quoted = false;
-    }
-    fields->push_back(f);
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -363,30 +363,35 @@ size_t writeJsonObject(const JsonLineParts& parts, char* out) {
     w.literal(",\"log.origin.function\":");
     w.string(parts.function);
   }
-  // The fields; a run that does not read back whole (a value the line's
-  // end cut) is read as a text line's would be, and what precedes the
-  // fields read stays with the message.
+  // The message, the file, then the fields, read and written in one pass.
+  // A run that does not read back whole (a value the line's end cut) is
+  // read again as a text line's would be, what precedes the fields read
+  // staying with the message.
+  thread_local std::string scratch;  // kept: no allocation per quoted value
+  char* const messageAt = w.end();
+  auto writeMessageAndFile = [&](std::string_view kept) {
+    w.literal(",\"message\":\"");
+    w.escaped(parts.message);
+    w.escaped(kept);
+    w.put('"');
+    if (!parts.file.empty()) {
+      w.literal(",\"log.origin.file.name\":");
+      w.string(parts.file);
+      w.literal(",\"log.origin.file.line\":");
+      w.integer(parts.line);
+    }
+  };
+  writeMessageAndFile(std::string_view());
   const std::string_view run = parts.fields;
-  thread_local std::vector<LogfmtField> fields;  // kept: no allocation per line
-  fields.clear();
-  size_t kept = 0;
-  if (!readWrittenFields(run, &fields)) {
+  if (!w.writtenFields(run, &scratch)) {
+    w.rewind(messageAt);
+    thread_local std::vector<LogfmtField> fields;  // kept: no allocation per line
     fields.clear();
     const size_t begin = readLogfmtFields(run, [](const LogfmtField& f) { fields.push_back(f); });
-    kept = begin < run.size() && begin > 0 && run[begin - 1] == ' ' ? begin - 1 : begin;
+    writeMessageAndFile(
+        run.substr(0, begin < run.size() && begin > 0 && run[begin - 1] == ' ' ? begin - 1 : begin));
+    for (const LogfmtField& f : fields) w.field(f, &scratch);
   }
-  w.literal(",\"message\":\"");
-  w.escaped(parts.message);
-  w.escaped(run.substr(0, kept));
-  w.put('"');
-  if (!parts.file.empty()) {
-    w.literal(",\"log.origin.file.name\":");
-    w.string(parts.file);
-    w.literal(",\"log.origin.file.line\":");
-    w.integer(parts.line);
-  }
-  thread_local std::string scratch;  // kept: no allocation per field
-  for (const LogfmtField& f : fields) w.field(f, &scratch);
   w.literal("}\n");
   return static_cast<size_t>(w.end() - out);
 }
