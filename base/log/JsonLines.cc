@@ -229,25 +229,8 @@ class JsonWriter {
     };
     thread_local Cache cache;
     if (cache.second != second) {
-      const DateTime dt = TimeZone::toUtcTime(second);
-      const int year = dt.year < 0 ? 0 : (dt.year > 9999 ? 9999 : dt.year);
-      char* t = cache.text;
-      std::memcpy(t, "{\"@timestamp\":\"", 15);
-      t += 15;
-      auto two = [](char* at, int v) { writeTwoDigits(at, static_cast<unsigned>(v)); };
-      two(t, year / 100);
-      two(t + 2, year % 100);
-      t[4] = '-';
-      two(t + 5, dt.month);
-      t[7] = '-';
-      two(t + 8, dt.day);
-      t[10] = 'T';
-      two(t + 11, dt.hour);
-      t[13] = ':';
-      two(t + 14, dt.minute);
-      t[16] = ':';
-      two(t + 17, dt.second);
-      t[19] = '.';
+      std::memcpy(cache.text, "{\"@timestamp\":\"", 15);
+      writeDateTimeToSecond(cache.text + 15, TimeZone::toUtcTime(second), true);
       cache.second = second;
     }
     raw(cache.text, sizeof cache.text);
@@ -403,6 +386,26 @@ void appendJsonObject(const JsonLineParts& parts, std::string* out) {
   out->resize(old + n);
 }
 
+void appendJsonMessage(std::string_view line, std::string* out) {
+  if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+  out->append("{\"message\":", 11);
+  appendJsonString(line, out);
+  out->append("}\n", 2);
+}
+
+JsonLineParts jsonPartsOf(const LineParts& parsed, Timestamp time) {
+  JsonLineParts parts;
+  parts.second = time.secondsSinceEpoch();
+  parts.micro = time.microSecondsInSecond();
+  parts.level = parsed.level;
+  parts.tid = parsed.tid;
+  parts.function = parsed.function;
+  parts.message = parsed.message;
+  parts.file = parsed.file;
+  parts.line = parsed.line;
+  return parts;
+}
+
 void appendJsonLine(std::string_view line, const TimeZone& zone, FieldsInText fields,
                     std::string* out) {
   if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
@@ -414,18 +417,10 @@ void appendJsonLine(std::string_view line, const TimeZone& zone, FieldsInText fi
   Timestamp time;
   LineParts parsed;
   if (!parseLine(line, zone, &time, &parsed)) {
-    out->append("{\"message\":", 11);
-    appendJsonString(line, out);
-    out->append("}\n", 2);
+    appendJsonMessage(line, out);
     return;
   }
-  JsonLineParts parts;
-  parts.second = time.secondsSinceEpoch();
-  parts.micro = time.microSecondsInSecond();
-  parts.level = parsed.level;
-  parts.tid = parsed.tid;
-  parts.function = parsed.function;
-  parts.message = parsed.message;
+  JsonLineParts parts = jsonPartsOf(parsed, time);
   if (fields == FieldsInText::kRead) {
     const size_t begin = readLogfmtFields(parsed.message, [](const LogfmtField&) {});
     if (begin < parsed.message.size()) {
@@ -435,8 +430,6 @@ void appendJsonLine(std::string_view line, const TimeZone& zone, FieldsInText fi
       parts.fields = parsed.message.substr(from);
     }
   }
-  parts.file = parsed.file;
-  parts.line = parsed.line;
   appendJsonObject(parts, out);
 }
 

@@ -43,11 +43,14 @@
 namespace muon {
 
 class TimeZone;
+class Timestamp;
 
 // What an output writes: muon's text lines, or JSON lines (above).
 enum class LineFormat { kText, kJson };
 
 namespace detail {
+
+struct LineParts;
 
 // What a JSON line holds, each part as the text line would show it.
 struct JsonLineParts {
@@ -63,6 +66,12 @@ struct JsonLineParts {
   std::string_view file;  // empty: no statement wrote the line (no file, no line)
   int line = 0;
 };
+
+// {"message":"<line>"} and '\n' (a line not in muon's layout), appended to `out`.
+void appendJsonMessage(std::string_view line, std::string* out);
+// The parts of a text line taken apart by parseLine (LineLayout.h), at
+// `time`: its whole message as the message, no fields.
+JsonLineParts jsonPartsOf(const LineParts& parsed, Timestamp time);
 
 // Writes the JSON object of `parts`, and '\n', at `out`, which has room for
 // jsonObjectCapacity(parts) bytes; returns its length. A piece of `fields`

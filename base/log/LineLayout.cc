@@ -9,23 +9,34 @@
 namespace muon {
 namespace detail {
 
-size_t writePrefix(char* p, const DateTime& dt, bool utc, std::string_view tid) {
+size_t writeDateTimeToSecond(char* p, const DateTime& dt, bool iso) {
   char* const start = p;
   // Years 0..9999 print as 4 digits; anything else is out of a log's range.
   const int year = dt.year < 0 ? 0 : (dt.year > 9999 ? 9999 : dt.year);
-  auto write2 = [](char* at, int v) { writeTwoDigits(at, static_cast<unsigned>(v)); };
-  write2(p, year / 100);
-  write2(p + 2, year % 100);
-  write2(p + 4, dt.month);
-  write2(p + 6, dt.day);
-  p[8] = ' ';
-  write2(p + 9, dt.hour);
-  p[11] = ':';
-  write2(p + 12, dt.minute);
-  p[14] = ':';
-  write2(p + 15, dt.second);
-  p[17] = '.';
-  p += kMicroOffset + 6;  // the digits are written per line
+  auto write2 = [&p](int v) {
+    writeTwoDigits(p, static_cast<unsigned>(v));
+    p += 2;
+  };
+  write2(year / 100);
+  write2(year % 100);
+  if (iso) *p++ = '-';
+  write2(dt.month);
+  if (iso) *p++ = '-';
+  write2(dt.day);
+  *p++ = iso ? 'T' : ' ';
+  write2(dt.hour);
+  *p++ = ':';
+  write2(dt.minute);
+  *p++ = ':';
+  write2(dt.second);
+  *p++ = '.';
+  return static_cast<size_t>(p - start);
+}
+
+size_t writePrefix(char* p, const DateTime& dt, bool utc, std::string_view tid) {
+  char* const start = p;
+  p += writeDateTimeToSecond(p, dt, false);
+  p += 6;  // the microsecond digits are written per line
   if (utc) *p++ = 'Z';
   *p++ = ' ';
   std::memcpy(p, tid.data(), tid.size());

@@ -67,6 +67,10 @@ static_assert(kPrefixCapacity + sizeof kLevelNames[0] < LogStream::kBufferSize, 
 // bytes), its microsecond digits left for writeMicro; returns its length.
 // `tid` is CurrentThread::tidString(), "%5d ".
 size_t writePrefix(char* p, const DateTime& dt, bool utc, std::string_view tid);
+// Writes `dt` to the second and a '.' at p, "20261121 08:15:02." as a line's
+// prefix has it, or with `iso` "2026-11-21T08:15:02." (RFC 3339); returns
+// the length (18 or 20).
+size_t writeDateTimeToSecond(char* p, const DateTime& dt, bool iso);
 
 // Writes 0 <= micro < 10^6 as six digits at p.
 inline void writeMicro(char* p, int micro) {

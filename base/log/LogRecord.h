@@ -1,5 +1,6 @@
-// LogRecord: what one log statement produced, as fields, for sinks that
-// format lines their own way (SyslogSink; JSON lines later).
+// LogRecord: what one log statement produced, in parts, for sinks that
+// format lines their own way (SyslogSink; a sink that writes JSON lines,
+// whose lineFormat() is LineFormat::kJson, through writeJsonRecord).
 //
 //   struct MySink {
 //     void append(const muon::LogRecord& record);  // instead of (line, len)
@@ -10,7 +11,7 @@
 // Logger::attach() hands such a sink a record per line; a sink with only
 // append(const char* line, size_t len) gets the text, as before. The record
 // is built from what the statement already wrote into its line, so its
-// fields and `text` always agree.
+// parts and `text` always agree.
 //
 // Every view points into memory owned by the caller and is valid only
 // during the append() call; a sink that keeps a record past the call stores

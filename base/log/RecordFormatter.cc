@@ -138,23 +138,16 @@ bool appendRecordedLineAsJson(const char* p, size_t n, const TimeZone& zone, std
   Timestamp time;
   LineParts parsed;
   if (!parseLine(line, zone, &time, &parsed)) {
-    // A head not in muon's layout (only crafted bytes): the line as text.
-    appendJsonLine(line, zone, FieldsInText::kNone, out);
+    // A head not in muon's layout (only crafted bytes): the line as a message.
+    appendJsonMessage(line, out);
     return true;
   }
-  JsonLineParts parts;
-  parts.second = time.secondsSinceEpoch();
-  parts.micro = time.microSecondsInSecond();
-  parts.level = parsed.level;
-  parts.tid = parsed.tid;
-  parts.function = parsed.function;
+  JsonLineParts parts = jsonPartsOf(parsed, time);
   // The fields are the tail of the message from where the replay wrote them.
   const size_t messageBegin = static_cast<size_t>(parsed.message.data() - text);
   const size_t keep = fieldsFrom > messageBegin ? fieldsFrom - messageBegin : 0;
   parts.message = parsed.message.substr(0, std::min(keep, parsed.message.size()));
   parts.fields = parsed.message.substr(parts.message.size());
-  parts.file = parsed.file;
-  parts.line = parsed.line;
   appendJsonObject(parts, out);
   return true;
 }
