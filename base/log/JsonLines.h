@@ -30,7 +30,7 @@
 // "Dropped log messages" report) into an object whose message is the whole
 // text after the level: the file never reads fields out of text. Only
 // muon-logcat --json, which has nothing but text, reads the logfmt words at
-// a message's end as fields (appendJsonLine with kFieldsRead).
+// a message's end as fields (appendJsonLine with FieldsInText::kRead).
 //
 // Pure functions: any thread.
 #pragma once
