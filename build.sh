@@ -126,6 +126,8 @@ case "$cmd" in
     need clang libclang-rt-14-dev cmake make libgtest-dev libzstd-dev libssl-dev nlohmann-json3-dev
     seconds=${1:-30}
     case "$seconds" in ''|*[!0-9]*) die "fuzz: SECONDS must be a whole number, not '$seconds'" ;; esac
+    # libFuzzer takes -max_total_time=0 as "no limit": a run that never ends.
+    [ "$seconds" -gt 0 ] || die "fuzz: SECONDS must be at least 1"
     # fuzzer-no-link on everything: coverage reaches into base/ and net/; the
     # fuzz targets themselves link libFuzzer's main (tests/fuzz/CMakeLists.txt).
     cmake -S "$top" -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
