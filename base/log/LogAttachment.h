@@ -8,7 +8,9 @@
 // A sink is any object with `void append(const char* line, size_t len)` or
 // `void append(const LogRecord& record)` (LogRecord.h; preferred when it has
 // both), and `void flush()`, all safe to call from any thread (AsyncLogging,
-// SyslogSink, StdoutSink). While the attachment lives, Logger's lines and
+// SyslogSink, StdoutSink). A sink with `LineFormat lineFormat() const` that
+// says LineFormat::kJson when it is attached gets each statement's JSON line
+// (JsonLines.h), made from its record, through append(line, len). While the attachment lives, Logger's lines and
 // flushes go to the sink; when it is destroyed or detach()ed, they stop
 // (with no sink left, both go back to stdout), so no output is left
 // pointing at a sink that is gone. Declared after the sink, it is destroyed
