@@ -498,7 +498,8 @@ class LogStream {
                                                      bool cleanName) {
     if (cleanName && fieldDepth_ == 0 &&
         __builtin_expect(buffer_.avail() >= 2 + detail::kMaxFieldName, 1)) {
-      noteFieldBegins();
+      const auto at = static_cast<uint32_t>(buffer_.length());
+      if (at != fieldsEnd_) fieldsFrom_ = at;  // noteFieldBegins()
       char* p = buffer_.current();
       p[0] = ' ';
       std::memcpy(p + 1, name.data(), name.size());
@@ -506,7 +507,7 @@ class LogStream {
       buffer_.add(2 + name.size());
       fieldDepth_ = 1;
       fieldText_ = text;
-      fieldStart_ = static_cast<uint32_t>(buffer_.length());
+      fieldStart_ = at + 2 + static_cast<uint32_t>(name.size());
       return;
     }
     beginFieldTextChecked(name, text);
