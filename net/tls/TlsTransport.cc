@@ -271,8 +271,9 @@ void TlsTransport::decrypt(Timestamp receiveTime) {
       owner_->peerClosed();
     }
   } else {
-    LOG_WARN << "TlsTransport[" << name_ << "] " << failureReason(sslError);
-    owner_->ioFailed("TLS record", EPROTO);
+    // One line, the connection's, naming OpenSSL's reason.
+    recordFailure_ = "TLS record (" + failureReason(sslError) + ")";
+    owner_->ioFailed(recordFailure_.c_str(), EPROTO);
   }
 }
 

@@ -107,6 +107,7 @@ class TlsTransport : public Transport, private TransportOwner {
   TimerId handshakeTimer_;
   SecurityInfo info_;
   std::string failure_;  // why the handshake failed
+  std::string recordFailure_;  // why a record after the handshake was refused (ioFailed's text)
 };
 
 }  // namespace net

@@ -15,12 +15,14 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "NetTestUtil.h"
 #include "ServerFixture.h"
 #include "TestCertificates.h"
+#include "muon/base/Logging.h"
 #include "muon/net/EventLoopThread.h"
 #include "muon/net/TcpClient.h"
 #include "muon/net/TcpServer.h"
@@ -398,6 +400,44 @@ TEST_F(TlsTransportTest, SessionIsResumedAndAlpnAgreed) {
     EXPECT_EQ(c.events.security.alpn, "http/1.1");
     EXPECT_EQ(c.events.security.resumed, round == 1) << "round " << round;
   }
+}
+
+// Log lines, kept while a test needs them (Logger::setOutput).
+std::mutex g_logMutex;
+std::vector<std::string> g_logLines;
+void keepLogLine(const char* line, size_t len) {
+  std::lock_guard<std::mutex> lock(g_logMutex);
+  g_logLines.emplace_back(line, len);
+}
+
+TEST_F(TlsTransportTest, ABadRecordAfterTheHandshakeClosesWithOneLineThatSaysWhy) {
+  Events server;
+  auto s = tlsServer(contextFor(serverOptions()), &server);
+  RawTlsClient peer(s->address());
+  ASSERT_TRUE(peer.handshake());
+  {
+    std::lock_guard<std::mutex> lock(g_logMutex);
+    g_logLines.clear();
+  }
+  muon::Logger::setOutput(&keepLogLine);
+  // An application-data record whose bytes no key made.
+  std::string record("\x17\x03\x03\x00\x20", 5);
+  record += makePattern(32, 3);
+  ASSERT_EQ(::write(peer.fd, record.data(), record.size()), static_cast<ssize_t>(record.size()));
+  EXPECT_TRUE(readsUntilEof(peer.fd));
+  ASSERT_TRUE(waitFor([&] { return server.down.load() == 1; }));
+  muon::Logger::setOutput(nullptr);
+  std::lock_guard<std::mutex> lock(g_logMutex);
+  std::string all;
+  size_t mentions = 0;
+  for (const std::string& line : g_logLines) {
+    all += line;
+    if (line.find("TLS record") != std::string::npos || line.find("TlsTransport[") != std::string::npos) {
+      ++mentions;
+    }
+  }
+  EXPECT_EQ(mentions, 1u) << all;
+  EXPECT_NE(all.find("TLS record ("), std::string::npos) << all;
 }
 
 TEST_F(TlsTransportTest, RenegotiationIsRefused) {
