@@ -37,7 +37,7 @@ void LogStream::appendEscaped(const char* data, size_t len) {
 }
 void LogStream::beginFieldTextChecked(std::string_view name, bool text) {
   if (fieldDepth_++ > 0) return;  // inside another field's value
-  noteFieldBegins();
+  noteFieldBegins(static_cast<uint32_t>(buffer_.length()));
   fieldText_ = text;
   if (__builtin_expect(buffer_.avail() >= 2 + detail::kMaxFieldName, 1)) {
     char* p = buffer_.current();

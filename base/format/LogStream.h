@@ -354,7 +354,7 @@ class LogStream {
         buffer_.avail() < encoded.size() + kLineEndRoom + 2 + detail::kMaxFieldName) {
       return false;
     }
-    noteFieldBegins();
+    noteFieldBegins(static_cast<uint32_t>(buffer_.length()));
     buffer_.append(encoded.data(), encoded.size());
     fieldsEnd_ = static_cast<uint32_t>(buffer_.length());
     return true;
@@ -499,7 +499,7 @@ class LogStream {
     if (cleanName && fieldDepth_ == 0 &&
         __builtin_expect(buffer_.avail() >= 2 + detail::kMaxFieldName, 1)) {
       const auto at = static_cast<uint32_t>(buffer_.length());
-      if (at != fieldsEnd_) fieldsFrom_ = at;  // noteFieldBegins()
+      noteFieldBegins(at);
       char* p = buffer_.current();
       p[0] = ' ';
       std::memcpy(p + 1, name.data(), name.size());
@@ -514,10 +514,9 @@ class LogStream {
   }
   void beginFieldTextChecked(std::string_view name, bool text);
   void endFieldText();
-  // An outermost field begins here: it starts a run of fields unless the
-  // last one ended here.
-  void noteFieldBegins() {
-    const auto at = static_cast<uint32_t>(buffer_.length());
+  // An outermost field begins at `at` (the buffer's length): it starts a
+  // run of fields unless the last one ended there.
+  void noteFieldBegins(uint32_t at) {
     if (at != fieldsEnd_) fieldsFrom_ = at;
   }
   // Whether the open field's value is its own logfmt form (Logfmt.h): not

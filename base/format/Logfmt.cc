@@ -8,8 +8,6 @@ namespace detail {
 
 namespace {
 
-constexpr char kHex[] = "0123456789abcdef";
-
 bool isControl(unsigned char c) { return c < 0x20 || c == 0x7f; }
 
 // The bytes c takes inside quotes.
@@ -39,9 +37,7 @@ char* writeEscapedBackward(char* end, unsigned char c) {
     end[-1] = static_cast<char>(c);
     return end - 1;
   }
-  std::memcpy(end - 6, "\\u00", 4);
-  end[-2] = kHex[c >> 4];
-  end[-1] = kHex[c & 0xf];
+  writeUnicodeEscape(end - 6, c);
   return end - 6;
 }
 

@@ -35,6 +35,15 @@ constexpr bool isFieldNameByte(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
          c == '_' || c == '.' || c == '-';
 }
+// Writes "\u00XX" for the byte c at p (6 bytes): the escape of a control
+// character that logfmt, JSON (JsonLines.h) and RFC 5424 PARAM-VALUEs
+// (SyslogFormat.h) share.
+inline void writeUnicodeEscape(char* p, unsigned char c) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::memcpy(p, "\\u00", 4);
+  p[4] = kHex[c >> 4];
+  p[5] = kHex[c & 0xf];
+}
 // Writes `name` as a field's name at p (room for kMaxFieldName bytes);
 // returns its length (at least 1).
 size_t writeFieldName(char* p, std::string_view name);

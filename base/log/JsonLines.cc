@@ -21,14 +21,11 @@ namespace detail {
 
 namespace {
 
-constexpr char kHex[] = "0123456789abcdef";
-
 // The ECS keys a line's own parts take; a field never overwrites them.
 constexpr std::string_view kReservedKeys[] = {
     "@timestamp",         "log.level",           "process.thread.id",   "log.origin.function",
     "message",            "log.origin.file.name", "log.origin.file.line",
 };
-constexpr std::string_view kFieldPrefix = "fields.";
 
 bool isReserved(std::string_view name) {
   // Every key starts with one of these: most names are passed at once.
@@ -189,32 +186,37 @@ class JsonWriter {
         }
         continue;
       }
-      put('\\');
+      // A two-character escape where RFC 8259 has one, else \u00XX.
+      char letter = 0;
       switch (c) {
         case '"':
         case '\\':
-          put(static_cast<char>(c));
+          letter = static_cast<char>(c);
           break;
         case '\n':
-          put('n');
+          letter = 'n';
           break;
         case '\r':
-          put('r');
+          letter = 'r';
           break;
         case '\t':
-          put('t');
+          letter = 't';
           break;
         case '\b':
-          put('b');
+          letter = 'b';
           break;
         case '\f':
-          put('f');
+          letter = 'f';
           break;
         default:
-          literal("u00");
-          put(kHex[c >> 4]);
-          put(kHex[c & 0xf]);
           break;
+      }
+      if (letter != 0) {
+        put('\\');
+        put(letter);
+      } else {
+        writeUnicodeEscape(p_, c);
+        p_ += 6;
       }
       ++i;
     }
@@ -239,7 +241,7 @@ class JsonWriter {
     literal("Z\"");
   }
 
-  // A field: its key (under kFieldPrefix if reserved; a name holds only
+  // A field: its key (under "fields." if reserved; a name holds only
   // [A-Za-z0-9_.-], nothing to escape) and its value, typed as JsonLines.h
   // says. `scratch` holds a quoted value's bytes.
   void field(const LogfmtField& f, std::string* scratch) {

@@ -12,15 +12,6 @@ namespace detail {
 
 namespace {
 
-// The thread id in a prefix's "%5d " text.
-int tidOf(std::string_view tid) {
-  int v = 0;
-  for (char c : tid) {
-    if (c >= '0' && c <= '9') v = v * 10 + (c - '0');
-  }
-  return v;
-}
-
 // The message of a TRACE or DEBUG line starts with the function's name
 // and a space (Logger's constructor writes them first); it goes apart.
 void splitFunction(JsonLineParts* parts) {
@@ -33,14 +24,14 @@ void splitFunction(JsonLineParts* parts) {
 
 }  // namespace
 
-size_t RecordFormatter::format(const RecordHeader& record, LinePrefix& prefix,
-                               std::string_view tid, char* out) {
+size_t RecordFormatter::format(const RecordHeader& record, LinePrefix& prefix, int tid,
+                               std::string_view tidText, char* out) {
   if (format_ == LineFormat::kText || record.kind == RecordHeader::kText) {
     size_t fieldsFrom;
-    return formatText(record, prefix, tid, out, &fieldsFrom);
+    return formatText(record, prefix, tidText, out, &fieldsFrom);
   }
   size_t fieldsFrom;
-  const size_t n = formatText(record, prefix, tid, text_, &fieldsFrom);
+  const size_t n = formatText(record, prefix, tidText, text_, &fieldsFrom);
   const SourceLocation& where = record.site->where;
   const size_t messageBegin = header_;
   const size_t messageEnd = n - where.length;
@@ -48,7 +39,7 @@ size_t RecordFormatter::format(const RecordHeader& record, LinePrefix& prefix,
   parts.second = prefix.second;
   parts.micro = micro_;
   parts.level = record.level < kLevelCount ? record.level : kLevelCount - 1;
-  parts.tid = tidOf(tid);
+  parts.tid = tid;
   parts.message = std::string_view(text_ + messageBegin, fieldsFrom - messageBegin);
   parts.fields = std::string_view(text_ + fieldsFrom, messageEnd - fieldsFrom);
   splitFunction(&parts);

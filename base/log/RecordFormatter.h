@@ -64,8 +64,9 @@ class RecordFormatter {
   size_t maxLine() const { return format_ == LineFormat::kJson ? kMaxJsonLine : kMaxLine; }
   // Writes the line of `record` into `out` (room for maxLine() bytes) and
   // returns its length. `prefix` is the cache of the record's thread
-  // (`tid`, "%5d "), whose records come to it in order.
-  size_t format(const RecordHeader& record, LinePrefix& prefix, std::string_view tid, char* out);
+  // (`tid`, whose text is `tidText`, "%5d "), whose records come to it in order.
+  size_t format(const RecordHeader& record, LinePrefix& prefix, int tid, std::string_view tidText,
+                char* out);
 
  private:
   // The text line into `out` (kMaxLine bytes); its fields begin at

@@ -147,7 +147,7 @@ size_t RecordQueues::drain(const std::function<void()>& roomMade) {
     }
     Source* s = draining_[first];
     if (kLineBufferSize - lineLength_ < formatter_.maxLine()) writeLines();
-    lineLength_ += formatter_.format(*s->head, s->prefix, s->queue->tidString(),
+    lineLength_ += formatter_.format(*s->head, s->prefix, s->queue->tid(), s->queue->tidString(),
                                      lines_.get() + lineLength_);
     ++formatted;
     s->position += s->head->size;

@@ -10,7 +10,7 @@ namespace muon {
 
 void StdoutSink::append(const char* line, size_t len) {
   // Text, or a JSON line made from a statement's record.
-  if (format_ == LineFormat::kText || (len > 0 && line[0] == '{')) {
+  if (format_ == LineFormat::kText || detail::allJsonObjects(std::string_view(line, len))) {
     detail::defaultOutput(line, len);
     return;
   }

@@ -68,7 +68,6 @@ namespace {
 
 // One PARAM-VALUE's bytes, escaped as the header comment says.
 void appendParamValue(std::string_view value, std::string* sd) {
-  static constexpr char kHex[] = "0123456789abcdef";
   const auto* p = reinterpret_cast<const unsigned char*>(value.data());
   for (size_t i = 0; i < value.size();) {
     const unsigned char c = p[i];
@@ -81,7 +80,8 @@ void appendParamValue(std::string_view value, std::string* sd) {
       *sd += c == '\n' ? 'n' : (c == '\r' ? 'r' : 't');
       ++i;
     } else if (c < 0x20 || c == 0x7f) {
-      const char escaped[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xf]};
+      char escaped[6];
+      detail::writeUnicodeEscape(escaped, c);
       sd->append(escaped, sizeof escaped);
       ++i;
     } else if (c < 0x80) {

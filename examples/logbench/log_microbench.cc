@@ -238,7 +238,7 @@ void BM_BackendFormatsIntIntDouble(benchmark::State& state) {
   size_t r = 0;
   for (auto _ : state) {
     const auto* header = reinterpret_cast<const muon::detail::RecordHeader*>(records.get() + r * kSlot);
-    benchmark::DoNotOptimize(formatter.format(*header, prefix, " 4321 ", out.get()));
+    benchmark::DoNotOptimize(formatter.format(*header, prefix, 4321, " 4321 ", out.get()));
     r = (r + 1) % kRecords;
   }
   state.SetItemsProcessed(state.iterations());

@@ -201,6 +201,16 @@ std::vector<std::string> linesIn(const TempDir& dir) {
   return lines;
 }
 
+// logStatements() through a JSON SyncLogging writing into `dir`: the
+// lines the statements format themselves, the other paths' reference.
+void logThroughJsonSyncLogging(const TempDir& dir) {
+  SyncLogging::Options options;
+  options.files.format = LineFormat::kJson;
+  SyncLogging log(dir.file("s"), 1 << 30, options);
+  auto attached = Logger::attach(log);
+  logStatements();
+}
+
 class JsonFiles : public ::testing::Test {
  protected:
   void SetUp() override { Logger::setClock(&fixedClock); }
@@ -209,26 +219,14 @@ class JsonFiles : public ::testing::Test {
 
 TEST_F(JsonFiles, SyncLoggingWritesJsonLines) {
   TempDir dir;
-  {
-    SyncLogging::Options options;
-    options.files.format = LineFormat::kJson;
-    SyncLogging log(dir.file("s"), 1 << 30, options);
-    auto attached = Logger::attach(log);
-    logStatements();
-  }
+  logThroughJsonSyncLogging(dir);
   checkJson(linesIn(dir));
 }
 
 TEST_F(JsonFiles, AsyncLoggingsBackendWritesTheSameJson) {
   TempDir syncDir;
   TempDir asyncDir;
-  {
-    SyncLogging::Options options;
-    options.files.format = LineFormat::kJson;
-    SyncLogging log(syncDir.file("s"), 1 << 30, options);
-    auto attached = Logger::attach(log);
-    logStatements();
-  }
+  logThroughJsonSyncLogging(syncDir);
   {
     AsyncLogging::Options options;
     options.files.format = LineFormat::kJson;
@@ -245,13 +243,7 @@ TEST_F(JsonFiles, AsyncLoggingsBackendWritesTheSameJson) {
 TEST_F(JsonFiles, ACrashSafeRecoveryWritesTheJsonTheBackendWould) {
   TempDir dir;
   TempDir reference;
-  {
-    SyncLogging::Options options;
-    options.files.format = LineFormat::kJson;
-    SyncLogging log(reference.file("s"), 1 << 30, options);
-    auto attached = Logger::attach(log);
-    logStatements();
-  }
+  logThroughJsonSyncLogging(reference);
   AsyncLogging::Options options;
   options.crashSafe = true;
   options.files.format = LineFormat::kJson;
