@@ -3,10 +3,11 @@
 #include <atomic>
 #include <cstdint>
 #include <ctime>
-#include <fstream>
-#include <string>
+#include <cstdlib>
+#include <cstring>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <x86intrin.h>
 #endif
 
@@ -40,15 +41,23 @@ uint64_t readTscFenced() {
   return t;
 }
 
-bool kernelUsesTsc() {
-  std::ifstream in("/sys/devices/system/clocksource/clocksource0/current_clocksource");
-  std::string source;
-  return static_cast<bool>(in >> source) && source == "tsc";
+// CPUID leaf 0x80000007, EDX bit 8: the counter runs at one rate in every
+// power and sleep state (Intel's "invariant TSC", AMD's "TscInvariant"; Linux
+// shows it as constant_tsc and nonstop_tsc). Such a counter is a clock
+// whatever the kernel chose as its own clock source: guests often boot with
+// kvm-clock and tsc=unstable on CPUs whose counter is invariant, because the
+// kernel wants guarantees across live migration that a clock recalibrated
+// against CLOCK_REALTIME every kResyncIntervalMs does not need.
+bool cpuHasInvariantTsc() {
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) || eax < 0x80000007u) return false;
+  if (!__get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx)) return false;
+  return (edx & (1u << 8)) != 0;
 }
 #else
 uint64_t readTsc() { return 0; }
 uint64_t readTscFenced() { return 0; }
-bool kernelUsesTsc() { return false; }
+bool cpuHasInvariantTsc() { return false; }
 #endif
 
 // One (tsc, realtime) pair, the tsc taken half-way through the clock_gettime
@@ -87,7 +96,7 @@ enum class Mode { kSyscall, kWarmup, kTsc };
 
 struct State {
   State() {
-    if (kernelUsesTsc()) {
+    if (TscClock::counterAvailable()) {
       samplePair(&anchorTsc, &anchorNs);
       mode.store(Mode::kWarmup, std::memory_order_release);
     }
@@ -263,6 +272,18 @@ Timestamp TscClock::atCount(uint64_t count, SecondWindow* window) {
   makeWindow(snap, count, ns, UINT64_MAX, window);
   if (window->spanCounts == 0) return fromNanos(ns);
   return Timestamp(window->second * 1000 * 1000 + window->microAt(count));
+}
+
+bool TscClock::cpuHasInvariantCounter() { return cpuHasInvariantTsc(); }
+
+bool TscClock::counterAvailable() {
+  // Read once: the answer must not change under a running process.
+  static const bool available = [] {
+    const char* setting = std::getenv("MUON_TSC");
+    if (setting != nullptr && std::strcmp(setting, "0") == 0) return false;
+    return cpuHasInvariantTsc();
+  }();
+  return available;
 }
 
 bool TscClock::usingTsc() { return g_state.mode.load(std::memory_order_acquire) == Mode::kTsc; }

@@ -9,9 +9,11 @@
 // within a few microseconds, and the scale gets better the longer the
 // process runs.
 //
-// The counter is used only when the kernel itself uses it as its clock
-// source (it then trusts it to be constant and in step across CPUs), and only
-// on x86-64; otherwise now() is Timestamp::now(). Any thread may call now().
+// The counter is used wherever the CPU says it is invariant (one rate in
+// every power state: CPUID 0x80000007 EDX bit 8), on x86-64, whatever clock
+// source the kernel chose for itself; otherwise, or with MUON_TSC=0 in the
+// environment, now() is Timestamp::now(). The error bound is in
+// docs/logging.md ("The clock"). Any thread may call now().
 #pragma once
 
 #include <atomic>
@@ -38,8 +40,16 @@ class TscClock {
 
   static Timestamp now();
   // Whether now() reads the counter (false during the first few
-  // milliseconds of a process, while the first scale is measured).
+  // milliseconds of a process, while the first scale is measured, and
+  // always false where counterAvailable() is not).
   static bool usingTsc();
+  // Whether now() will read the counter once the first scale is measured:
+  // the CPU's counter is invariant and MUON_TSC=0 is not set. Fixed for the
+  // life of the process, so a caller can tell which mode to expect instead
+  // of waiting for one that may never come.
+  static bool counterAvailable();
+  // What the CPU says of its counter (CPUID), whatever MUON_TSC says.
+  static bool cpuHasInvariantCounter();
 
   // For timing short intervals (logbench's latency samples): counts() is the
   // counter, read with a fence on both sides so that neither earlier nor later

@@ -135,13 +135,13 @@ struct CounterScale {
   std::string how;
 };
 
-// Where the kernel keeps the TSC as its clock source, TscClock calibrates it
+// Where the counter is available (an invariant TSC), TscClock calibrates it
 // within its first kWarmupMs; wait for that (TscClock turns to the counter at
 // a now() call). Otherwise measure the rate here against CLOCK_MONOTONIC.
 CounterScale prepareCounter() {
   CounterScale scale;
 #if defined(__x86_64__)
-  for (int i = 0; i < 500 && !muon::TscClock::usingTsc(); ++i) {
+  for (int i = 0; i < 500 && muon::TscClock::counterAvailable() && !muon::TscClock::usingTsc(); ++i) {
     muon::TscClock::now();
     sleepNanos(1000 * 1000);
   }

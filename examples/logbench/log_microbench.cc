@@ -203,9 +203,9 @@ void asyncAppend(benchmark::State& state, bool crashSafe) {
 // counter times a few microseconds apart (the line's time is converted from
 // the counter, as for a statement).
 void BM_BackendFormatsIntIntDouble(benchmark::State& state) {
-  while (!muon::TscClock::countsAreTime()) {
+  // Past TscClock's warm-up, where the counter is available (it comes then).
+  while (muon::TscClock::counterAvailable() && !muon::TscClock::countsAreTime()) {
     muon::TscClock::now();
-    if (!muon::TscClock::usingTsc() && muon::TscClock::counts() == 0) break;
   }
   static muon::detail::LogSite site{__FILE__, __LINE__};
   constexpr size_t kRecords = 256;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -35,19 +36,42 @@ TEST(TscClockTest, AgreesWithTheWallClock) {
   EXPECT_LE(worst, kToleranceUs);
 }
 
-TEST(TscClockTest, ReadsTheCounterWhenTheKernelDoes) {
-  // Past the warm-up, now() must have switched to the counter wherever the
-  // kernel's own clock source is the TSC.
-  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
-  while (std::chrono::steady_clock::now() < end) TscClock::now();
-  std::ifstream in("/sys/devices/system/clocksource/clocksource0/current_clocksource");
-  std::string source;
-  in >> source;
+// What /proc/cpuinfo says of the counter: Linux shows an invariant TSC
+// (CPUID 0x80000007 EDX bit 8) as both constant_tsc and nonstop_tsc.
+bool cpuinfoShowsInvariantTsc() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("flags", 0) == 0) {
+      return line.find(" constant_tsc") != std::string::npos &&
+             line.find(" nonstop_tsc") != std::string::npos;
+    }
+  }
+  return false;
+}
+
+TEST(TscClockTest, TheCounterIsInvariantWhereTheKernelSaysSo) {
 #if defined(__x86_64__)
-  EXPECT_EQ(TscClock::usingTsc(), source == "tsc") << "clock source: " << source;
+  EXPECT_EQ(TscClock::cpuHasInvariantCounter(), cpuinfoShowsInvariantTsc());
 #else
-  EXPECT_FALSE(TscClock::usingTsc());
+  EXPECT_FALSE(TscClock::cpuHasInvariantCounter());
 #endif
+}
+
+TEST(TscClockTest, MuonTscZeroTurnsTheCounterOff) {
+  const char* setting = std::getenv("MUON_TSC");
+  const bool off = setting != nullptr && std::string(setting) == "0";
+  EXPECT_EQ(TscClock::counterAvailable(), TscClock::cpuHasInvariantCounter() && !off);
+}
+
+// Past the warm-up, now() must have switched to the counter wherever it is
+// available, whatever the kernel's own clock source (kvm-clock guests too),
+// and never where it is not.
+TEST(TscClockTest, ReadsTheCounterWhereItIsAvailable) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(2 * TscClock::kWarmupMs);
+  while (std::chrono::steady_clock::now() < end) TscClock::now();
+  EXPECT_EQ(TscClock::usingTsc(), TscClock::counterAvailable());
+  EXPECT_EQ(TscClock::countsAreTime(), TscClock::counterAvailable());
 }
 
 // counts() differences times nanosPerCount() measure an interval in
@@ -76,6 +100,19 @@ void pastWarmup() {
   while (std::chrono::steady_clock::now() < end) TscClock::now();
 }
 
+// Without the counter (MUON_TSC=0, or a CPU without an invariant one) there
+// are no windows: every reading goes to the clock, and agrees with it.
+void expectNoWindows() {
+  TscClock::SecondWindow window;
+  int64_t before = Timestamp::now().microSecondsSinceEpoch();
+  int64_t t = TscClock::nowAndWindow(&window).microSecondsSinceEpoch();
+  int64_t after = Timestamp::now().microSecondsSinceEpoch();
+  EXPECT_EQ(window.spanCounts, 0u);
+  EXPECT_FALSE(window.covers(TscClock::readCounter()));
+  EXPECT_GE(t, before);
+  EXPECT_LE(t, after);
+}
+
 // A window's readings must agree with the wall clock as now() does, and
 // never name a microsecond outside their second. Run across a second
 // boundary (a window that outlived its second would read 1000000 or more
@@ -83,7 +120,11 @@ void pastWarmup() {
 // covering the counter.
 TEST(TscClockWindowTest, ReadingsAgreeWithTheWallClock) {
   pastWarmup();
-  if (!TscClock::usingTsc()) GTEST_SKIP() << "the kernel's clock source is not the TSC: no windows";
+  if (!TscClock::counterAvailable()) {
+    expectNoWindows();
+    return;
+  }
+  ASSERT_TRUE(TscClock::usingTsc());
   constexpr int64_t kToleranceUs = 50;
   // Start 100 ms before a second ends, so the run crosses it.
   while (Timestamp::now().microSecondsSinceEpoch() % 1000000 < 900000) {
@@ -119,7 +160,11 @@ TEST(TscClockWindowTest, ReadingsAgreeWithTheWallClock) {
 // When any thread publishes a new calibration, older windows cover nothing.
 TEST(TscClockWindowTest, ANewCalibrationEndsEveryWindow) {
   pastWarmup();
-  if (!TscClock::usingTsc()) GTEST_SKIP() << "the kernel's clock source is not the TSC: no windows";
+  if (!TscClock::counterAvailable()) {
+    expectNoWindows();
+    return;
+  }
+  ASSERT_TRUE(TscClock::usingTsc());
   TscClock::SecondWindow window;
   while (window.spanCounts == 0) TscClock::nowAndWindow(&window);
   ASSERT_TRUE(window.covers(window.beginCount));
