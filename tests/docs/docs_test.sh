@@ -25,20 +25,8 @@ src=$1 build=$2 fixture=${3:-}
 bin=$build/bin
 kFixtures=" prometheus "
 kBlockSeconds=30
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -9 -- "-$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() {
-  if [ -n "${MUON_REQUIRE_ALL:-}" ] || [ -n "${CI:-}" ]; then fail "$* (required: MUON_REQUIRE_ALL or CI is set)"; fi
-  echo "SKIP: $*"
-  exit 77
-}
+# shellcheck source=tests/examples/inspect_fixture.sh
+. "$src/tests/examples/inspect_fixture.sh"
 
 # The marked blocks: $work/blocks/N.sh, and one line "N FILE LINE FIXTURE"
 # each in $work/blocks/list (LINE: the opening fence's).
@@ -91,6 +79,7 @@ run_block() {
   # bash writes its pid (its process group's, setsid made it the leader)
   # before it runs the block, so that what the block left running can be
   # killed.
+  # shellcheck disable=SC2016  # $$ and $1-$3 are the inner bash's
   PATH="$bin:$PATH" timeout -s KILL "$kBlockSeconds" \
     setsid bash -c 'echo $$ >"$1"; cd "$2" && exec bash -e -o pipefail "$3"' \
     _ "$work/group.$n" "$dir" "$work/blocks/$n.sh" >"$out" 2>&1 </dev/null || status=$?
@@ -113,7 +102,6 @@ run_block() {
 # Prometheus holds two samples (so rate() over them has a value).
 prometheus_fixture() {
   command -v curl >/dev/null || skip "curl is not installed (./build.sh installs it)"
-  . "$src/tests/examples/inspect_fixture.sh"
   start_inspect_server docs
   local config=$src/examples/inspect/prometheus.yml
   grep -q "127\.0\.0\.1:9101" "$config" || fail "$config does not scrape 127.0.0.1:9101 (docs/net.md's address)"

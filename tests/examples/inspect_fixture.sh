@@ -1,10 +1,26 @@
-# inspect_fixture.sh: sourced by tests that need inspect_server
+# shellcheck shell=bash disable=SC2154  # bin is the caller's
+# inspect_fixture.sh: sourced by the test scripts that run inspect_server
 # (examples/inspect) and a private Prometheus scraping it
 # (tests/examples/inspect_test.sh, tests/docs/docs_test.sh). The caller sets
-# `bin` (the build's bin/), `work` (a temporary directory it removes) and
-# `pids` (an array), and defines fail MESSAGE and skip MESSAGE; every
-# process started here is in a process group of its own, its pid appended
-# to pids: the caller's cleanup kills those groups.
+# `bin` (the build's bin/) first. This file sets `work`, a temporary
+# directory, and `pids`: every process started here (or appended by the
+# caller) is in a process group of its own, and on exit those groups are
+# killed and `work` removed. fail MESSAGE: exit 1; skip MESSAGE: exit 77,
+# or fail when MUON_REQUIRE_ALL or CI is set.
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -9 -- "-$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() {
+  if [ -n "${MUON_REQUIRE_ALL:-}" ] || [ -n "${CI:-}" ]; then fail "$* (required: MUON_REQUIRE_ALL or CI is set)"; fi
+  echo "SKIP: $*"
+  exit 77
+}
 
 # start_inspect_server NAME ARGS...: inspect_server, logging into $work;
 # sets server_pid and port (the inspector's).
@@ -56,7 +72,7 @@ start_prometheus() {
 # grow between two scrapes (so it holds at least two samples of it); fails
 # after SECONDS.
 wait_metric_moves() {
-  local metric=$1 limit=$2 first= value=
+  local metric=$1 limit=$2 first='' value=''
   local api="http://127.0.0.1:$pport/api/v1/query?query=$metric"
   local deadline=$((SECONDS + limit))
   while [ "$SECONDS" -lt "$deadline" ]; do

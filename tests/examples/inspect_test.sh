@@ -16,23 +16,9 @@
 # (tests/examples/inspect_fixture.sh starts them).
 set -euo pipefail
 bin=$1 mode=$2
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -9 -- "-$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() {
-  if [ -n "${MUON_REQUIRE_ALL:-}" ] || [ -n "${CI:-}" ]; then fail "$* (required: MUON_REQUIRE_ALL or CI is set)"; fi
-  echo "SKIP: $*"
-  exit 77
-}
-command -v curl >/dev/null || skip "curl is not installed (./build.sh installs it)"
-
+# shellcheck source=tests/examples/inspect_fixture.sh
 . "$(dirname "$0")/inspect_fixture.sh"
+command -v curl >/dev/null || skip "curl is not installed (./build.sh installs it)"
 
 # code METHOD PATH [CURL ARGS...]: the status; the body in $work/body.
 code() {
