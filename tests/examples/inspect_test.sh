@@ -12,42 +12,13 @@
 #               muon_log_lines_written_total move. Skipped (77) when
 #               prometheus is not installed, unless MUON_REQUIRE_ALL or CI is
 #               set (then it fails).
-# Every process started here is in a process group of its own, killed on exit.
+# Every process started here is in a process group of its own, killed on exit
+# (tests/examples/inspect_fixture.sh starts them).
 set -euo pipefail
 bin=$1 mode=$2
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -9 -- "-$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() {
-  if [ -n "${MUON_REQUIRE_ALL:-}" ] || [ -n "${CI:-}" ]; then fail "$* (required: MUON_REQUIRE_ALL or CI is set)"; fi
-  echo "SKIP: $*"
-  exit 77
-}
+# shellcheck source=tests/examples/inspect_fixture.sh
+. "$(dirname "$0")/inspect_fixture.sh"
 command -v curl >/dev/null || skip "curl is not installed (./build.sh installs it)"
-
-# start NAME ARGS...: inspect_server in a process group of its own; sets
-# server_pid and port (the inspector's).
-start() {
-  local out=$work/$1.out
-  shift
-  setsid "$bin/inspect_server" --log-dir "$work" "$@" >"$out" 2>&1 &
-  server_pid=$!
-  pids+=("$server_pid")
-  port=
-  for _ in $(seq 1 500); do
-    port=$(sed -n 's/^inspector on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$out" | head -1)
-    [ -n "$port" ] && return
-    kill -0 "$server_pid" 2>/dev/null || { cat "$out" >&2; fail "inspect_server exited at start"; }
-    sleep 0.01
-  done
-  fail "inspect_server printed no 'inspector on' line"
-}
 
 # code METHOD PATH [CURL ARGS...]: the status; the body in $work/body.
 code() {
@@ -63,7 +34,7 @@ pages() {
     eval "\"\$bin/inspect_server\" $args" >/dev/null 2>"$work/usage" || status=$?
     [ "$status" -eq 2 ] && grep -q '^usage: ' "$work/usage" || fail "'inspect_server $args' gave status $status"
   done
-  start ro
+  start_inspect_server ro
   for page in /proc/overview /proc/status /proc/opened_files /proc/threads \
               /sys/overview /sys/loadavg /sys/meminfo /sys/stat /log/level /log/stats /metrics /; do
     [ "$(code GET "$page")" = 200 ] || fail "GET $page answered $(cat "$work/body")"
@@ -89,7 +60,7 @@ pages() {
   wait "$server_pid" || status=$?
   [ "$status" -eq 0 ] || fail "inspect_server exited with $status after SIGTERM"
 
-  start rw --allow-write --token s3cret
+  start_inspect_server rw --allow-write --token s3cret
   [ "$(code PUT /log/level -d debug)" = 401 ] || fail "PUT without a token"
   [ "$(code PUT /log/level -d debug -H 'Authorization: Bearer s3cre')" = 401 ] || fail "PUT with a wrong token"
   [ "$(code PUT /log/level -d debug -H 'Authorization: Bearer s3cretX')" = 401 ] || fail "PUT with a longer token"
@@ -114,15 +85,8 @@ pages() {
 }
 
 prometheus_scrapes() {
-  command -v prometheus >/dev/null || skip "prometheus is not installed (./build.sh installs it for the tests)"
-  start metrics
-  local pport prom
-  # A free port for Prometheus: a random one nothing listens on; should
-  # another process take it first, Prometheus exits and the next is tried.
-  for _ in 1 2 3 4 5; do
-    pport=$((20000 + RANDOM % 30000))
-    if (exec 3<>"/dev/tcp/127.0.0.1/$pport") 2>/dev/null; then continue; fi
-    cat >"$work/prometheus.yml" <<CONF
+  start_inspect_server metrics
+  cat >"$work/prometheus.yml" <<CONF
 global:
   scrape_interval: 1s
   evaluation_interval: 1s
@@ -131,42 +95,13 @@ scrape_configs:
     static_configs:
       - targets: ['127.0.0.1:$port']
 CONF
-    setsid prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
-      --web.listen-address="127.0.0.1:$pport" >"$work/prometheus.log" 2>&1 &
-    prom=$!
-    pids+=("$prom")
-    # Listening, or gone (the port was taken after all).
-    for _ in $(seq 1 300); do
-      grep -q 'Server is ready to receive web requests' "$work/prometheus.log" && break
-      kill -0 "$prom" 2>/dev/null || break
-      sleep 0.05
-    done
-    kill -0 "$prom" 2>/dev/null && break
-  done
-  kill -0 "$prom" 2>/dev/null || { tail -20 "$work/prometheus.log" >&2; fail "prometheus did not start"; }
-  local api="http://127.0.0.1:$pport/api/v1/query?query=muon_log_lines_written_total"
-  local first= value=
+  start_prometheus "$work/prometheus.yml"
   # Prometheus needs a few seconds to start and two scrapes (1 s apart) for
   # the value to move; 60 s is room for a loaded machine.
-  local deadline=$((SECONDS + 60))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    kill -0 "$prom" 2>/dev/null || { tail -20 "$work/prometheus.log" >&2; fail "prometheus exited"; }
-    # {"status":"success","data":{...,"result":[{"metric":{...},"value":[1700000000.123,"4856"]}]}}
-    value=$(curl -sS --max-time 5 "$api" 2>/dev/null | sed -n 's/.*"value":\[[0-9.]*,"\([0-9.e+]*\)"\].*/\1/p') || value=
-    if [ -n "$value" ]; then
-      [ -n "$first" ] || first=$value
-      if awk -v a="$value" -v b="$first" 'BEGIN { exit !(a + 0 > b + 0) }'; then
-        echo "prometheus saw muon_log_lines_written_total go from $first to $value"
-        # The scrape itself was healthy.
-        curl -sS "http://127.0.0.1:$pport/api/v1/query?query=up" | grep -q '"value":\[[0-9.]*,"1"\]' \
-          || fail "up is not 1"
-        return
-      fi
-    fi
-    sleep 0.2
-  done
-  tail -20 "$work/prometheus.log" >&2
-  fail "muon_log_lines_written_total did not move in Prometheus (first '$first', last '$value')"
+  wait_metric_moves muon_log_lines_written_total 60
+  # The scrape itself was healthy.
+  curl -sS "http://127.0.0.1:$pport/api/v1/query?query=up" | grep -q '"value":\[[0-9.]*,"1"\]' \
+    || fail "up is not 1"
 }
 
 case $mode in

@@ -5,7 +5,11 @@
 # own, finds it with find_package(muon), builds, runs, and its lines land in
 # the log file in muduo's format. The same programs build without CMake,
 # with `g++ ... $(pkg-config --cflags --libs muon)` from the installed muon.pc
-# alone (the libraries are static: the .pc must list what they link to). When
+# alone (the libraries are static: the .pc must list what they link to);
+# every installed library has a .pc of its own whose Requires resolve, and
+# README's shipper example (examples/hello/hello_ship.cc) builds with the
+# g++ command README gives, `pkg-config --cflags --libs muon-ship` alone, and
+# ships its lines (tests/net/relp/HelloShip_test.cc runs it). When
 # the build has the muduo bridge, a muduo-style program builds against
 # muon::muduo_compat from the package, and with the g++ command docs/book.md
 # documents, run as written there, and runs.
@@ -46,6 +50,19 @@ run_hello "$work/hello"
 pcfile=$(find "$work/prefix" -name muon.pc)
 [ -n "$pcfile" ] || { echo "no muon.pc installed" >&2; exit 1; }
 export PKG_CONFIG_PATH=${pcfile%/muon.pc}
+# One .pc per installed library (libmuon_X.a: a .pc with -lmuon_X in its
+# Libs), and each one's Requires resolve.
+for lib in "$(dirname "$PKG_CONFIG_PATH")"/libmuon_*.a "$(dirname "$PKG_CONFIG_PATH")"/libmuon_*.so; do
+  [ -e "$lib" ] || continue
+  name=${lib##*/lib}
+  name=${name%.*}
+  grep -q -- "^Libs:.* -l$name\( \|$\)" "$PKG_CONFIG_PATH"/*.pc \
+    || { echo "${lib##*/} is installed without a .pc that links it" >&2; exit 1; }
+done
+for pc in "$PKG_CONFIG_PATH"/*.pc; do
+  pkg=${pc##*/}
+  pkg-config --print-errors --exists "${pkg%.pc}" || { echo "$pkg does not resolve" >&2; exit 1; }
+done
 mkdir -p "$work/hello_pc"
 for prog in hello hello_net; do
   # shellcheck disable=SC2046  # pkg-config's output is a list of flags
@@ -53,6 +70,21 @@ for prog in hello hello_net; do
     $(pkg-config --cflags --libs muon) || { echo "$prog: the pkg-config build failed" >&2; exit 1; }
 done
 run_hello "$work/hello_pc"
+# README's shipper example, with README's command (hello_ship.cc's path in
+# place of its name), where muon was built with muon::ship.
+if [ -e "$PKG_CONFIG_PATH/muon-ship.pc" ]; then
+  test -x "$work/hello/hello_ship"  # the CMake package's muon::ship, too
+  command=$(grep -m1 '^g++ .*pkg-config --cflags --libs muon-ship)$' "$src/README.md") \
+    || { echo "README.md: no g++ command for muon-ship" >&2; exit 1; }
+  mkdir -p "$work/ship_pc"
+  (cd "$work/ship_pc" && eval "${command/hello_ship.cc/$src/examples/hello/hello_ship.cc}") \
+    || { echo "README's command failed: $command" >&2; exit 1; }
+  # It runs, and ships (against a real rsyslogd; the test skips without one).
+  if [ -x "$build/bin/HelloShip_test" ]; then
+    MUON_HELLO_SHIP=$work/ship_pc/hello_ship "$build/bin/HelloShip_test" \
+      || { echo "hello_ship built with pkg-config alone failed" >&2; exit 1; }
+  fi
+fi
 # The muduo bridge from the package, if this build has it.
 if grep -q '^MUON_BUILD_MUDUO_COMPAT:BOOL=ON$' "$build/CMakeCache.txt"; then
   test -f "$work/prefix/include/muon/muduo_compat/muduo/net/TcpServer.h"
