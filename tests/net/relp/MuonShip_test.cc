@@ -302,6 +302,40 @@ TEST(MuonShipTls, MutualAuthenticationDeliversAndAnUntrustedServerGetsNothing) {
   EXPECT_EQ(1000u, shipped);
 }
 
+// The docs' daemon (tls.authMode="certvalid") and muon-ship without
+// --tls-cert: with TLS 1.3 our side of the handshake is done before the
+// daemon refuses us, and its alert says why. muon-ship says so as the TLS
+// refusal it is, with OpenSSL's reason, once for the attempts of a few
+// seconds (not "connection lost" on every attempt), and sends nothing.
+TEST(MuonShipTls, AClientWithoutACertificateIsToldWhyOnce) {
+  TestCertificates certs;
+  ASSERT_TRUE(certs.ok()) << certs.error();
+  Rsyslogd daemon;
+  std::string why;
+  bool ready = daemon.enableRelp(&why);
+  if (ready) {
+    daemon.enableRelpTls(certs.file("ca.pem"), certs.file("server.pem"), certs.file("server.key"));
+    ready = daemon.start(&why);
+  }
+  MUON_REQUIRE_RELP_OR_SKIP(ready, why);
+  TempDir logs, work;
+  appendTo(logName(logs, 0), shipLines(0, 10));
+  ShipProcess ship(work, {"--tls-ca", certs.file("ca.pem"), "--relp",
+                          "127.0.0.1:" + std::to_string(daemon.relpPort()), "--state",
+                          work.file("state"), logs.file("app")});
+  const std::string refusal = "muon-ship: RELP: TLS refused: tlsv13 alert certificate required\n";
+  const auto deadline = std::chrono::steady_clock::now() + seconds(10);
+  while (ship.err().find(refusal) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  // Several more attempts (four a second) inside the report interval;
+  // killed, as a SIGTERM would wait for acknowledgements that never come.
+  std::this_thread::sleep_for(milliseconds(1500));
+  ship.signal(SIGKILL);
+  EXPECT_EQ(ship.err(), refusal);
+  EXPECT_TRUE(daemon.received(kApp).empty());
+}
+
 TEST(MuonShipDaemonDown, TheDaemonDownAtStartGetsEveryLineWhenItComes) {
   Rsyslogd daemon;
   std::string why;
@@ -321,6 +355,54 @@ TEST(MuonShipDaemonDown, TheDaemonDownAtStartGetsEveryLineWhenItComes) {
   uint64_t shipped, resent, skipped;
   ASSERT_TRUE(finalLine(ship.out(), &shipped, &resent, &skipped)) << "stdout: " << ship.out();
   EXPECT_EQ(5000u, shipped);
+}
+
+// The lines of `text` (each ends with '\n').
+std::vector<std::string> linesOf(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t begin = 0;
+  for (size_t end; (end = text.find('\n', begin)) != std::string::npos; begin = end + 1) {
+    lines.push_back(text.substr(begin, end - begin));
+  }
+  return lines;
+}
+
+// The outage: the daemon killed while muon-ship runs and back 16 s
+// later costs at most 5 lines of stderr, at the default report interval
+// (10 s). At full scale that is what runs; otherwise the same ratio at a
+// 2 s interval (--report-interval 2, the daemon away 3.2 s), which takes
+// the attempts (four a second) through one interval as well.
+TEST(MuonShipDaemonDown, AnOutageCostsAtMostFiveLinesOfStderr) {
+  Rsyslogd daemon;
+  std::string why;
+  MUON_REQUIRE_RELP_OR_SKIP(daemon.enableRelp(&why) && daemon.start(&why), why);
+  TempDir logs, work;
+  appendTo(logName(logs, 0), shipLines(0, 100));
+  std::vector<std::string> args = {"--relp", "127.0.0.1:" + std::to_string(daemon.relpPort()),
+                                   "--state", work.file("state"), logs.file("app")};
+  const bool full = fullScale();
+  if (!full) args.insert(args.begin(), {"--report-interval", "2"});
+  const milliseconds down(full ? 16000 : 3200);
+  ShipProcess ship(work, args);
+  ASSERT_TRUE(waitAll(daemon, 100, seconds(20))) << ship.err();
+  daemon.kill();
+  std::this_thread::sleep_for(down);
+  ASSERT_TRUE(daemon.start(&why)) << why;
+  appendTo(logName(logs, 0), shipLines(100, 200));
+  ASSERT_TRUE(waitAll(daemon, 200, seconds(20))) << ship.err();
+  EXPECT_EQ(0, ship.signal(SIGTERM)) << ship.err();
+  const std::string err = ship.err();
+  const std::vector<std::string> lines = linesOf(err);
+  std::printf("daemon away %lld ms: %zu lines of stderr\n%s", static_cast<long long>(down.count()),
+              lines.size(), err.c_str());
+  EXPECT_LE(lines.size(), 5u) << err;
+  ASSERT_GE(lines.size(), 3u) << err;
+  // The first failure as it came; then one with the count and the time down
+  // (the attempts went on through a whole interval); then the return.
+  EXPECT_EQ(lines.front().rfind("muon-ship: RELP: connection lost: ", 0), 0u) << err;
+  EXPECT_NE(err.find(" failures in "), std::string::npos) << err;
+  EXPECT_NE(err.find(", still trying)"), std::string::npos) << err;
+  EXPECT_EQ(lines.back().rfind("muon-ship: RELP: session open again after ", 0), 0u) << err;
 }
 
 TEST_F(MuonShipTest, SigtermWithNothingToShipPrintsOneLineAndExitsZero) {
