@@ -569,6 +569,19 @@ TEST(MuonShipUsage, BadInputSaysWhatAndExitsTwo) {
     EXPECT_NE(std::string::npos, ship.err().find("bad --relp 'localhost:notaport'")) << ship.err();
   }
   {
+    // A host the resolver does not know: said so, with the resolver's reason
+    // (which varies: "Name or service not known", or without DNS "Temporary
+    // failure in name resolution").
+    ShipProcess ship(dir, {"--relp", "nosuchhost.invalid:34707", "--state", dir.file("s2"),
+                           dir.file("app")});
+    EXPECT_EQ(2, ship.wait(seconds(30)));
+    const std::string said = "muon-ship: bad --relp 'nosuchhost.invalid:34707': host "
+                             "'nosuchhost.invalid' could not be resolved: ";
+    EXPECT_EQ(0u, ship.err().rfind(said, 0)) << ship.err();
+    EXPECT_GT(ship.err().size(), said.size() + 1) << "no reason: " << ship.err();
+    EXPECT_EQ(std::string::npos, ship.err().find("want HOST:PORT")) << ship.err();
+  }
+  {
     appendTo(dir.file("s"), "not a state\n");
     ShipProcess ship(dir, {"--relp", "127.0.0.1:1", "--state", dir.file("s"), dir.file("app")});
     EXPECT_EQ(2, ship.wait(seconds(10)));
