@@ -260,42 +260,59 @@ bool fullScale() {
 // (certvalid, librelp's OpenSSL driver): a server certificate muon-ship does
 // not trust is refused with the reason on stderr and nothing is sent; with
 // the right CA and a client certificate every line arrives.
-TEST(MuonShipTls, MutualAuthenticationDeliversAndAnUntrustedServerGetsNothing) {
-  TestCertificates certs;
-  ASSERT_TRUE(certs.ok()) << certs.error();
-  Rsyslogd daemon;
-  std::string why;
-  bool ready = daemon.enableRelp(&why);
-  if (ready) {
-    daemon.enableRelpTls(certs.file("ca.pem"), certs.file("server.pem"), certs.file("server.key"));
-    ready = daemon.start(&why);
+// imrelp over TLS with the test CA's server certificate, requiring a client
+// certificate (certvalid), as docs/logging.md's daemon; a log of `lines_`
+// lines to ship.
+class MuonShipTls : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(certs_.ok()) << certs_.error();
+    std::string why;
+    bool ready = daemon_.enableRelp(&why);
+    if (ready) {
+      daemon_.enableRelpTls(certs_.file("ca.pem"), certs_.file("server.pem"),
+                            certs_.file("server.key"));
+      ready = daemon_.start(&why);
+    }
+    MUON_REQUIRE_RELP_OR_SKIP(ready, why);
+    appendTo(logName(logs_, 0), shipLines(0, 1000));
   }
-  MUON_REQUIRE_RELP_OR_SKIP(ready, why);
-  TempDir logs, work;
-  appendTo(logName(logs, 0), shipLines(0, 1000));
-  const std::string relp = "127.0.0.1:" + std::to_string(daemon.relpPort());
+
+  TestCertificates certs_;
+  Rsyslogd daemon_;
+  TempDir logs_, work_;
+};
+
+// Waits (at most `timeout`) until `text` is in muon-ship's stderr.
+bool waitForErr(const ShipProcess& ship, const std::string& text, milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (ship.err().find(text) == std::string::npos) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  return true;
+}
+
+TEST_F(MuonShipTls, MutualAuthenticationDeliversAndAnUntrustedServerGetsNothing) {
+  const std::string relp = "127.0.0.1:" + std::to_string(daemon_.relpPort());
   {
-    ShipProcess ship(work, {"--tls-ca", certs.file("other-ca.pem"), "--tls-cert",
-                            certs.file("client.pem"), "--tls-key", certs.file("client.key"), "--relp",
-                            relp, "--state", work.file("untrusting"), logs.file("app")});
-    const auto deadline = std::chrono::steady_clock::now() + seconds(10);
+    ShipProcess ship(work_, {"--tls-ca", certs_.file("other-ca.pem"), "--tls-cert",
+                             certs_.file("client.pem"), "--tls-key", certs_.file("client.key"),
+                             "--relp", relp, "--state", work_.file("untrusting"), logs_.file("app")});
     // rsyslogd sends its CA with its certificate: OpenSSL names the
     // untrusted root ("self-signed certificate in certificate chain").
     const std::string reason = "muon-ship: RELP: TLS refused: certificate verify failed: ";
-    while (ship.err().find(reason) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(milliseconds(20));
-    }
-    EXPECT_NE(ship.err().find(reason), std::string::npos) << ship.err();
+    EXPECT_TRUE(waitForErr(ship, reason, seconds(10))) << ship.err();
     EXPECT_EQ(0, ship.signal(SIGTERM)) << ship.err();
     uint64_t shipped, resent, skipped;
     ASSERT_TRUE(finalLine(ship.out(), &shipped, &resent, &skipped)) << "stdout: " << ship.out();
     EXPECT_EQ(0u, shipped);
-    EXPECT_TRUE(daemon.received(kApp).empty()) << "a line went to a server that was not trusted";
+    EXPECT_TRUE(daemon_.received(kApp).empty()) << "a line went to a server that was not trusted";
   }
-  ShipProcess ship(work, {"--tls-ca", certs.file("ca.pem"), "--tls-cert", certs.file("client.pem"),
-                          "--tls-key", certs.file("client.key"), "--relp", relp, "--state",
-                          work.file("state"), logs.file("app")});
-  ASSERT_TRUE(waitAll(daemon, 1000, seconds(20))) << ship.err();
+  ShipProcess ship(work_, {"--tls-ca", certs_.file("ca.pem"), "--tls-cert",
+                           certs_.file("client.pem"), "--tls-key", certs_.file("client.key"),
+                           "--relp", relp, "--state", work_.file("state"), logs_.file("app")});
+  ASSERT_TRUE(waitAll(daemon_, 1000, seconds(20))) << ship.err();
   EXPECT_EQ(0, ship.signal(SIGTERM)) << ship.err();
   uint64_t shipped, resent, skipped;
   ASSERT_TRUE(finalLine(ship.out(), &shipped, &resent, &skipped)) << "stdout: " << ship.out();
@@ -307,33 +324,18 @@ TEST(MuonShipTls, MutualAuthenticationDeliversAndAnUntrustedServerGetsNothing) {
 // daemon refuses us, and its alert says why. muon-ship says so as the TLS
 // refusal it is, with OpenSSL's reason, once for the attempts of a few
 // seconds (not "connection lost" on every attempt), and sends nothing.
-TEST(MuonShipTls, AClientWithoutACertificateIsToldWhyOnce) {
-  TestCertificates certs;
-  ASSERT_TRUE(certs.ok()) << certs.error();
-  Rsyslogd daemon;
-  std::string why;
-  bool ready = daemon.enableRelp(&why);
-  if (ready) {
-    daemon.enableRelpTls(certs.file("ca.pem"), certs.file("server.pem"), certs.file("server.key"));
-    ready = daemon.start(&why);
-  }
-  MUON_REQUIRE_RELP_OR_SKIP(ready, why);
-  TempDir logs, work;
-  appendTo(logName(logs, 0), shipLines(0, 10));
-  ShipProcess ship(work, {"--tls-ca", certs.file("ca.pem"), "--relp",
-                          "127.0.0.1:" + std::to_string(daemon.relpPort()), "--state",
-                          work.file("state"), logs.file("app")});
+TEST_F(MuonShipTls, AClientWithoutACertificateIsToldWhyOnce) {
+  ShipProcess ship(work_, {"--tls-ca", certs_.file("ca.pem"), "--relp",
+                           "127.0.0.1:" + std::to_string(daemon_.relpPort()), "--state",
+                           work_.file("state"), logs_.file("app")});
   const std::string refusal = "muon-ship: RELP: TLS refused: tlsv13 alert certificate required\n";
-  const auto deadline = std::chrono::steady_clock::now() + seconds(10);
-  while (ship.err().find(refusal) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(milliseconds(20));
-  }
+  EXPECT_TRUE(waitForErr(ship, refusal, seconds(10))) << ship.err();
   // Several more attempts (four a second) inside the report interval;
   // killed, as a SIGTERM would wait for acknowledgements that never come.
   std::this_thread::sleep_for(milliseconds(1500));
   ship.signal(SIGKILL);
   EXPECT_EQ(ship.err(), refusal);
-  EXPECT_TRUE(daemon.received(kApp).empty());
+  EXPECT_TRUE(daemon_.received(kApp).empty());
 }
 
 TEST(MuonShipDaemonDown, TheDaemonDownAtStartGetsEveryLineWhenItComes) {
