@@ -34,6 +34,10 @@ using ConnectFailureCallback = std::function<void(int savedErrno)>;
 // the handshake timed out, before the connection came up; `reason` says
 // why ("certificate verify failed: certificate has expired"). The
 // connection callback is not called for such a connection: it never was up.
+// One exception: with TLS 1.3 a client's side of the handshake is done
+// before the server has checked the client's certificate, so a server that
+// refuses it ("tlsv13 alert certificate required") does so on a connection
+// that is up: this callback runs, then the connection callback (down).
 // Without one set, the connection logs the reason as a warning.
 using HandshakeFailureCallback = std::function<void(const TcpConnectionPtr&, const std::string& reason)>;
 // Data arrived; it is in *buf (consume it with buf->retrieve*). receiveTime

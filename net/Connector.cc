@@ -232,7 +232,9 @@ void Connector::retry(int sockfd) {
     LOG_DEBUG << "Connector: stopped, not retrying";
     return;
   }
-  LOG_INFO << "Connector::retry - retry connecting to " << serverAddr_.toIpPort() << " in "
+  // DEBUG: a server away means four attempts a second; the owner hears of
+  // each (the connect-failure callback) and decides what people read.
+  LOG_DEBUG << "Connector::retry - retry connecting to " << serverAddr_.toIpPort() << " in "
            << retryDelayMs_ << " milliseconds";
   std::weak_ptr<Connector> weak(shared_from_this());
   retryTimer_ = loop_->runAfter(retryDelayMs_ / 1000.0, [weak] {

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "muon/base/Logging.h"
@@ -82,6 +83,14 @@ bool InetAddress::parse(std::string_view hostPort, InetAddress* out) {
 }
 
 bool InetAddress::resolve(std::string_view hostname, InetAddress* out, bool preferIpv6) {
+  std::string error;
+  if (resolve(hostname, out, &error, preferIpv6)) return true;
+  LOG_ERROR << "InetAddress::resolve " << hostname << ": " << error;
+  return false;
+}
+
+bool InetAddress::resolve(std::string_view hostname, InetAddress* out, std::string* error,
+                          bool preferIpv6) {
   std::string host(hostname);
   struct addrinfo hints {};
   hints.ai_family = AF_UNSPEC;
@@ -89,7 +98,7 @@ bool InetAddress::resolve(std::string_view hostname, InetAddress* out, bool pref
   struct addrinfo* result = nullptr;
   int rc = ::getaddrinfo(host.c_str(), nullptr, &hints, &result);
   if (rc != 0) {
-    LOG_ERROR << "InetAddress::resolve " << host << ": " << ::gai_strerror(rc);
+    *error = rc == EAI_SYSTEM ? std::string(strerror_tl(errno)) : std::string(::gai_strerror(rc));
     return false;
   }
   const struct addrinfo* chosen = nullptr;
@@ -117,6 +126,7 @@ bool InetAddress::resolve(std::string_view hostname, InetAddress* out, bool pref
     }
   }
   ::freeaddrinfo(result);
+  if (!found) *error = "no IPv4 or IPv6 address";
   return found;
 }
 

@@ -27,8 +27,13 @@ class InetAddress {
   static bool parse(std::string_view hostPort, InetAddress* out);
   // Resolves a host name with getaddrinfo (thread-safe, blocking; do not call
   // it from a loop thread that serves connections). The port of *out is kept.
-  // Prefers IPv4 unless preferIpv6. False if the name does not resolve.
+  // Prefers IPv4 unless preferIpv6. False if the name does not resolve
+  // (the resolver's reason is logged as an error).
   static bool resolve(std::string_view hostname, InetAddress* out, bool preferIpv6 = false);
+  // The same, with the resolver's reason ("Name or service not known") in
+  // *error instead of the log.
+  static bool resolve(std::string_view hostname, InetAddress* out, std::string* error,
+                      bool preferIpv6 = false);
 
   sa_family_t family() const { return addr_.v4.sin_family; }
   bool isIpv6() const { return family() == AF_INET6; }

@@ -14,7 +14,9 @@
 // With a transport layer (TLS, set on the TcpServer / TcpClient) the
 // connection is up, and the connection callback runs, once the handshake
 // is done; a failed handshake calls the handshake-failure callback instead
-// and closes without either connection callback.
+// and closes without either connection callback (a TLS 1.3 client refused
+// by the server after its side was done is already up: the failure
+// callback, then the down one; Callbacks.h).
 //
 // When the peer half-closes (read returns 0), the connection stops reading,
 // writes out whatever is still queued, then closes, so no reply the peer

@@ -50,7 +50,8 @@ int main(int argc, char* argv[]) {
     usage(stdout);
     return 0;
   }
-  if (argc != 2 || argv[1][0] == '\0') {
+  // An unknown option is not taken for DIR (a directory named so: ./-x).
+  if (argc != 2 || argv[1][0] == '\0' || argv[1][0] == '-') {
     usage(stderr);
     return 2;
   }

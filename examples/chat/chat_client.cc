@@ -110,16 +110,18 @@ class StdinReader {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   long port = 0;
   InetAddress serverAddr;
-  if (argc != 3 || !muon::examples::parseInt(argv[2], 1, 65535, &port) ||
+  if (help || argc != 3 || !muon::examples::parseInt(argv[2], 1, 65535, &port) ||
       !InetAddress::parse(muon::examples::joinHostPort(argv[1], argv[2]), &serverAddr)) {
-    std::fprintf(stderr,
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s HOST PORT\n"
                  "  sends each line of stdin to the chat server at HOST (numeric) and PORT,\n"
                  "  prints each message it relays\n",
                  argv[0]);
-    return 2;
+    return help ? 0 : 2;
   }
   EventLoop loop;
   muon::examples::StopSignals stopSignals(&loop, "chat_client");

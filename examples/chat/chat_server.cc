@@ -22,14 +22,16 @@ using muon::net::TcpConnectionPtr;
 using muon::net::TcpServer;
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   long port = 0;
-  if (argc != 2 || !muon::examples::parseInt(argv[1], 0, 65535, &port)) {
-    std::fprintf(stderr,
+  if (help || argc != 2 || !muon::examples::parseInt(argv[1], 0, 65535, &port)) {
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s PORT\n"
                  "  relays each length-prefixed message to every client; PORT 0 picks a\n"
                  "  free port (printed)\n",
                  argv[0]);
-    return 2;
+    return help ? 0 : 2;
   }
   EventLoop loop;
   muon::examples::StopSignals stopSignals(&loop, "chat_server");

@@ -35,15 +35,17 @@ thread_local std::set<TcpConnectionPtr> t_connections;
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   long port = 0, threads = 0;
-  if (argc != 3 || !muon::examples::parseInt(argv[1], 0, 65535, &port) ||
+  if (help || argc != 3 || !muon::examples::parseInt(argv[1], 0, 65535, &port) ||
       !muon::examples::parseInt(argv[2], 1, 256, &threads)) {
-    std::fprintf(stderr,
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s PORT THREADS\n"
                  "  relays each length-prefixed message to every client, with THREADS (1..256)\n"
                  "  I/O loops; PORT 0 picks a free port (printed)\n",
                  argv[0]);
-    return 2;
+    return help ? 0 : 2;
   }
   EventLoop loop;
   muon::examples::StopSignals stopSignals(&loop, "chat_server_threaded");

@@ -1,7 +1,7 @@
 // Command-line helpers shared by the example programs: muon's and their
 // Boost.Asio twins alike, so nothing here uses muon; only C++ and POSIX.
 // Each program reports a bad argument with its own usage text and exit
-// status 2.
+// status 2, and answers --help with that text on stdout and status 0.
 #pragma once
 
 #include <sys/resource.h>
@@ -12,6 +12,17 @@
 
 namespace muon {
 namespace examples {
+
+// Whether the command line asks for help (-h or --help anywhere): the
+// program then prints its usage on stdout and exits 0, as asked; a bad
+// command line gets the usage on stderr and status 2.
+inline bool helpRequested(int argc, char* const argv[]) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help") return true;
+  }
+  return false;
+}
 
 // True if all of s is a base-10 integer in [lo, hi]. "12x", "", " 1" and
 // out-of-range values are refused rather than read as something else.

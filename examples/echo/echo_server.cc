@@ -53,15 +53,17 @@ void onWriteComplete(const TcpConnectionPtr& conn) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   long port = 0, threads = 0;
-  if (argc < 2 || argc > 3 || !parseInt(argv[1], 0, 65535, &port) ||
+  if (help || argc < 2 || argc > 3 || !parseInt(argv[1], 0, 65535, &port) ||
       (argc == 3 && !parseInt(argv[2], 0, 256, &threads))) {
-    std::fprintf(stderr,
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s PORT [THREADS]\n"
                  "  echoes every byte back; PORT 0 picks a free port (printed); THREADS 0..256\n"
                  "  I/O threads besides the accepting one (default 0)\n",
                  argv[0]);
-    return 2;
+    return help ? 0 : 2;
   }
   raiseFdLimit();
   EventLoop loop;

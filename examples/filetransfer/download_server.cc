@@ -90,15 +90,17 @@ TransferPtr transferOf(const TcpConnectionPtr& conn) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   long port = 0, highWaterKiB = 1024;
-  if (argc < 3 || argc > 4 || !muon::examples::parseInt(argv[1], 0, 65535, &port) ||
+  if (help || argc < 3 || argc > 4 || !muon::examples::parseInt(argv[1], 0, 65535, &port) ||
       (argc == 4 && !muon::examples::parseInt(argv[3], 64, 1024 * 1024, &highWaterKiB))) {
-    std::fprintf(stderr,
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s PORT FILE [HIGH_WATER_MARK_KIB]\n"
                  "  sends FILE to each client, buffering at most HIGH_WATER_MARK_KIB (64..1048576,\n"
                  "  default 1024) plus 64 KiB per client; PORT 0 picks a free port (printed)\n",
                  argv[0]);
-    return 2;
+    return help ? 0 : 2;
   }
   const std::string file = argv[2];
   const size_t highWaterMark = static_cast<size_t>(highWaterKiB) * 1024;

@@ -53,6 +53,8 @@ void onMessage(const UserMap& users, const TcpConnectionPtr& conn, Buffer* buf) 
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   long port = 0;
   UserMap users;
   bool ok = argc >= 2 && muon::examples::parseInt(argv[1], 0, 65535, &port);
@@ -61,12 +63,12 @@ int main(int argc, char* argv[]) {
     ok = eq != nullptr && eq != argv[i];
     if (ok) users[std::string(argv[i], static_cast<size_t>(eq - argv[i]))] = eq + 1;
   }
-  if (!ok) {
-    std::fprintf(stderr,
+  if (help || !ok) {
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s PORT [USER=PLAN]...\n"
                  "  answers \"USER\\r\\n\" with USER's plan; PORT 0 picks a free port (printed)\n",
                  argv[0]);
-    return 2;
+    return help ? 0 : 2;
   }
   EventLoop loop;
   muon::examples::StopSignals stopSignals(&loop, "finger_server");

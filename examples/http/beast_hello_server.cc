@@ -170,14 +170,17 @@ class Server {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   long port = 0, threads = 0;
-  if (argc != 3 || !parseInt(argv[1], 0, 65535, &port) || !parseInt(argv[2], 1, 256, &threads)) {
-    std::fprintf(stderr,
+  if (help || argc != 3 || !parseInt(argv[1], 0, 65535, &port) ||
+      !parseInt(argv[2], 1, 256, &threads)) {
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s PORT THREADS\n"
                  "  answers GET / with \"Hello, World!\" on 127.0.0.1:PORT (0: a free port);\n"
                  "  THREADS 1..256\n",
                  argv[0]);
-    return 2;
+    return help ? 0 : 2;
   }
   raiseFdLimit();
   try {

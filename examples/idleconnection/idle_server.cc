@@ -86,16 +86,18 @@ class TimingWheel {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   long port = 0;
   double idleSeconds = 8;
-  if (argc < 2 || argc > 3 || !muon::examples::parseInt(argv[1], 0, 65535, &port) ||
+  if (help || argc < 2 || argc > 3 || !muon::examples::parseInt(argv[1], 0, 65535, &port) ||
       (argc == 3 && !muon::examples::parseNumber(argv[2], 0.008, 86400, &idleSeconds))) {
-    std::fprintf(stderr,
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s PORT [IDLE_SECONDS]\n"
                  "  echoes, and closes a connection silent for IDLE_SECONDS (default 8,\n"
                  "  fractions allowed); PORT 0 picks a free port (printed)\n",
                  argv[0]);
-    return 2;
+    return help ? 0 : 2;
   }
   EventLoop loop;
   muon::examples::StopSignals stopSignals(&loop, "idle_server");

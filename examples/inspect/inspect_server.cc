@@ -10,7 +10,9 @@
 //   inspector on 127.0.0.1:PORT
 //   echo on 127.0.0.1:PORT
 // and stops on SIGTERM or SIGINT. --allow-write serves PUT /log/level;
-// --token T then asks for "Authorization: Bearer T".
+// --token T then asks for "Authorization: Bearer T" (without --allow-write
+// a token protects nothing: a warning on stderr). --help: the usage on
+// stdout, status 0; a bad command line: the usage on stderr, status 2.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,9 +32,16 @@ using namespace muon::net;
 
 namespace {
 
-int usage(const char* program) {
-  std::fprintf(stderr, "usage: %s [--port N] [--allow-write] [--token T] [--log-dir DIR]\n", program);
-  return 2;
+int usage(const char* program, bool help) {
+  std::fprintf(help ? stdout : stderr,
+               "usage: %s [--port N] [--allow-write] [--token T] [--log-dir DIR]\n"
+               "  the inspector on 127.0.0.1:N (0 or none: a free port), an echo service,\n"
+               "  and a log that gets about 1,000 lines a second: DIR/inspect_server.*.log,\n"
+               "  DIR $TMPDIR or /tmp unless --log-dir\n"
+               "  --allow-write  serve PUT /log/level\n"
+               "  --token T      PUT /log/level then needs 'Authorization: Bearer T'\n",
+               program);
+  return help ? 0 : 2;
 }
 
 }  // namespace
@@ -42,10 +51,11 @@ int main(int argc, char* argv[]) {
   Inspector::Options options;
   const char* tmp = std::getenv("TMPDIR");
   std::string logDir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+  if (examples::helpRequested(argc, argv)) return usage(argv[0], true);
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--port" && i + 1 < argc) {
-      if (!examples::parseInt(argv[++i], 0, 65535, &port)) return usage(argv[0]);
+      if (!examples::parseInt(argv[++i], 0, 65535, &port)) return usage(argv[0], false);
     } else if (arg == "--allow-write") {
       options.allowWrite = true;
     } else if (arg == "--token" && i + 1 < argc && argv[i + 1][0] != '\0') {
@@ -53,8 +63,12 @@ int main(int argc, char* argv[]) {
     } else if (arg == "--log-dir" && i + 1 < argc) {
       logDir = argv[++i];
     } else {
-      return usage(argv[0]);
+      return usage(argv[0], false);
     }
+  }
+  if (!options.token.empty() && !options.allowWrite) {
+    std::fprintf(stderr, "inspect_server: warning: --token without --allow-write: writes are off, "
+                         "the token guards nothing\n");
   }
 
   EventLoop loop;

@@ -24,15 +24,17 @@ using muon::net::TcpConnectionPtr;
 using muon::net::TcpServer;
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   long port = 0, maxConnections = 0;
-  if (argc != 3 || !muon::examples::parseInt(argv[1], 0, 65535, &port) ||
+  if (help || argc != 3 || !muon::examples::parseInt(argv[1], 0, 65535, &port) ||
       !muon::examples::parseInt(argv[2], 1, 1000000, &maxConnections)) {
-    std::fprintf(stderr,
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s PORT MAX\n"
                  "  echoes for at most MAX (1..1000000) clients at once and closes any more;\n"
                  "  PORT 0 picks a free port (printed)\n",
                  argv[0]);
-    return 2;
+    return help ? 0 : 2;
   }
   muon::examples::raiseFdLimit();
   EventLoop loop;

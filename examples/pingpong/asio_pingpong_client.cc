@@ -324,6 +324,8 @@ void Session::finish(const boost::system::error_code& ec) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   const char* program = argv[0];
   std::optional<asio::ssl::context> tls;
   if (argc >= 3 && std::string(argv[1]) == "--tls") {
@@ -346,15 +348,15 @@ int main(int argc, char* argv[]) {
   boost::system::error_code ec;
   asio::ip::address address;
   if (argc == 7) address = asio::ip::make_address(argv[1], ec);
-  if (argc != 7 || ec || !parseInt(argv[2], 1, 65535, &port) ||
+  if (help || argc != 7 || ec || !parseInt(argv[2], 1, 65535, &port) ||
       !parseInt(argv[3], 1, 256, &threads) || !parseInt(argv[4], 1, 64 << 20, &blockSize) ||
       !parseInt(argv[5], 1, 1000000, &sessions) || !parseNumber(argv[6], 0.01, 86400, &seconds)) {
-    std::fprintf(stderr,
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s [--tls CA] ADDRESS PORT THREADS BLOCKSIZE SESSIONS SECONDS\n"
                  "  THREADS 1..256, BLOCKSIZE bytes, SESSIONS connections, SECONDS may be "
                  "fractional\n",
                  program);
-    return 2;
+    return help ? 0 : 2;
   }
   raiseFdLimit();
   // The server's certificate must name the address connected to.

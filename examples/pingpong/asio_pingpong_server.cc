@@ -145,6 +145,8 @@ class Server {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   const char* program = argv[0];
   std::optional<asio::ssl::context> tls;
   if (argc >= 4 && std::string(argv[1]) == "--tls") {
@@ -166,13 +168,13 @@ int main(int argc, char* argv[]) {
   boost::system::error_code ec;
   asio::ip::address address;
   if (argc == 4) address = asio::ip::make_address(argv[1], ec);
-  if (argc != 4 || ec || !parseInt(argv[2], 0, 65535, &port) ||
+  if (help || argc != 4 || ec || !parseInt(argv[2], 0, 65535, &port) ||
       !parseInt(argv[3], 1, 256, &threads)) {
-    std::fprintf(stderr,
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s [--tls CERT KEY] ADDRESS PORT THREADS\n"
                  "  echoes every byte back; PORT 0 picks a free port; THREADS 1..256\n",
                  program);
-    return 2;
+    return help ? 0 : 2;
   }
   raiseFdLimit();
   try {

@@ -23,6 +23,8 @@
 #include <atomic>
 #include <thread>
 
+#include "CommandLine.h"
+
 namespace {
 
 struct Conn {
@@ -146,10 +148,18 @@ void drive(const struct sockaddr_in& addr, const std::string& message, int sessi
 
 int main(int argc, char* argv[]) {
 #ifdef EPOLL_PINGPONG_SERVER
-  if (argc != 4) return std::fprintf(stderr, "usage: %s ADDRESS PORT THREADS\n", argv[0]), 2;
+  const int wantArgc = 4;
+  const char* const kUsage = "usage: %s ADDRESS PORT THREADS\n";
 #else
-  if (argc != 7) return std::fprintf(stderr, "usage: %s ADDRESS PORT THREADS BLOCKSIZE SESSIONS SECONDS\n", argv[0]), 2;
+  const int wantArgc = 7;
+  const char* const kUsage = "usage: %s ADDRESS PORT THREADS BLOCKSIZE SESSIONS SECONDS\n";
 #endif
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
+  if (help || argc != wantArgc) {
+    std::fprintf(help ? stdout : stderr, kUsage, argv[0]);
+    return help ? 0 : 2;
+  }
   struct sockaddr_in addr {};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(std::atoi(argv[2])));

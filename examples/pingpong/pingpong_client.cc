@@ -224,6 +224,8 @@ void Session::finish(bool failed) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   const char* program = argv[0];
   std::shared_ptr<muon::net::TlsContext> tls;
   if (argc >= 3 && std::string(argv[1]) == "--tls") {
@@ -235,16 +237,17 @@ int main(int argc, char* argv[]) {
   long port = 0, threads = 0, blockSize = 0, sessions = 0;
   double seconds = 0;
   InetAddress serverAddr;
-  if (argc != 7 || !parseInt(argv[2], 1, 65535, &port) || !parseInt(argv[3], 1, 256, &threads) ||
+  if (help || argc != 7 || !parseInt(argv[2], 1, 65535, &port) ||
+      !parseInt(argv[3], 1, 256, &threads) ||
       !parseInt(argv[4], 1, 64 << 20, &blockSize) || !parseInt(argv[5], 1, 1000000, &sessions) ||
       !parseNumber(argv[6], 0.01, 86400, &seconds) ||
       !InetAddress::parse(joinHostPort(argv[1], argv[2]), &serverAddr)) {
-    std::fprintf(stderr,
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s [--tls CA] ADDRESS PORT THREADS BLOCKSIZE SESSIONS SECONDS\n"
                  "  THREADS 1..256, BLOCKSIZE bytes, SESSIONS connections, SECONDS may be "
                  "fractional\n",
                  program);
-    return 2;
+    return help ? 0 : 2;
   }
   raiseFdLimit();
   Logger::setLogLevel(Logger::WARN);  // TcpClient logs every connection at INFO

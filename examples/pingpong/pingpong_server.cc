@@ -46,6 +46,8 @@ void onMessage(const TcpConnectionPtr& conn, Buffer* buf, Timestamp) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   const char* program = argv[0];
   std::shared_ptr<muon::net::TlsContext> tls;
   if (argc >= 4 && std::string(argv[1]) == "--tls") {
@@ -56,13 +58,14 @@ int main(int argc, char* argv[]) {
   }
   long port = 0, threads = 0;
   InetAddress listenAddr;
-  if (argc != 4 || !parseInt(argv[2], 0, 65535, &port) || !parseInt(argv[3], 1, 256, &threads) ||
+  if (help || argc != 4 || !parseInt(argv[2], 0, 65535, &port) ||
+      !parseInt(argv[3], 1, 256, &threads) ||
       !InetAddress::parse(joinHostPort(argv[1], argv[2]), &listenAddr)) {
-    std::fprintf(stderr,
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s [--tls CERT KEY] ADDRESS PORT THREADS\n"
                  "  echoes every byte back; PORT 0 picks a free port; THREADS 1..256\n",
                  program);
-    return 2;
+    return help ? 0 : 2;
   }
   raiseFdLimit();
   // No line per connection (TcpServer logs them at INFO): 10,000 sessions

@@ -38,12 +38,12 @@ namespace {
 constexpr size_t kFrameLength = 2 * sizeof(int64_t);
 constexpr double kInterval = 0.2;
 
-int usage(const char* program) {
-  std::fprintf(stderr,
+int usage(const char* program, bool help = false) {
+  std::fprintf(help ? stdout : stderr,
                "Usage: %s -s PORT          run the server (PORT 0 picks a free port, printed)\n"
                "       %s HOST PORT [COUNT] measure against it COUNT times (default: until a signal)\n",
                program, program);
-  return 2;
+  return help ? 0 : 2;
 }
 
 void runServer(EventLoop* loop, uint16_t port) {
@@ -105,6 +105,8 @@ void runClient(EventLoop* loop, const InetAddress& serverAddr, long count) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  if (muon::examples::helpRequested(argc, argv)) return usage(argv[0], true);
   long port = 0, count = 0;
   const bool server = argc == 3 && std::strcmp(argv[1], "-s") == 0;
   if (server) {

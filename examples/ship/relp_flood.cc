@@ -43,9 +43,9 @@ namespace relp = muon::net::relp;
 
 namespace {
 
-int usage() {
-  std::fputs("usage: relp_flood --relp HOST:PORT [--window N] FILE...\n", stderr);
-  return 2;
+int usage(bool help = false) {
+  std::fputs("usage: relp_flood --relp HOST:PORT [--window N] FILE...\n", help ? stdout : stderr);
+  return help ? 0 : 2;
 }
 
 int64_t cpuNs() {
@@ -114,6 +114,8 @@ bool writeAll(int fd, const char* data, size_t len, std::string* error) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  if (muon::examples::helpRequested(argc, argv)) return usage(true);
   std::string relpAddress;
   long window = 128;
   std::vector<std::string> files;

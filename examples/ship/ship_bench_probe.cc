@@ -33,11 +33,11 @@
 
 namespace {
 
-int usage() {
+int usage(bool help = false) {
   std::fputs("usage: ship_bench_probe port\n"
              "       ship_bench_probe wait FILE LINES SINCE_NS TIMEOUT_S SENDER_PID [OTHER_PID]\n",
-             stderr);
-  return 2;
+             help ? stdout : stderr);
+  return help ? 0 : 2;
 }
 
 int freePort() {
@@ -130,6 +130,8 @@ int wait(int argc, char* argv[]) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  if (muon::examples::helpRequested(argc, argv)) return usage(true);
   if (argc == 2 && std::strcmp(argv[1], "port") == 0) return freePort();
   if ((argc == 7 || argc == 8) && std::strcmp(argv[1], "wait") == 0) return wait(argc, argv);
   return usage();

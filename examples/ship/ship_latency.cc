@@ -40,11 +40,11 @@ namespace {
 
 const char kMark[] = "shiplat=";
 
-int usage() {
+int usage(bool help = false) {
   std::fputs("usage: ship_latency --relp HOST:PORT --out FILE --dir DIR [--lines N] [--rate R]\n"
              "                    [--flush-interval S] [--window W]\n",
-             stderr);
-  return 2;
+             help ? stdout : stderr);
+  return help ? 0 : 2;
 }
 
 template <typename F>
@@ -102,6 +102,8 @@ double percentileMs(std::vector<double> sorted, double p) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  if (muon::examples::helpRequested(argc, argv)) return usage(true);
   std::string relpAddress, out, dir;
   long lines = 5000, rate = 500, flushInterval = 1, window = 128;
   for (int i = 1; i + 1 < argc; i += 2) {

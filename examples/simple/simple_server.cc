@@ -118,14 +118,16 @@ void setUpChargen(TcpServer* server) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   long port = 0;
-  if (argc != 2 || !muon::examples::parseInt(argv[1], 0, 65535 - 4, &port)) {
-    std::fprintf(stderr,
+  if (help || argc != 2 || !muon::examples::parseInt(argv[1], 0, 65535 - 4, &port)) {
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s PORT\n"
                  "  discard, daytime, time, echo and chargen on PORT .. PORT+4;\n"
                  "  PORT 0 gives each a free port (printed)\n",
                  argv[0]);
-    return 2;
+    return help ? 0 : 2;
   }
   EventLoop loop;
   muon::examples::StopSignals stopSignals(&loop, "simple_server");

@@ -168,15 +168,17 @@ bool verdict(const std::vector<soak::Sample>& samples, const muon::AsyncLogging:
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   Args args;
-  if (!parseArgs(argc, argv, &args)) {
-    std::fprintf(stderr,
+  if (help || !parseArgs(argc, argv, &args)) {
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s [--minutes M] [--sessions S] [--dir DIR] [--threads T] "
                  "[--policy drop|block]\n"
                  "  defaults: 10 minutes, 1000 sessions, a temporary directory (removed at the\n"
                  "  end), 1 I/O thread per side, drop. Exit 0 if RSS, fds and drops stay flat.\n",
                  argv[0]);
-    return 2;
+    return help ? 0 : 2;
   }
   if (!raiseFdLimit(args.options.sessions)) return 1;
 

@@ -113,18 +113,20 @@ TunnelPtr tunnelOf(const TcpConnectionPtr& conn) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   long port = 0, highWaterKiB = 1024;
   double connectTimeout = 5;
-  if (argc < 2 || argc > 4 || !muon::examples::parseInt(argv[1], 0, 65535, &port) ||
+  if (help || argc < 2 || argc > 4 || !muon::examples::parseInt(argv[1], 0, 65535, &port) ||
       (argc >= 3 && !muon::examples::parseInt(argv[2], 16, 1024 * 1024, &highWaterKiB)) ||
       (argc == 4 && !muon::examples::parseNumber(argv[3], 0.01, 3600, &connectTimeout))) {
-    std::fprintf(stderr,
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s PORT [HIGH_WATER_MARK_KIB] [CONNECT_TIMEOUT_SECONDS]\n"
                  "  a SOCKS4a proxy buffering about HIGH_WATER_MARK_KIB (16..1048576, default\n"
                  "  1024) per direction of each tunnel, refusing a destination not connected\n"
                  "  within CONNECT_TIMEOUT_SECONDS (default 5); PORT 0 picks a free port (printed)\n",
                  argv[0]);
-    return 2;
+    return help ? 0 : 2;
   }
   const size_t highWaterMark = static_cast<size_t>(highWaterKiB) * 1024;
   muon::examples::raiseFdLimit();

@@ -108,20 +108,22 @@ void onMessage(ThreadPool* pool, uint64_t maxGuesses, const TcpConnectionPtr& co
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   long port = 0, ioThreads = 0, computeThreads = 2;
   long maxGuesses = static_cast<long>(sudoku::kDefaultMaxGuesses);
-  if (argc < 2 || argc > 5 || !muon::examples::parseInt(argv[1], 0, 65535, &port) ||
+  if (help || argc < 2 || argc > 5 || !muon::examples::parseInt(argv[1], 0, 65535, &port) ||
       (argc >= 3 && !muon::examples::parseInt(argv[2], 0, 256, &ioThreads)) ||
       (argc >= 4 && !muon::examples::parseInt(argv[3], 1, 256, &computeThreads)) ||
       (argc >= 5 && !muon::examples::parseInt(argv[4], 1, 1000L * 1000 * 1000 * 1000, &maxGuesses))) {
-    std::fprintf(stderr,
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s PORT [IO_THREADS] [COMPUTE_THREADS] [MAX_GUESSES]\n"
                  "  answers \"[ID:]PUZZLE\\r\\n\" lines; IO_THREADS 0..256 (default 0),\n"
                  "  COMPUTE_THREADS 1..256 (default 2); MAX_GUESSES 1..10^12 (default %llu):\n"
                  "  digits one search may place on trial before it answers TooHard;\n"
                  "  PORT 0 picks a free port (printed)\n",
                  argv[0], static_cast<unsigned long long>(sudoku::kDefaultMaxGuesses));
-    return 2;
+    return help ? 0 : 2;
   }
   EventLoop loop;
   muon::examples::StopSignals stopSignals(&loop, "sudoku_server");

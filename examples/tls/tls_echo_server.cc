@@ -28,15 +28,17 @@ using muon::net::TlsContext;
 using muon::net::TlsServerOptions;
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  const bool help = muon::examples::helpRequested(argc, argv);
   long port = 0, threads = 0;
-  if (argc < 4 || argc > 5 || !muon::examples::parseInt(argv[3], 0, 65535, &port) ||
+  if (help || argc < 4 || argc > 5 || !muon::examples::parseInt(argv[3], 0, 65535, &port) ||
       (argc == 5 && !muon::examples::parseInt(argv[4], 0, 256, &threads))) {
-    std::fprintf(stderr,
+    std::fprintf(help ? stdout : stderr,
                  "Usage: %s CERT KEY PORT [THREADS]\n"
                  "  echoes every byte back over TLS; CERT is the PEM certificate chain, KEY its\n"
                  "  private key; PORT 0 picks a free port (printed)\n",
                  argv[0]);
-    return 2;
+    return help ? 0 : 2;
   }
   TlsServerOptions options;
   options.certificateChainFile = argv[1];

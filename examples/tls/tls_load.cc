@@ -39,12 +39,12 @@ using muon::net::TlsContext;
 
 namespace {
 
-int usage(const char* program) {
-  std::fprintf(stderr,
+int usage(const char* program, bool help = false) {
+  std::fprintf(help ? stdout : stderr,
                "Usage: %s handshakes CA ADDRESS PORT CONCURRENCY SECONDS\n"
                "       %s idle CA ADDRESS PORT CONNECTIONS\n",
                program, program);
-  return 2;
+  return help ? 0 : 2;
 }
 
 // Handshakes in flight at once while idle connections are opened.
@@ -107,6 +107,8 @@ class Load {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // --help: the usage on stdout, status 0 (a bad command line: stderr, 2).
+  if (muon::examples::helpRequested(argc, argv)) return usage(argv[0], true);
   const char* program = argv[0];
   if (argc < 6) return usage(program);
   const std::string mode = argv[1];

@@ -61,7 +61,10 @@ class TransportOwner {
   // Only from a transport whose needsHandshake() is true (a layer such as
   // TLS): the handshake completed, the connection is up; or it failed
   // (`reason` says why, for the log and the application) and the owner
-  // closes. Exactly one of the two, once.
+  // closes. Exactly one of the two, once; except that a TLS 1.3 client
+  // refused by the server after its side was done (the server checks the
+  // client's certificate last) hears handshakeFailed() after
+  // handshakeDone(), before any data.
   virtual void handshakeDone() = 0;
   virtual void handshakeFailed(const std::string& reason) = 0;
 

@@ -119,7 +119,9 @@ std::string Inspector::index() const {
 
 bool Inspector::writeAllowed(const HttpRequest& req, HttpResponse* resp) const {
   if (!options_.allowWrite) {
-    answer(resp, HttpResponse::k403Forbidden, "writes are off (start the inspector with writes allowed)\n");
+    answer(resp, HttpResponse::k403Forbidden,
+           "writes are off: start the inspector with Options::allowWrite "
+           "(inspect_server: --allow-write)\n");
     return false;
   }
   if (!options_.token.empty()) {
@@ -127,7 +129,9 @@ bool Inspector::writeAllowed(const HttpRequest& req, HttpResponse* resp) const {
     const std::string scheme = "Bearer ";
     const bool bearer = auth.size() >= scheme.size() && auth.compare(0, scheme.size(), scheme) == 0;
     if (!bearer || !equalInConstantTime(auth.substr(scheme.size()), options_.token)) {
-      answer(resp, HttpResponse::k401Unauthorized, "a bearer token is required\n");
+      answer(resp, HttpResponse::k401Unauthorized,
+             bearer ? "the bearer token is wrong\n"
+                    : "a bearer token is required (Authorization: Bearer TOKEN)\n");
       resp->addHeader("WWW-Authenticate", "Bearer");
       return false;
     }

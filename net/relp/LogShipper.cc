@@ -133,9 +133,9 @@ bool LogShipper::start(std::string* error) {
 
   client_.setAckCallback([this](uint64_t tag) { onAck(tag); });
   client_.setResumeCallback([this] { pump(); });
-  client_.setErrorCallback([this](RelpClient::Error e, const std::string& detail) {
-    report(std::string("RELP: ") + RelpClient::errorName(e) + ": " + detail);
-  });
+  // The session's lines for people (the first failure, then at most one per
+  // reportIntervalMs while the server stays away, and its return).
+  client_.setReportCallback([this](const std::string& line) { report("RELP: " + line); });
   client_.setClosedCallback([this](bool clean) {
     saveState(true);
     if (stopped_) stopped_(clean && sent_->empty());
@@ -293,7 +293,11 @@ LogShipperCounters LogShipper::counters() const {
 size_t LogShipper::inFlight() const { return inFlight_.load(std::memory_order_relaxed); }
 
 void LogShipper::report(const std::string& what) {
-  if (errorCallback_) errorCallback_(what);
+  if (errorCallback_) {
+    errorCallback_(what);
+  } else {
+    LOG_WARN << "LogShipper " << options_.basename << ": " << what;
+  }
 }
 
 }  // namespace relp

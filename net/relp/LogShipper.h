@@ -98,8 +98,12 @@ class LogShipper {
   LogShipper(const LogShipper&) = delete;
   LogShipper& operator=(const LogShipper&) = delete;
 
-  // Problems worth a line on stderr: a state file that cannot be written,
-  // skipped lines, the session's errors. Set before start().
+  // Problems worth a line on stderr: a state file that cannot be written
+  // (and written again), skipped lines, the session's failures ("RELP:
+  // connect failed: ...": the first of an outage, then at most one per
+  // options.relp.reportIntervalMs with the count and time down, and "RELP:
+  // session open again after ..."). Without one set, they are logged as
+  // warnings. Set before start().
   void setErrorCallback(ErrorCallback cb) { errorCallback_ = std::move(cb); }
 
   // Loads the state file and starts reading and connecting. False with the

@@ -30,7 +30,8 @@ RelpClient::RelpClient(EventLoop* loop, const InetAddress& server, RelpClientOpt
     : loop_(loop),
       options_(std::move(options)),
       client_(std::make_unique<TcpClient>(loop, server, "RelpClient")),
-      reconnectDelayMs_(options_.reconnectInitialMs) {
+      reconnectDelayMs_(options_.reconnectInitialMs),
+      outage_(options_.reportIntervalMs) {
   assert(options_.window > 0 && options_.queueLimit >= options_.window);
   assert(options_.reconnectInitialMs > 0 && options_.reconnectMaxMs >= options_.reconnectInitialMs);
   assert(options_.maxMessageBytes <= kMaxDataLength);
@@ -44,9 +45,19 @@ RelpClient::RelpClient(EventLoop* loop, const InetAddress& server, RelpClientOpt
   });
   if (options_.transportLayer) {
     client_->setTransportLayer(options_.transportLayer);
-    // The connection never came up: no down callback follows, so the next
-    // attempt is scheduled here.
-    client_->setHandshakeFailureCallback([this](const TcpConnectionPtr&, const std::string& why) {
+    client_->setHandshakeFailureCallback([this](const TcpConnectionPtr& conn, const std::string& why) {
+      if (conn == conn_) {
+        // TLS 1.3: the server refused our certificate (or its absence)
+        // after our side of the handshake was done and the connection up.
+        // Its down callback follows and reconnects; this is why it went.
+        if (broken_) return;
+        broken_ = true;
+        output_.clear();
+        report(Error::kTlsRefused, why);
+        return;
+      }
+      // The connection never came up: no down callback follows, so the
+      // next attempt is scheduled here.
       report(Error::kTlsRefused, why);
       if (state_ != State::kClosed) scheduleReconnect();
     });
@@ -222,18 +233,26 @@ void RelpClient::scheduleReconnect() {
 
 void RelpClient::report(Error error, const std::string& detail) {
   bump(errors_);
-  // While the server stays away, only the first failed attempt is a warning:
-  // the back-off tries four times a second.
-  const bool repeated =
-      (error == Error::kConnectFailed || error == Error::kTlsRefused) && failedAttempts_++ > 0;
-  if (repeated) {
+  // While the server stays away the back-off tries four times a second:
+  // people hear of the first failure, then of the count once an interval.
+  const std::string line = outage_.failed(nowMs(), std::string(errorName(error)) + ": " + detail);
+  if (line.empty()) {
     LOG_DEBUG << "RelpClient " << client_->serverAddress().toIpPort() << ": " << errorName(error)
               << ": " << detail;
-  } else {
-    LOG_WARN << "RelpClient " << client_->serverAddress().toIpPort() << ": " << errorName(error)
-             << ": " << detail;
   }
+  tell(line, true);
   if (errorCallback_) errorCallback_(error, detail);
+}
+
+void RelpClient::tell(const std::string& line, bool problem) {
+  if (line.empty()) return;
+  if (reportCallback_) {
+    reportCallback_(line);
+  } else if (problem) {
+    LOG_WARN << "RelpClient " << client_->serverAddress().toIpPort() << ": " << line;
+  } else {
+    LOG_INFO << "RelpClient " << client_->serverAddress().toIpPort() << ": " << line;
+  }
 }
 
 void RelpClient::breakSession(Error error, const std::string& detail) {
@@ -339,11 +358,7 @@ void RelpClient::handleOpenResponse(const RelpFrameData& frame) {
   }
   state_ = State::kReady;
   bump(sessions_);
-  if (failedAttempts_ > 1) {
-    LOG_INFO << "RelpClient " << client_->serverAddress().toIpPort() << ": session open after "
-             << failedAttempts_ << " failed attempts to connect";
-  }
-  failedAttempts_ = 0;
+  tell(outage_.recovered(nowMs(), "session open again"), false);
   if (closing_ && queue_.empty()) {
     sendClose();
   } else {

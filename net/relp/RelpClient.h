@@ -39,6 +39,7 @@
 #include "muon/net/Callbacks.h"
 #include "muon/net/InetAddress.h"
 #include "muon/net/TimerId.h"
+#include "muon/net/relp/OutageReport.h"
 #include "muon/net/relp/RelpParser.h"
 
 namespace muon {
@@ -70,6 +71,11 @@ struct RelpClientOptions {
   int reconnectMaxMs = 250;
   // How long one connection attempt may wait for the server's answer.
   int connectTimeoutMs = 10 * 1000;
+  // While the server stays away, the report (see setReportCallback) says
+  // so at most this often: the first failure at once, then one line per
+  // interval with the count and the time down, then one when it is back.
+  // A 16 s outage thus costs three lines, not one per attempt.
+  int reportIntervalMs = 10 * 1000;
   // A session in which something (open or a frame) has been waiting this
   // long without any response is given up and opened again (the frames are
   // sent again). librelp waits 90 s by default; 0 waits for ever.
@@ -118,6 +124,8 @@ class RelpClient {
   using AckCallback = std::function<void(uint64_t tag)>;
   using ErrorCallback = std::function<void(Error error, const std::string& detail)>;
   using ResumeCallback = std::function<void()>;
+  // A line for people about the server's availability (OutageReport.h).
+  using ReportCallback = std::function<void(const std::string& line)>;
   // close() finished: true if every held frame and the close were
   // acknowledged, false if closeTimeoutMs ran out first.
   using ClosedCallback = std::function<void(bool clean)>;
@@ -129,7 +137,15 @@ class RelpClient {
 
   // Set before start().
   void setAckCallback(AckCallback cb) { ackCallback_ = std::move(cb); }
+  // Every event, as it happens (also each failed attempt while the server
+  // is away: four a second): for programs that count or react.
   void setErrorCallback(ErrorCallback cb) { errorCallback_ = std::move(cb); }
+  // The same events as lines for people, at most one per
+  // options.reportIntervalMs while the server stays away, and one when a
+  // session opens after failures ("session open again after 16.1 s down,
+  // 64 failures"). Without one set, these lines go to the log (WARN, and
+  // INFO for the return); every event is logged at DEBUG.
+  void setReportCallback(ReportCallback cb) { reportCallback_ = std::move(cb); }
   // Called once after send() returned kFull, when a frame may be offered again.
   void setResumeCallback(ResumeCallback cb) { resumeCallback_ = std::move(cb); }
   void setClosedCallback(ClosedCallback cb) { closedCallback_ = std::move(cb); }
@@ -175,6 +191,8 @@ class RelpClient {
   void breakSession(Error error, const std::string& detail);
   void scheduleReconnect();
   void report(Error error, const std::string& detail);
+  // A line of the report (none if empty): to the report callback or the log.
+  void tell(const std::string& line, bool problem);
   void checkTimeouts();
   void finishClose(bool clean);
   void sendClose();
@@ -198,7 +216,7 @@ class RelpClient {
   uint32_t nextTxnr_ = 1;
   uint32_t closeTxnr_ = 0;
   int reconnectDelayMs_;
-  int failedAttempts_ = 0;  // attempts to connect that failed since the last open session
+  OutageReport outage_;  // the failures since the last open session
   bool wantResume_ = false;  // send() said kFull: call the resume callback
   bool closing_ = false;     // close() was called: nothing more is taken
   bool broken_ = false;      // conn_'s session is given up; its down callback is awaited
@@ -208,6 +226,7 @@ class RelpClient {
   TimerId closeTimer_;
   AckCallback ackCallback_;
   ErrorCallback errorCallback_;
+  ReportCallback reportCallback_;
   ResumeCallback resumeCallback_;
   ClosedCallback closedCallback_;
 

@@ -1,5 +1,6 @@
 // muon-ship --relp HOST:PORT --state FILE [--window N] [--key-file K]
-//           [--app NAME] [--tls-ca FILE [--tls-cert FILE --tls-key FILE]] BASENAME
+//           [--app NAME] [--report-interval S]
+//           [--tls-ca FILE [--tls-cert FILE --tls-key FILE]] BASENAME
 // Ships every line of a muon log basename's files (rolled, current, .zst,
 // .enc) to a RELP server (rsyslog's imrelp), at least once, following new
 // files and rolls; the acknowledged position is kept in FILE, so a restart
@@ -14,7 +15,10 @@
 // are ours, for a server that authenticates its clients. A handshake that
 // fails is reported on stderr with its reason ("muon-ship: RELP: TLS
 // refused: certificate verify failed: ...") and retried with the back-off;
-// nothing is sent meanwhile.
+// nothing is sent meanwhile. While the server stays away (down, refusing,
+// or refusing our TLS), stderr gets the first failure, then at most one line
+// per --report-interval (10 s) with the count and the time down, and one
+// line when a session opens again.
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -38,7 +42,8 @@ namespace {
 void usage(FILE* out) {
   std::fputs(
       "usage: muon-ship --relp HOST:PORT --state FILE [--window N] [--key-file K]\n"
-      "                 [--app NAME] [--tls-ca FILE [--tls-cert FILE --tls-key FILE]] BASENAME\n"
+      "                 [--app NAME] [--report-interval S]\n"
+      "                 [--tls-ca FILE [--tls-cert FILE --tls-key FILE]] BASENAME\n"
       "Ships every line of the log files of BASENAME (as given to muon's LogFile or\n"
       "AsyncLogging: rolled files, the current one, .zst and .enc ones) to a RELP\n"
       "server such as rsyslog's imrelp, one RFC 5424 message per line, at least once,\n"
@@ -51,6 +56,8 @@ void usage(FILE* out) {
       "  --window N        frames sent and not yet acknowledged, at most (128)\n"
       "  --key-file K      the key of .enc files (32 bytes or 64 hex digits)\n"
       "  --app NAME        APP-NAME of the messages (default: BASENAME's file name)\n"
+      "  --report-interval S  while the server stays away: the first failure, then\n"
+      "                    at most one line per S seconds (10), then one when it is back\n"
       "  --tls-ca FILE     RELP over TLS; the CA (PEM) the server's certificate must chain to\n"
       "  --tls-cert FILE   our certificate chain (PEM), for servers that check clients\n"
       "  --tls-key FILE    its private key (PEM)\n"
@@ -64,9 +71,11 @@ int bad(const std::string& what) {
   return 2;
 }
 
-// "HOST:PORT", "[V6]:PORT"; a host name is resolved.
-bool parseServer(const std::string& text, muon::net::InetAddress* out) {
+// "HOST:PORT", "[V6]:PORT"; a host name is resolved. False with the
+// reason in *why.
+bool parseServer(const std::string& text, muon::net::InetAddress* out, std::string* why) {
   if (muon::net::InetAddress::parse(text, out)) return true;
+  *why = "want HOST:PORT";
   const size_t colon = text.rfind(':');
   if (colon == std::string::npos || colon == 0) return false;
   const std::string port = text.substr(colon + 1);
@@ -75,7 +84,11 @@ bool parseServer(const std::string& text, muon::net::InetAddress* out) {
     return false;
   }
   *out = muon::net::InetAddress(static_cast<uint16_t>(std::atoi(port.c_str())));
-  return muon::net::InetAddress::resolve(text.substr(0, colon), out);
+  const std::string host = text.substr(0, colon);
+  std::string error;
+  if (muon::net::InetAddress::resolve(host, out, &error)) return true;
+  *why = "host '" + host + "' could not be resolved: " + error;
+  return false;
 }
 
 }  // namespace
@@ -83,6 +96,7 @@ bool parseServer(const std::string& text, muon::net::InetAddress* out) {
 int main(int argc, char* argv[]) {
   std::string relp, state, keyFile, app, basename, tlsCa, tlsCert, tlsKey;
   long window = 128;
+  double reportSeconds = muon::net::relp::RelpClientOptions().reportIntervalMs / 1000.0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&](std::string* to) {
@@ -96,7 +110,8 @@ int main(int argc, char* argv[]) {
     }
     std::string text;
     if (arg == "--relp" || arg == "--state" || arg == "--window" || arg == "--key-file" ||
-        arg == "--app" || arg == "--tls-ca" || arg == "--tls-cert" || arg == "--tls-key") {
+        arg == "--app" || arg == "--tls-ca" || arg == "--tls-cert" || arg == "--tls-key" ||
+        arg == "--report-interval") {
       if (!value(&text)) {
         usage(stderr);
         return bad(arg + " needs a value");
@@ -115,6 +130,13 @@ int main(int argc, char* argv[]) {
           return bad("bad --window '" + text + "': want a number from 1 to 100000");
         }
       }
+      if (arg == "--report-interval") {
+        char* end = nullptr;
+        reportSeconds = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !(reportSeconds >= 0.001 && reportSeconds <= 86400)) {
+          return bad("bad --report-interval '" + text + "': want seconds from 0.001 to 86400");
+        }
+      }
     } else if (arg.size() > 1 && arg[0] == '-') {
       usage(stderr);
       return bad("unknown option '" + arg + "'");
@@ -130,7 +152,8 @@ int main(int argc, char* argv[]) {
     return bad("--relp, --state and BASENAME are required");
   }
   muon::net::InetAddress server;
-  if (!parseServer(relp, &server)) return bad("bad --relp '" + relp + "': want HOST:PORT");
+  std::string why;
+  if (!parseServer(relp, &server, &why)) return bad("bad --relp '" + relp + "': " + why);
   if (tlsCa.empty() && !(tlsCert.empty() && tlsKey.empty())) {
     return bad("--tls-cert and --tls-key need --tls-ca");
   }
@@ -153,6 +176,7 @@ int main(int argc, char* argv[]) {
   options.stateFile = state;
   options.appName = app;
   options.relp.window = static_cast<size_t>(window);
+  options.relp.reportIntervalMs = static_cast<int>(reportSeconds * 1000 + 0.5);
   if (!tlsCa.empty()) {
     muon::net::TlsClientOptions tls;
     tls.caFile = tlsCa;

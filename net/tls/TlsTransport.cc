@@ -101,7 +101,8 @@ TlsTransport::TlsTransport(const Parts& parts, std::shared_ptr<const TlsContext>
       appWriting_(false),
       drainQueued_(false),
       shutdownPending_(false),
-      peerClosedReported_(false) {
+      peerClosedReported_(false),
+      dataReceived_(false) {
   BIO* bio = BIO_new(bufferBioMethod());
   BIO_set_data(bio, &cipher_);
   SSL_set_bio(ssl_, bio, bio);  // one reference, SSL's from now on
@@ -259,7 +260,10 @@ void TlsTransport::decrypt(Timestamp receiveTime) {
     }
     // What reading made OpenSSL say back (a key update, an alert).
     err = flush();
-    if (received) owner_->bytesReceived(receiveTime);
+    if (received) {
+      dataReceived_ = true;
+      owner_->bytesReceived(receiveTime);
+    }
   }
   if (state_ != kEstablished) return;  // closed by the callback
   if (sslError == SSL_ERROR_WANT_READ) {
@@ -270,11 +274,40 @@ void TlsTransport::decrypt(Timestamp receiveTime) {
       peerClosedReported_ = true;
       owner_->peerClosed();
     }
+  } else if (refusedAfterHandshake()) {
+    // The server's verdict on our certificate: the handshake's failure in
+    // all but timing, reported as one (the owner closes).
+    state_ = kFailed;
+    owner_->handshakeFailed(failureReason(sslError));
   } else {
     // One line, the connection's, naming OpenSSL's reason.
     recordFailure_ = "TLS record (" + failureReason(sslError) + ")";
     owner_->ioFailed(recordFailure_.c_str(), EPROTO);
   }
+}
+
+bool TlsTransport::leftToReading(int err) {
+  // A TLS 1.3 server that refuses our certificate sends its alert and
+  // closes, possibly before our first write (which then fails): the alert
+  // still waits in the socket to be read, and reading reports it, or the
+  // close if there is none. What we wrote is dropped with the connection.
+  if ((err != EPIPE && err != ECONNRESET) || !appReading_ || context_->isServer() ||
+      dataReceived_ || SSL_version(ssl_) != TLS1_3_VERSION) {
+    return false;
+  }
+  cipher_.out.retrieveAll();
+  return true;
+}
+
+bool TlsTransport::refusedAfterHandshake() const {
+  // With TLS 1.3 a client's handshake is done once it has sent its
+  // Finished; the server checks the client's certificate (or its absence)
+  // after that, and a refusal arrives as a fatal alert before anything
+  // else. An alert received shows in OpenSSL's queue as a reason code past
+  // SSL_AD_REASON_OFFSET ("tlsv13 alert certificate required").
+  if (context_->isServer() || dataReceived_ || SSL_version(ssl_) != TLS1_3_VERSION) return false;
+  const unsigned long e = ERR_peek_error();
+  return ERR_GET_LIB(e) == ERR_LIB_SSL && ERR_GET_REASON(e) >= SSL_AD_REASON_OFFSET;
 }
 
 void TlsTransport::outputDrained() {
@@ -363,7 +396,7 @@ ssize_t TlsTransport::write(std::string_view data, Buffer*) {
   const ssize_t n = encrypt(data);
   if (n < 0) return -EPROTO;
   const int err = flush();
-  if (err != 0) return -err;
+  if (err != 0 && !leftToReading(err)) return -err;
   // Still being written: the connection hears outputDrained() later.
   appWriting_ = writing();
   return n;
@@ -394,7 +427,7 @@ void TlsTransport::pumpOutput() {
     }
     output_->retrieve(static_cast<size_t>(n));
     const int err = flush();
-    if (err != 0) {
+    if (err != 0 && !leftToReading(err)) {
       owner_->ioFailed("write", err);
       return;
     }

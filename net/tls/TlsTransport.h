@@ -11,10 +11,13 @@
 // writes those two Buffers through a BIO of our own (no copy into a BIO of
 // OpenSSL's), so it never touches the socket and the loop never blocks. The
 // handshake runs on the same reports; once it is done the connection hears
-// handshakeDone() and is up. Decrypted bytes go into the connection's input
-// Buffer, so its input limit bounds plaintext; plaintext the connection
-// queues is encrypted a batch at a time as the socket takes the previous
-// one, so the output Buffer still tells what waits (the high-water mark).
+// handshakeDone() and is up. A TLS 1.3 client hears the server's verdict on
+// its certificate only after that: a fatal alert before any data is
+// reported as handshakeFailed() all the same (Transport.h). Decrypted bytes
+// go into the connection's input Buffer, so its input limit bounds
+// plaintext; plaintext the connection queues is encrypted a batch at a
+// time as the socket takes the previous one, so the output Buffer still
+// tells what waits (the high-water mark).
 //
 // Loop thread only, from attach() on (see Transport.h).
 #pragma once
@@ -90,6 +93,14 @@ class TlsTransport : public Transport, private TransportOwner {
   // Hands cipher_.out to the engine's transport. 0, or the errno of a
   // failed write.
   int flush();
+  // A write failed with err: true if it is left for reading to report (a
+  // TLS 1.3 client that has heard nothing yet: see refusedAfterHandshake);
+  // what waited to be written is dropped.
+  bool leftToReading(int err);
+  // After SSL_read failed, before failureReason(): whether it is a TLS 1.3
+  // server's fatal alert that came before any data, i.e. its refusal of our
+  // certificate (reported as handshakeFailed, although handshakeDone was).
+  bool refusedAfterHandshake() const;
   // After an SSL call failed: why, in words, from OpenSSL's error queue.
   std::string failureReason(int sslError);
 
@@ -103,6 +114,7 @@ class TlsTransport : public Transport, private TransportOwner {
   bool drainQueued_;       // outputDrained() is queued for after sendOutput()
   bool shutdownPending_;   // close_notify queued: our FIN once it is out
   bool peerClosedReported_;
+  bool dataReceived_;  // the peer has sent application data
   std::weak_ptr<void> ownerRef_;  // the connection; keeps this alive
   TimerId handshakeTimer_;
   SecurityInfo info_;

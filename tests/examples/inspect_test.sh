@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # inspect_test.sh BIN_DIR pages|prometheus
 # inspect_server (examples/inspect) as an operator meets it, over curl:
-#   pages       every page answers 200 with its content; a request path is
+#   pages       --help answers with the usage on stdout and status 0; every
+#               page answers 200 with its content; a request path is
 #               never read as a file; PUT /log/level is 403 without
-#               --allow-write, 401 with a missing or wrong token, 200 with
+#               --allow-write (which the answer names), 401 with a missing
+#               or wrong token (saying which), a warning for a token
+#               without --allow-write, 200 with
 #               the right one and the levels applied at once, 400 with the
 #               reason for bad syntax; the server stops on SIGTERM.
 #   prometheus  a real Prometheus (Debian's `prometheus`), with its own
@@ -34,6 +37,10 @@ pages() {
     eval "\"\$bin/inspect_server\" $args" >/dev/null 2>"$work/usage" || status=$?
     [ "$status" -eq 2 ] && grep -q '^usage: ' "$work/usage" || fail "'inspect_server $args' gave status $status"
   done
+  # --help: the usage on stdout (saying where the log goes), status 0.
+  "$bin/inspect_server" --help >"$work/help" 2>"$work/usage" || fail "'inspect_server --help' gave status $?"
+  grep -q '^usage: ' "$work/help" && grep -q -- '--log-dir' "$work/help" && [ ! -s "$work/usage" ] \
+    || fail "'inspect_server --help': $(cat "$work/help" "$work/usage")"
   start_inspect_server ro
   for page in /proc/overview /proc/status /proc/opened_files /proc/threads \
               /sys/overview /sys/loadavg /sys/meminfo /sys/stat /log/level /log/stats /metrics /; do
@@ -53,6 +60,7 @@ pages() {
   done
   [ "$(code POST /metrics -d x)" = 405 ] || fail "POST /metrics"
   [ "$(code PUT /log/level -d debug)" = 403 ] || fail "PUT without --allow-write"
+  grep -q -- '--allow-write' "$work/body" || fail "the 403 does not name --allow-write: $(cat "$work/body")"
   code GET /log/level >/dev/null; [ "$(head -1 "$work/body")" = info ] || fail "the level changed: $(cat "$work/body")"
   kill -TERM "$server_pid"
   timeout 10 tail --pid="$server_pid" -f /dev/null || fail "inspect_server did not stop on SIGTERM"
@@ -60,9 +68,18 @@ pages() {
   wait "$server_pid" || status=$?
   [ "$status" -eq 0 ] || fail "inspect_server exited with $status after SIGTERM"
 
+  # A token without --allow-write guards nothing: a warning.
+  start_inspect_server tokenonly --token s3cret
+  grep -q 'warning: --token without --allow-write' "$work/tokenonly.out" \
+    || fail "no warning for --token without --allow-write: $(cat "$work/tokenonly.out")"
+  kill -TERM "$server_pid"
+  wait "$server_pid" || fail "inspect_server exited with $? after SIGTERM"
+
   start_inspect_server rw --allow-write --token s3cret
   [ "$(code PUT /log/level -d debug)" = 401 ] || fail "PUT without a token"
+  grep -q 'a bearer token is required' "$work/body" || fail "401 without a token: $(cat "$work/body")"
   [ "$(code PUT /log/level -d debug -H 'Authorization: Bearer s3cre')" = 401 ] || fail "PUT with a wrong token"
+  grep -q 'the bearer token is wrong' "$work/body" || fail "401 with a wrong token: $(cat "$work/body")"
   [ "$(code PUT /log/level -d debug -H 'Authorization: Bearer s3cretX')" = 401 ] || fail "PUT with a longer token"
   [ "$(code PUT /log/level -d 'debug,Inspector=trace' -H 'Authorization: Bearer s3cret')" = 200 ] \
     || fail "PUT with the right token: $(cat "$work/body")"

@@ -22,7 +22,7 @@ using muon::test::LogCapture;
 TEST(ConnectorFault, DefaultBackOffStartsAt500MsDoublesAndIsCappedAt30s) {
   static_assert(Connector::kDefaultInitRetryDelayMs == 500, "first delay");
   static_assert(Connector::kDefaultMaxRetryDelayMs == 30 * 1000, "cap");
-  LogCapture logs;
+  LogCapture logs(muon::Logger::DEBUG);  // the retries are DEBUG lines
   EventLoopThread thread;
   EventLoop* loop = thread.startLoop();
   const InetAddress closed = loopback(unusedPort());

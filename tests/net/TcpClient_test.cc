@@ -138,7 +138,7 @@ TEST(TcpClient, OneMiBComesBackWholeAndDisconnectClosesBothSides) {
 }
 
 TEST(TcpClientFault, RetriesAgainstClosedPortThenConnectsWhenServerAppears) {
-  LogCapture logs;
+  LogCapture logs(muon::Logger::DEBUG);  // the connector's retries are DEBUG lines
   const uint16_t port = unusedPort();
   ClientThread c(loopback(port), 5);
   c.client->connect();
@@ -154,7 +154,7 @@ TEST(TcpClientFault, RetriesAgainstClosedPortThenConnectsWhenServerAppears) {
 }
 
 TEST(TcpClientFault, BackOffIsCapped) {
-  LogCapture logs;
+  LogCapture logs(muon::Logger::DEBUG);  // the connector's retries are DEBUG lines
   ClientThread c(loopback(unusedPort()), 5);  // cap 40 ms
   c.client->connect();
   ASSERT_TRUE(waitFor([] { return LogCapture::count("in 40 milliseconds") >= 2; }));
@@ -163,7 +163,7 @@ TEST(TcpClientFault, BackOffIsCapped) {
 }
 
 TEST(TcpClientFault, StopFromAnotherThreadWhileRetrying) {
-  LogCapture logs;
+  LogCapture logs(muon::Logger::DEBUG);  // the connector's retries are DEBUG lines
   const uint16_t port = unusedPort();
   ClientThread c(loopback(port), 5);
   c.client->connect();
@@ -226,7 +226,7 @@ TEST(TcpClientFault, EachRefusedAttemptIsReportedWithEconnrefusedAndRetriesGoOn)
 // stop() from the callback ends the attempts: the retry scheduled before the
 // report is cancelled, and no further report comes.
 TEST(TcpClientFault, StopInTheConnectFailureCallbackEndsTheAttempts) {
-  LogCapture logs;
+  LogCapture logs(muon::Logger::DEBUG);  // the connector's retries are DEBUG lines
   const int bound = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   InetAddress any = loopback(0);
   ASSERT_EQ(::bind(bound, any.getSockAddr(), any.sockLen()), 0);
@@ -390,7 +390,7 @@ TEST(TcpClient, ConnectAgainAfterDisconnect) {
 // fired later and opened a second one (newConnection replaced the first, and
 // the first one's close then aborted on assert(connection_ == conn)).
 TEST(TcpClientFault, ConnectWhileARetryIsScheduledMakesOneConnection) {
-  LogCapture logs;
+  LogCapture logs(muon::Logger::DEBUG);  // the connector's retries are DEBUG lines
   const uint16_t port = unusedPort();
   ClientThread c(loopback(port), 300);  // the first retry is due 300 ms after the refusal
   c.client->connect();

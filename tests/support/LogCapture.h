@@ -1,6 +1,6 @@
 // Captures what is logged, for tests that check it: while a LogCapture lives,
-// the Logger writes into a LineCapture (Logger::attach) at INFO at least,
-// whatever MUON_LOG_LEVEL says, since tests count INFO lines. It starts
+// the Logger writes into a LineCapture (Logger::attach) at INFO at least (or
+// the level given), whatever MUON_LOG_LEVEL says, since tests count its lines. It starts
 // empty, so counts see only this capture's lines even when several tests run
 // in one process. The readers are static so that a callback on another
 // thread can call them without a reference; one LogCapture at a time.
@@ -18,9 +18,11 @@ namespace test {
 
 class LogCapture {
  public:
-  LogCapture() : savedLevel_(Logger::logLevel()) {
+  // `atLeast`: the lowest level captured (DEBUG for the lines a component
+  // keeps out of an application's log).
+  explicit LogCapture(Logger::LogLevel atLeast = Logger::INFO) : savedLevel_(Logger::logLevel()) {
     lines().clear();
-    if (savedLevel_ > Logger::INFO) Logger::setLogLevel(Logger::INFO);
+    if (savedLevel_ > atLeast) Logger::setLogLevel(atLeast);
     attached_ = Logger::attach(lines());
   }
   ~LogCapture() {

@@ -3,7 +3,8 @@
 // reaches the daemon within the logger's flushInterval (the backend's
 // afterWrite wakes the shipper); retention keeps the files the shipper has
 // not finished below its hard cap, and past it the shipper counts the lines
-// it lost and ships a warning saying how many.
+// it lost and ships a warning saying how many; a daemon away costs the
+// application's log a few lines, not one per attempt.
 #include "muon/net/relp/LogShipper.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -23,6 +25,7 @@
 #include <string>
 #include <thread>
 
+#include "LogCapture.h"
 #include "Rsyslogd.h"
 #include "ShipTestSupport.h"
 #include "TempDir.h"
@@ -270,6 +273,46 @@ TEST(LogShipperTest, AStateFileOnAFullDiskStopsAtTheHorizonAndResumesWhenThereIs
   EXPECT_EQ(2000u, seen.size());
   for (const auto& [n, count] : seen) EXPECT_EQ(1, count) << "line " << n;
   runSync(loop, [&] { shipper.reset(); });
+}
+
+// The outage in-process: the daemon killed and back 16 s later costs
+// the application's own log (everything the Logger writes in this process)
+// at most 5 lines at the default report interval (10 s): the shipper, with
+// no error callback, logs the first failure, at most one line per interval
+// and the return; the connector's four attempts a second are DEBUG lines.
+// Here at the same ratio with a 2 s interval, the daemon away 3.2 s.
+TEST(LogShipperTest, AnOutageCostsTheApplicationsLogAtMostFiveLines) {
+  Rsyslogd daemon;
+  std::string why;
+  MUON_REQUIRE_RELP_OR_SKIP(daemon.enableRelp(&why) && daemon.start(&why), why);
+  TempDir logs;
+  const std::string file = logs.file("app.20261127-010000.testhost.4242.log");
+  muon::test::appendTo(file, muon::test::shipLines(0, 100));
+  LogShipperOptions options;
+  options.basename = logs.file(kApp);
+  options.relp.reportIntervalMs = 2000;
+  ShipperThread shipper(daemon.relpPort(), options);
+  ASSERT_TRUE(shipper.started());
+  auto shipped = [&](uint64_t n) {
+    const auto deadline = Clock::now() + seconds(20);
+    while (shipper.shipper().counters().shipped < n) {
+      if (Clock::now() > deadline) return false;
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+    return true;
+  };
+  ASSERT_TRUE(shipped(100));
+  muon::test::LogCapture appLog;
+  daemon.kill();
+  std::this_thread::sleep_for(milliseconds(3200));
+  ASSERT_TRUE(daemon.start(&why)) << why;
+  muon::test::appendTo(file, muon::test::shipLines(100, 200));
+  ASSERT_TRUE(shipped(200)) << muon::test::LogCapture::text();
+  const std::string text = muon::test::LogCapture::text();
+  EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 5) << text;
+  EXPECT_EQ(muon::test::LogCapture::count("RELP: connection lost: "), 1) << text;
+  EXPECT_GE(muon::test::LogCapture::count(", still trying)"), 1) << text;
+  EXPECT_EQ(muon::test::LogCapture::count("RELP: session open again after "), 1) << text;
 }
 
 TEST(LogShipperTest, RetentionKeepsUnshippedFilesUntilItsHardCapThenSkippedLinesAreCountedAndWarned) {

@@ -371,6 +371,13 @@ TEST_F(TlsTransportTest, MutualAuthentication) {
   ASSERT_TRUE(waitFor([&] { return server.failures.load() == 1; }));
   EXPECT_EQ(server.lastFailure(), "peer did not return a certificate");
   ASSERT_TRUE(waitFor([&] { return s->numConnections() == 0; }));
+  // TLS 1.3: the client's side was done (it is up) before the server
+  // refused it; the server's alert comes as the handshake failure it is,
+  // with OpenSSL's reason, once, and then the connection goes down.
+  ASSERT_TRUE(waitFor([&] { return anonymous.events.down.load() == 1; }));
+  EXPECT_EQ(anonymous.events.failures.load(), 1);
+  EXPECT_EQ(anonymous.events.lastFailure(), "tlsv13 alert certificate required");
+  EXPECT_EQ(anonymous.events.up.load(), 1);
 
   TlsClientOptions withCertificate = clientOptions();
   withCertificate.certificateChainFile = certs().file("client.pem");
