@@ -23,7 +23,7 @@ test -f "$work/prefix/include/muon/net/TcpServer.h"
 test -f "$work/prefix/include/muon/net/http/HttpServer.h"
 cmake -S "$src/examples/hello" -B "$work/hello" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
-cmake --build "$work/hello" >/dev/null
+cmake --build "$work/hello" --parallel "$(nproc)" >/dev/null
 
 # run_hello DIR: runs DIR/hello in a folder of its own and checks its log
 # file, then DIR/hello_net (muon::net: a server and a client in one loop, one
@@ -64,10 +64,16 @@ for pc in "$PKG_CONFIG_PATH"/*.pc; do
   pkg-config --print-errors --exists "${pkg%.pc}" || { echo "$pkg does not resolve" >&2; exit 1; }
 done
 mkdir -p "$work/hello_pc"
+# The two builds side by side (most of this test's time is compiling).
+builds=()
 for prog in hello hello_net; do
   # shellcheck disable=SC2046  # pkg-config's output is a list of flags
   g++ -std=c++17 -O2 "$src/examples/hello/$prog.cc" -o "$work/hello_pc/$prog" \
-    $(pkg-config --cflags --libs muon) || { echo "$prog: the pkg-config build failed" >&2; exit 1; }
+    $(pkg-config --cflags --libs muon) &
+  builds+=("$prog:$!")
+done
+for b in "${builds[@]}"; do
+  wait "${b#*:}" || { echo "${b%%:*}: the pkg-config build failed" >&2; exit 1; }
 done
 run_hello "$work/hello_pc"
 # README's shipper example, with README's command (hello_ship.cc's path in
@@ -94,7 +100,7 @@ if grep -q '^MUON_BUILD_MUDUO_COMPAT:BOOL=ON$' "$build/CMakeCache.txt"; then
   cmake -S "$src/tests/install/muduo_compat" -B "$work/muduo_style" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_PREFIX_PATH="$work/prefix" -DMUDUO_STYLE_SOURCES="$sources" \
     -DMUDUO_HTTP_SOURCE="$src/tests/muduo_compat/muduo_http_test.cc" >/dev/null
-  cmake --build "$work/muduo_style" >/dev/null
+  cmake --build "$work/muduo_style" --parallel "$(nproc)" >/dev/null
   timeout 30 "$work/muduo_style/muduo_net_test" || { echo "muduo-style program failed" >&2; exit 1; }
   timeout 30 "$work/muduo_style/muduo_http_test" >/dev/null \
     || { echo "muduo's HttpServer example failed" >&2; exit 1; }
