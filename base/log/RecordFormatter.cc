@@ -80,11 +80,11 @@ size_t RecordFormatter::formatText(const RecordHeader& record, LinePrefix& prefi
   // The line is made in place, in `out`.
   LogStream stream;
   LogStream::Buffer& buf = stream.buffer();
-  buf.redirect(out, kMaxLine);
+  buf.redirect(out);
   header_ = writeHeader(buf, prefix, micro, level);
   replayOperands(body, record.length, stream);
   stream.closeFields();
-  appendTrailer(buf, record.site->where);
+  appendTrailer(stream, record.site->where);
   *fieldsFrom = stream.trailingFieldsFrom(buf.length() - record.site->where.length);
   return buf.length();
 }
@@ -104,11 +104,11 @@ size_t formatRecordedLineText(const char* p, size_t n, char* out, size_t* fields
   const size_t operandBytes = n - kRecordedLineHeader - head - trailer;
   LogStream stream;
   LogStream::Buffer& buf = stream.buffer();
-  buf.redirect(out, RecordFormatter::kMaxLine);
+  buf.redirect(out);
   buf.append(p + kRecordedLineHeader, head);
   if (!replayOperands(operands, operandBytes, stream)) return 0;
   stream.closeFields();
-  appendTrailerBytes(buf, operands + operandBytes, trailer);
+  appendTrailerBytes(stream, operands + operandBytes, trailer);
   *fieldsFrom = stream.trailingFieldsFrom(buf.length() - trailer);
   return buf.length();
 }
