@@ -141,8 +141,8 @@ bool parseLine(std::string_view line, const TimeZone& zone, Timestamp* time, Lin
   return true;
 }
 
-void appendTrailerBytes(LogStream& stream, const char* trailer, size_t n) {
-  if (stream.finishLine(trailer, n)) countTruncatedLine();
+bool appendTrailerBytes(LogStream& stream, const char* trailer, size_t n) {
+  return stream.finishLine(trailer, n);
 }
 
 void appendFromLevel(std::string* out, const LogRecord& record) {

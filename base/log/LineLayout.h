@@ -179,12 +179,13 @@ constexpr SourceLocation makeSourceLocation(const char* path, int line) {
 }
 
 // Ends the text line in `stream` (its fields closed) with `where`'s
-// trailer, after LogStream::kCutMarker if its message was cut; a cut line
-// is counted (Logger::linesTruncated).
+// trailer, after LogStream::kCutMarker if its message was cut; returns
+// whether it was. Whoever hands the line out counts a cut one
+// (countTruncatedLine): a check that a line decodes does not.
 // The same for a trailer's `n` bytes at `trailer` (n <= kCapacity). Out
 // of line: the path of a line that reached the room kept for its end.
-void appendTrailerBytes(LogStream& stream, const char* trailer, size_t n);
-inline void appendTrailer(LogStream& stream, const SourceLocation& where) {
+bool appendTrailerBytes(LogStream& stream, const char* trailer, size_t n);
+inline bool appendTrailer(LogStream& stream, const SourceLocation& where) {
   LogStream::Buffer& buf = stream.buffer();
   // A cut line never has avail() left (LogStream pins it): its marker is
   // written on the slow path, and the common line pays no check for it.
@@ -193,11 +194,11 @@ inline void appendTrailer(LogStream& stream, const SourceLocation& where) {
     // only its first `length` bytes count.
     std::memcpy(buf.current(), where.trailer, sizeof where.trailer);
     buf.add(where.length);
-    return;
+    return false;
   }
-  appendTrailerBytes(stream, where.trailer, where.length);
+  return appendTrailerBytes(stream, where.trailer, where.length);
 }
-// Counts a line cut to fit (Logging.cc). Any thread.
+// Counts a line cut to fit (Logger::linesTruncated). Any thread.
 void countTruncatedLine();
 
 // ---- read back ---------------------------------------------------------------

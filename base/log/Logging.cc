@@ -442,7 +442,8 @@ Logger::~Logger() {
     return;
   }
   stream_.closeFields();  // no field's raw bytes left unencoded
-  detail::appendTrailer(stream_, site_.where);
+  // Free on the common path: its inlined fast path returns a constant.
+  if (detail::appendTrailer(stream_, site_.where)) detail::countTruncatedLine();
   // One compare covers the rare cases: a level that flushes, FATAL, and
   // every line while the backtrace ring is on (it may be below its level)
   // or a sink that takes records is attached.
