@@ -451,7 +451,11 @@ class LogStream {
   friend bool detail::replayOperands(const char* p, size_t n, LogStream& out);
   const Buffer& buffer() const { return buffer_; }
   Buffer& buffer() { return buffer_; }
-  void resetBuffer() { buffer_.reset(); }
+  // Empty again, the message's room whole.
+  void resetBuffer() {
+    buffer_.reset();
+    limit_ = Limit::kMessage;
+  }
 
  private:
   // A recorded value: its tag and its bytes, if they fit (true); else the
