@@ -40,9 +40,18 @@ void LogStream::appendEscaped(const char* data, size_t len) {
   }
 }
 
+void LogStream::integerNearEnd(long long v) {
+  char tmp[kMaxNumericSize];
+  appendWhole(tmp, detail::convertDecimal(tmp, v));
+}
+
+void LogStream::integerNearEnd(unsigned long long v) {
+  char tmp[kMaxNumericSize];
+  appendWhole(tmp, detail::convertDecimal(tmp, v));
+}
+
 void LogStream::putPastEnd(const char* data, size_t len, bool whole) {
   if (fieldDepth_ == 0) {
-    if (!whole) buffer_.append(data, buffer_.avail());
     cutHere();
     return;
   }

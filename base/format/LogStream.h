@@ -499,14 +499,16 @@ class LogStream {
   // if the whole number fits.
   template <typename T>
   LogStream& formatInteger(T v) {
-    if (buffer_.avail() >= kMaxNumericSize) {
+    if (__builtin_expect(buffer_.avail() >= kMaxNumericSize, 1)) {
       buffer_.add(detail::convertDecimal(buffer_.current(), v));
     } else {
-      char tmp[kMaxNumericSize];
-      appendWhole(tmp, detail::convertDecimal(tmp, v));
+      integerNearEnd(v);
     }
     return *this;
   }
+  // Through a scratch, whole or not at all. Out of line: rare.
+  __attribute__((noinline, cold)) void integerNearEnd(long long v);
+  __attribute__((noinline, cold)) void integerNearEnd(unsigned long long v);
   // A string operand: checked, then copied, or escaped if it holds
   // something to escape. For a literal, data and len are constants once
   // this is inlined, and the check folds away at compile time.
@@ -522,18 +524,17 @@ class LogStream {
     }
     return *this;
   }
-  // Text bytes into the buffer, as many as fit.
+  // Text bytes into the buffer, as many as fit. The check is the buffer's
+  // own: on the common path the taken count is `len` and the test folds.
   __attribute__((always_inline)) void put(const char* data, size_t len) {
-    if (__builtin_expect(len <= buffer_.avail(), 1)) {
-      buffer_.append(data, len);
-    } else {
-      putPastEnd(data, len, false);
-    }
+    const size_t taken = buffer_.append(data, len);
+    if (__builtin_expect(taken != len, 0)) putPastEnd(data + taken, len - taken, false);
   }
-  // A write that does not fit before avail()'s end: in the message, the
-  // part that fits (none if `whole`), and the message ends there; in a
-  // field's value, up to the fields' end (fieldRoom), the rest cut (all of
-  // it if `whole`). Out of line: rare.
+  // A write that does not fit before avail()'s end, of which what did
+  // (nothing if `whole`) is written: in the message, the rest is left out,
+  // and the message ends there; in a field's value, it goes on up to the
+  // fields' end (fieldRoom), what does not fit cut (all of it if `whole`).
+  // Out of line: rare.
   __attribute__((noinline, cold)) void putPastEnd(const char* data, size_t len, bool whole);
   // The message ends here, cut: avail() is 0 from now on.
   void cutHere() {
