@@ -30,24 +30,75 @@ void LogStream::appendEscaped(const char* data, size_t len) {
       esc[3] = kHex[c & 0xf];
       n = 4;
     }
-    // An escape is written whole or not at all, like a number.
-    if (n > buffer_.avail()) return;
+    // An escape is written whole or not at all, like a number; the message
+    // ends where one does not fit.
+    if (n > buffer_.avail()) {
+      cutHere();
+      return;
+    }
     buffer_.append(esc, n);
   }
+}
+
+void LogStream::integerNearEnd(long long v) {
+  char tmp[kMaxNumericSize];
+  appendWhole(tmp, detail::convertDecimal(tmp, v));
+}
+
+void LogStream::integerNearEnd(unsigned long long v) {
+  char tmp[kMaxNumericSize];
+  appendWhole(tmp, detail::convertDecimal(tmp, v));
+}
+
+void LogStream::putPastEnd(const char* data, size_t len, bool whole) {
+  if (fieldDepth_ == 0) {
+    cutHere();
+    return;
+  }
+  const size_t room = fieldRoom();
+  const size_t n = len <= room ? len : (whole ? 0 : room);
+  std::memcpy(buffer_.current(), data, n);
+  buffer_.add(n);
+  wrotePastEnd();
+  if (n < len) cutHere();
+}
+
+bool LogStream::finishLine(const char* trailer, size_t n) {
+  const bool cut = limit_ == Limit::kCut;
+  // The room kept for them is there unless the buffer was written past
+  // this stream (a caller's own bytes): then the line's end gives way.
+  const size_t need = n + (cut ? kCutMarker.size() : 0);
+  if (buffer_.room() < need) buffer_.unwind(std::min(buffer_.length(), need - buffer_.room()));
+  if (cut) {
+    const auto at = static_cast<uint32_t>(buffer_.length());
+    noteFieldBegins(at);
+    std::memcpy(buffer_.current(), kCutMarker.data(), kCutMarker.size());
+    buffer_.add(kCutMarker.size());
+    fieldsEnd_ = static_cast<uint32_t>(buffer_.length());
+  }
+  std::memcpy(buffer_.current(), trailer, std::min(n, buffer_.room()));
+  buffer_.add(std::min(n, buffer_.room()));
+  buffer_.pin();
+  return cut;
 }
 void LogStream::beginFieldTextChecked(std::string_view name, bool text) {
   if (fieldDepth_++ > 0) return;  // inside another field's value
   noteFieldBegins(static_cast<uint32_t>(buffer_.length()));
   fieldText_ = text;
-  if (__builtin_expect(buffer_.avail() >= 2 + detail::kMaxFieldName, 1)) {
+  // Past the message's end, in the room kept for fields.
+  const bool past = buffer_.avail() < 2 + detail::kMaxFieldName;
+  if (__builtin_expect(!past || fieldRoom() >= 2 + detail::kMaxFieldName, 1)) {
     char* p = buffer_.current();
     p[0] = ' ';
     size_t n = 1 + detail::writeFieldName(p + 1, name);
     p[n++] = '=';
     buffer_.add(n);
+    if (past) wrotePastEnd();
+  } else {
+    // The line is full: the field is left out (its value then finds no
+    // room either).
+    cutHere();
   }
-  // Else the line is nearly full: the name is left out; the value is still
-  // encoded.
   fieldStart_ = static_cast<uint32_t>(buffer_.length());
 }
 
@@ -59,13 +110,15 @@ void LogStream::endFieldText() {
   }
   char* value = const_cast<char*>(buffer_.data()) + fieldStart_;
   const size_t len = buffer_.length() - fieldStart_;
-  // A quoted value stops short of the line's last kLineEndRoom bytes, so
-  // that the trailer, which cuts the message to fit, never cuts its quote.
-  const size_t room = len + buffer_.avail();
-  const size_t encoded = detail::encodeLogfmtValue(
-      value, len, room > kLineEndRoom + 2 ? room - kLineEndRoom : std::min<size_t>(room, 2), fieldText_);
+  // A quoted value may grow into the room kept for fields, and stops short
+  // of the room kept for the cut marker and the trailer.
+  bool cut = false;
+  const size_t encoded = detail::encodeLogfmtValue(value, len, len + fieldRoom(), fieldText_, &cut);
   buffer_.unwind(len);
+  const bool past = encoded > buffer_.avail();
   buffer_.add(encoded);
+  if (past || limit_ != Limit::kMessage) wrotePastEnd();
+  if (cut) cutHere();
   fieldsEnd_ = static_cast<uint32_t>(buffer_.length());
 }
 

@@ -2,10 +2,16 @@
 //
 // A LogStream writes into a fixed buffer that lives inside it (no heap, and
 // the buffer is never cleared with memset: only the written prefix is read).
-// It never overflows. A string that does not fit is cut at the end of the
-// buffer; a number (integer, floating point, pointer, Fmt) is written whole
-// or not at all, because a cut number reads as a different value ("fd=12"
-// for fd=1234).
+// It never overflows. The line's start and its message (every operand that
+// is not a field) take at most its first kMessageEnd bytes; the last
+// kFieldRoom bytes are kept for what ends a line: its fields (muon::kv,
+// LogContext's), the cut marker and the trailer, so that a long message
+// never costs the line its fields. A string that does not fit before
+// kMessageEnd is cut there; a number (integer, floating point, pointer, Fmt)
+// is written whole or not at all, because a cut number reads as a different
+// value ("fd=12" for fd=1234). Either way the message ends there: nothing
+// after it is written but fields, and the line, once finished
+// (finishLine), carries kCutMarker before its trailer.
 //
 // Control characters in string operands (const char*, std::string,
 // std::string_view) are escaped by default: '\n' as \n, '\r' as \r, any
@@ -129,13 +135,17 @@ inline void copyShort(char* to, const char* from, size_t len) {
 }
 
 // A fixed-size character buffer. SIZE counts bytes of text; no terminator is
-// kept. It writes into its own SIZE bytes, or into at most SIZE bytes lent
-// to it (redirect), which a recording LogStream uses to write a record in
-// place in its queue.
-template <size_t SIZE>
+// kept. It writes into its own SIZE bytes, or into SIZE bytes lent to it
+// (redirect), which a recording LogStream uses to write a record in
+// place in its queue. Its last KEEP bytes are kept back: avail() and
+// append() stop before them, and only an owner that asks (room(), pin())
+// writes there (LogStream keeps them for what ends a line).
+template <size_t SIZE, size_t KEEP = 0>
 class FixedBuffer {
+  static_assert(KEEP < SIZE, "");
+
  public:
-  FixedBuffer() : begin_(data_), cur_(data_), end_(data_ + SIZE) {}
+  FixedBuffer() : begin_(data_), cur_(data_), end_(data_ + SIZE - KEEP) {}
   FixedBuffer(const FixedBuffer&) = delete;
   FixedBuffer& operator=(const FixedBuffer&) = delete;
 
@@ -165,29 +175,38 @@ class FixedBuffer {
   static constexpr size_t capacity() { return SIZE; }
 
   char* current() { return cur_; }
+  // The bytes append() may still write.
   size_t avail() const { return static_cast<size_t>(end_ - cur_); }
+  // The bytes left up to the very end, the kept ones included.
+  size_t room() const { return SIZE - length(); }
+  // Moves the end by len bytes written at current() (len <= room()).
+  // Past avail(), pin() must follow.
   void add(size_t len) { cur_ += len; }
   // Drops the last len bytes (len <= length()).
   void unwind(size_t len) { cur_ -= len; }
-  void reset() { cur_ = begin_; }
+  // avail() is 0 from now on, until the next write past it: the owner
+  // writes by room() alone.
+  void pin() { end_ = cur_; }
+  void reset() {
+    cur_ = begin_;
+    end_ = begin_ + SIZE - KEEP;
+  }
 
-  // Writes into [begin, begin+size) from now on (size <= SIZE), empty.
-  void redirect(char* begin, size_t size) {
+  // Writes into the SIZE bytes at `begin` from now on, empty.
+  void redirect(char* begin) {
     begin_ = cur_ = begin;
-    end_ = begin + size;
+    end_ = begin + SIZE - KEEP;
   }
   // Back to its own bytes, empty.
-  void useOwnStorage() {
-    begin_ = cur_ = data_;
-    end_ = data_ + SIZE;
-  }
-  // Back to its own bytes, with what it holds copied there.
+  void useOwnStorage() { redirect(data_); }
+  // Back to its own bytes, with what it holds copied there (no more than
+  // SIZE - KEEP).
   void moveToOwnStorage() {
     const size_t n = length();
     if (begin_ != data_) std::memmove(data_, begin_, n);
     begin_ = data_;
     cur_ = data_ + n;
-    end_ = data_ + SIZE;
+    end_ = data_ + SIZE - KEEP;
   }
 
   std::string toString() const { return std::string(begin_, length()); }
@@ -196,7 +215,7 @@ class FixedBuffer {
  private:
   char* begin_;
   char* cur_;
-  char* end_;
+  char* end_;  // where append() stops: SIZE - KEEP bytes in, or cur_ once pinned
   char data_[SIZE];
 };
 
@@ -220,11 +239,20 @@ class Fmt {
 
 class LogStream {
  public:
+  // A line's bytes, '\n' included: under PIPE_BUF, so that one write(2)
+  // of a line is never interleaved with another writer's.
   static constexpr size_t kBufferSize = 4000;
-  // What a line keeps free after a quoted field value for its trailer
-  // (LineLayout.h's SourceLocation::kCapacity).
+  // What the message leaves for the fields, the cut marker and the trailer.
+  static constexpr size_t kFieldRoom = 1000;
+  static constexpr size_t kMessageEnd = kBufferSize - kFieldRoom;
+  // What a line keeps free after its fields for its trailer (LineLayout.h's
+  // SourceLocation::kCapacity).
   static constexpr size_t kLineEndRoom = 96;
-  using Buffer = detail::FixedBuffer<kBufferSize>;
+  // What a cut line carries after its fields, before its trailer: a field,
+  // so that readers of fields (JSON lines, syslog's structured data,
+  // muon-logcat --json) see it as "log.truncated": true.
+  static constexpr std::string_view kCutMarker = " log.truncated=true";
+  using Buffer = detail::FixedBuffer<kBufferSize, kFieldRoom>;
 
   LogStream() = default;
   LogStream(const LogStream&) = delete;
@@ -233,7 +261,7 @@ class LogStream {
   LogStream& operator<<(bool v) { return *this << (v ? '1' : '0'); }
   LogStream& operator<<(char v) {
     if (recording_ && record(detail::kOperandChar, v)) return *this;
-    buffer_.append(&v, 1);
+    put(&v, 1);
     return *this;
   }
   // int8_t and uint8_t are numbers here, not characters.
@@ -379,9 +407,19 @@ class LogStream {
   // Raw bytes, never escaped (the Logger's own prefix and trailer).
   LogStream& append(const char* data, size_t len) {
     if (recording_ && recordBytes(detail::kOperandRaw, data, len)) return *this;
-    buffer_.append(data, len);
+    put(data, len);
     return *this;
   }
+
+  // Whether the message was cut (a text line): something after
+  // kMessageEnd, or a field that did not fit in the line, was left out.
+  bool truncated() const { return limit_ == Limit::kCut; }
+  // Ends a text line whose fields are closed (closeFields) with the `n`
+  // bytes of `trailer` (n <= kLineEndRoom), after kCutMarker if it was cut;
+  // returns whether it was. For when the trailer does not fit before
+  // avail()'s end, which is always so for a cut line (LineLayout.h's
+  // appendTrailer).
+  bool finishLine(const char* trailer, size_t n);
 
   // ---- recording (deferred formatting; LogOperands.h) ----
   // What a recording stream does when an operand no longer fits: the
@@ -413,7 +451,11 @@ class LogStream {
   friend bool detail::replayOperands(const char* p, size_t n, LogStream& out);
   const Buffer& buffer() const { return buffer_; }
   Buffer& buffer() { return buffer_; }
-  void resetBuffer() { buffer_.reset(); }
+  // Empty again, the message's room whole.
+  void resetBuffer() {
+    buffer_.reset();
+    limit_ = Limit::kMessage;
+  }
 
  private:
   // A recorded value: its tag and its bytes, if they fit (true); else the
@@ -457,14 +499,16 @@ class LogStream {
   // if the whole number fits.
   template <typename T>
   LogStream& formatInteger(T v) {
-    if (buffer_.avail() >= kMaxNumericSize) {
+    if (__builtin_expect(buffer_.avail() >= kMaxNumericSize, 1)) {
       buffer_.add(detail::convertDecimal(buffer_.current(), v));
     } else {
-      char tmp[kMaxNumericSize];
-      appendWhole(tmp, detail::convertDecimal(tmp, v));
+      integerNearEnd(v);
     }
     return *this;
   }
+  // Through a scratch, whole or not at all. Out of line: rare.
+  __attribute__((noinline, cold)) void integerNearEnd(long long v);
+  __attribute__((noinline, cold)) void integerNearEnd(unsigned long long v);
   // A string operand: checked, then copied, or escaped if it holds
   // something to escape. For a literal, data and len are constants once
   // this is inlined, and the check folds away at compile time.
@@ -476,9 +520,40 @@ class LogStream {
         !rawControl_.load(std::memory_order_relaxed)) {
       appendEscaped(data, len);
     } else {
-      buffer_.append(data, len);
+      put(data, len);
     }
     return *this;
+  }
+  // Text bytes into the buffer, as many as fit. The check is the buffer's
+  // own: on the common path the taken count is `len` and the test folds.
+  __attribute__((always_inline)) void put(const char* data, size_t len) {
+    const size_t taken = buffer_.append(data, len);
+    if (__builtin_expect(taken != len, 0)) putPastEnd(data + taken, len - taken, false);
+  }
+  // A write that does not fit before avail()'s end, of which what did
+  // (nothing if `whole`) is written: in the message, the rest is left out,
+  // and the message ends there; in a field's value, it goes on up to the
+  // fields' end (fieldRoom), what does not fit cut (all of it if `whole`).
+  // Out of line: rare.
+  __attribute__((noinline, cold)) void putPastEnd(const char* data, size_t len, bool whole);
+  // The message ends here, cut: avail() is 0 from now on.
+  void cutHere() {
+    limit_ = Limit::kCut;
+    buffer_.pin();
+  }
+  // The bytes a field may still take: up to the end, less the room kept for
+  // the cut marker and the trailer.
+  size_t fieldRoom() const {
+    const size_t room = buffer_.room();
+    constexpr size_t kTail = kLineEndRoom + kCutMarker.size();
+    return room > kTail ? room - kTail : 0;
+  }
+  // After a write past avail()'s end (a field's bytes in the kept room):
+  // the buffer stays pinned, so that every later write comes through the
+  // checks that know the room.
+  void wrotePastEnd() {
+    if (limit_ == Limit::kMessage) limit_ = Limit::kFields;
+    buffer_.pin();
   }
   // Escapes, cut whole at the end. Out of line: rare.
   __attribute__((noinline, cold)) void appendEscaped(const char* data, size_t len);
@@ -535,12 +610,22 @@ class LogStream {
 
   // All of [data, data+len) or nothing.
   LogStream& appendWhole(const char* data, size_t len) {
-    if (len <= buffer_.avail()) buffer_.append(data, len);
+    if (__builtin_expect(len <= buffer_.avail(), 1)) {
+      buffer_.append(data, len);
+    } else {
+      putPastEnd(data, len, true);
+    }
     return *this;
   }
 
   static constexpr size_t kMaxNumericSize = 48;
   bool recording_ = false;
+  // How far a text line's writes reach: the message's end (kMessageEnd);
+  // past it, for a field that needed the kept room; or the message was cut
+  // (truncated()). Past kMessage the buffer is pinned (avail() is 0), so
+  // that every write takes the slow paths, which know the room.
+  enum class Limit : uint8_t { kMessage, kFields, kCut };
+  Limit limit_ = Limit::kMessage;
   // The open field of a text line: how deep (0: none), where its value
   // starts, whether it came from strings.
   uint8_t fieldDepth_ = 0;

@@ -129,7 +129,7 @@ bool readsAsNumberOrBool(std::string_view v) {
   return i == v.size();
 }
 
-size_t encodeLogfmtValue(char* p, size_t len, size_t room, bool text) {
+size_t encodeLogfmtValue(char* p, size_t len, size_t room, bool text, bool* cut) {
   unsigned special = len == 0 ? 1 : 0;
   for (size_t i = 0; i < len; ++i) special |= kClasses.of[static_cast<unsigned char>(p[i])];
   bool quote = (special & 1) != 0;
@@ -138,12 +138,16 @@ size_t encodeLogfmtValue(char* p, size_t len, size_t room, bool text) {
     quote = readsAsNumberOrBool(std::string_view(p, len));
   }
   if (!quote) return len;
-  if (room < 2) return 0;  // not even the quotes: the value goes
+  if (room < 2) {  // not even the quotes: the value goes
+    if (cut != nullptr) *cut = true;
+    return 0;
+  }
   size_t quotedLen = 2;
   for (size_t i = 0; i < len; ++i) quotedLen += escapedLength(static_cast<unsigned char>(p[i]));
   // Cut from the end until the quoted form fits.
   size_t keep = len;
   while (quotedLen > room) quotedLen -= escapedLength(static_cast<unsigned char>(p[--keep]));
+  if (cut != nullptr && keep < len) *cut = true;
   // Backward, so that each byte is read before its place is written: byte
   // i's quoted form starts after the opening quote, at or past i + 1.
   char* end = p + quotedLen;

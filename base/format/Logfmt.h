@@ -101,8 +101,8 @@ bool readsAsNumberOrBool(std::string_view v);
 // `room` >= len bytes are writable from p. `text`: the value came from
 // strings (quoted if it reads as a number or a bool). Returns the new
 // length. A quoted value that does not fit in `room` is cut (never inside an
-// escape) and still closed with its '"'.
-size_t encodeLogfmtValue(char* p, size_t len, size_t room, bool text);
+// escape) and still closed with its '"'; *cut (if given) says whether it was.
+size_t encodeLogfmtValue(char* p, size_t len, size_t room, bool text, bool* cut = nullptr);
 
 // One field as a line holds it.
 struct LogfmtField {

@@ -141,6 +141,10 @@ bool parseLine(std::string_view line, const TimeZone& zone, Timestamp* time, Lin
   return true;
 }
 
+bool appendTrailerBytes(LogStream& stream, const char* trailer, size_t n) {
+  return stream.finishLine(trailer, n);
+}
+
 void appendFromLevel(std::string* out, const LogRecord& record) {
   out->append(kLevelNames[record.level], kLevelNameLength);
   if (!record.function.empty()) {

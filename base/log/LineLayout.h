@@ -178,24 +178,28 @@ constexpr SourceLocation makeSourceLocation(const char* path, int line) {
   return makeTrailer(base, length, line);
 }
 
-// Ends the line in `buf` with `where`'s trailer, which always goes in whole:
-// if the message filled the buffer, its end is cut to make room, so that
-// every line ends in '\n'.
-// The same for a trailer's `n` bytes at `trailer` (n <= kCapacity).
-inline void appendTrailerBytes(LogStream::Buffer& buf, const char* trailer, size_t n) {
-  if (buf.avail() < n) buf.unwind(n - buf.avail());
-  buf.append(trailer, n);
-}
-inline void appendTrailer(LogStream::Buffer& buf, const SourceLocation& where) {
+// Ends the text line in `stream` (its fields closed) with `where`'s
+// trailer, after LogStream::kCutMarker if its message was cut; returns
+// whether it was. Whoever hands the line out counts a cut one
+// (countTruncatedLine): a check that a line decodes does not.
+// The same for a trailer's `n` bytes at `trailer` (n <= kCapacity). Out
+// of line: the path of a line that reached the room kept for its end.
+bool appendTrailerBytes(LogStream& stream, const char* trailer, size_t n);
+inline bool appendTrailer(LogStream& stream, const SourceLocation& where) {
+  LogStream::Buffer& buf = stream.buffer();
+  // A cut line never has avail() left (LogStream pins it): its marker is
+  // written on the slow path, and the common line pays no check for it.
   if (__builtin_expect(buf.avail() >= sizeof where.trailer, 1)) {
     // The whole array in one fixed-size copy (a few vector moves, no call);
     // only its first `length` bytes count.
     std::memcpy(buf.current(), where.trailer, sizeof where.trailer);
     buf.add(where.length);
-    return;
+    return false;
   }
-  appendTrailerBytes(buf, where.trailer, where.length);
+  return appendTrailerBytes(stream, where.trailer, where.length);
 }
+// Counts a line cut to fit (Logger::linesTruncated). Any thread.
+void countTruncatedLine();
 
 // ---- read back ---------------------------------------------------------------
 

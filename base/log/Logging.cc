@@ -53,6 +53,9 @@ void defaultFlush() { std::fflush(stdout); }
 
 namespace {
 
+// Logger::linesTruncated(): one relaxed add per cut line, on its slow path.
+std::atomic<uint64_t> g_linesTruncated{0};
+
 // TscClock: the wall clock at half the cost of clock_gettime (see TscClock.h).
 std::atomic<Logger::ClockFunc> g_clock{&TscClock::now};
 
@@ -115,6 +118,10 @@ const char* strerror_tl(int savedErrno) {
   thread_local char t_errnoBuf[512];
   return ::strerror_r(savedErrno, t_errnoBuf, sizeof t_errnoBuf);
 }
+
+void detail::countTruncatedLine() { g_linesTruncated.fetch_add(1, std::memory_order_relaxed); }
+
+uint64_t Logger::linesTruncated() { return g_linesTruncated.load(std::memory_order_relaxed); }
 
 uint64_t detail::dateTimeFormatsInThisThread() { return t_prefix.prefix.builds; }
 
@@ -186,7 +193,7 @@ bool Logger::startRecordElsewhere() {
 
 void Logger::startRecord() {
   if (__builtin_expect(record_ != nullptr, 1)) {
-    stream_.buffer().redirect(record_ + sizeof(detail::RecordHeader), LogStream::kBufferSize);
+    stream_.buffer().redirect(record_ + sizeof(detail::RecordHeader));
     queue_->openInPlace(this, &Logger::moveRecordOut);
   }
   stream_.startRecording(&Logger::recordToText, this);
@@ -435,7 +442,8 @@ Logger::~Logger() {
     return;
   }
   stream_.closeFields();  // no field's raw bytes left unencoded
-  detail::appendTrailer(stream_.buffer(), site_.where);
+  // Free on the common path: its inlined fast path returns a constant.
+  if (detail::appendTrailer(stream_, site_.where)) detail::countTruncatedLine();
   // One compare covers the rare cases: a level that flushes, FATAL, and
   // every line while the backtrace ring is on (it may be below its level)
   // or a sink that takes records is attached.

@@ -195,6 +195,14 @@ class Logger {
     return LogAttachment(sinkRef(sink), options.minLevel);
   }
 
+  // Lines whose message was cut to fit a line (LogStream.h: a message
+  // stops LogStream::kMessageEnd bytes into its line, and the line then
+  // ends in " log.truncated=true", its fields and trailer kept), in this
+  // process, whichever thread formatted them: a statement, AsyncLogging's
+  // backend, a crash-safe recovery. Each line is counted once, when it is
+  // formatted. Any thread.
+  static uint64_t linesTruncated();
+
   // The zone the date-time is printed in (UTC by default).
   static void setTimeZone(const TimeZone& tz);
   static TimeZone timeZone();

@@ -52,9 +52,8 @@ size_t RecordFormatter::formatText(const RecordHeader& record, LinePrefix& prefi
                                    std::string_view tid, char* out, size_t* fieldsFrom) {
   const char* body = reinterpret_cast<const char*>(&record + 1);
   if (record.kind == RecordHeader::kText) {
-    const size_t n = std::min<size_t>(record.length, kMaxLine);
-    std::memcpy(out, body, n);
-    return n;
+    std::memcpy(out, body, record.length);  // <= RecordQueue::kMaxText
+    return record.length;
   }
   int64_t second;
   int micro;
@@ -80,11 +79,11 @@ size_t RecordFormatter::formatText(const RecordHeader& record, LinePrefix& prefi
   // The line is made in place, in `out`.
   LogStream stream;
   LogStream::Buffer& buf = stream.buffer();
-  buf.redirect(out, kMaxLine);
+  buf.redirect(out);
   header_ = writeHeader(buf, prefix, micro, level);
   replayOperands(body, record.length, stream);
   stream.closeFields();
-  appendTrailer(buf, record.site->where);
+  if (appendTrailer(stream, record.site->where)) countTruncatedLine();
   *fieldsFrom = stream.trailingFieldsFrom(buf.length() - record.site->where.length);
   return buf.length();
 }
@@ -92,7 +91,7 @@ size_t RecordFormatter::formatText(const RecordHeader& record, LinePrefix& prefi
 namespace {
 
 // formatRecordedLine, and where its fields begin (*fieldsFrom).
-size_t formatRecordedLineText(const char* p, size_t n, char* out, size_t* fieldsFrom) {
+size_t formatRecordedLineText(const char* p, size_t n, char* out, size_t* fieldsFrom, bool* cut) {
   if (n < kRecordedLineHeader) return 0;
   const size_t head = static_cast<unsigned char>(p[0]);
   const size_t trailer = static_cast<unsigned char>(p[1]);
@@ -104,26 +103,28 @@ size_t formatRecordedLineText(const char* p, size_t n, char* out, size_t* fields
   const size_t operandBytes = n - kRecordedLineHeader - head - trailer;
   LogStream stream;
   LogStream::Buffer& buf = stream.buffer();
-  buf.redirect(out, RecordFormatter::kMaxLine);
+  buf.redirect(out);
   buf.append(p + kRecordedLineHeader, head);
   if (!replayOperands(operands, operandBytes, stream)) return 0;
   stream.closeFields();
-  appendTrailerBytes(buf, operands + operandBytes, trailer);
+  const bool wasCut = appendTrailerBytes(stream, operands + operandBytes, trailer);
+  if (cut != nullptr) *cut = wasCut;
   *fieldsFrom = stream.trailingFieldsFrom(buf.length() - trailer);
   return buf.length();
 }
 
 }  // namespace
 
-size_t formatRecordedLine(const char* p, size_t n, char* out) {
+size_t formatRecordedLine(const char* p, size_t n, char* out, bool* cut) {
   size_t fieldsFrom;
-  return formatRecordedLineText(p, n, out, &fieldsFrom);
+  return formatRecordedLineText(p, n, out, &fieldsFrom, cut);
 }
 
-bool appendRecordedLineAsJson(const char* p, size_t n, const TimeZone& zone, std::string* out) {
+bool appendRecordedLineAsJson(const char* p, size_t n, const TimeZone& zone, std::string* out,
+                              bool* cut) {
   char text[RecordFormatter::kMaxLine];
   size_t fieldsFrom;
-  const size_t length = formatRecordedLineText(p, n, text, &fieldsFrom);
+  const size_t length = formatRecordedLineText(p, n, text, &fieldsFrom, cut);
   if (length == 0) return false;
   const std::string_view line(text, length);
   Timestamp time;

@@ -11,6 +11,7 @@
 // formatter per such thread: not thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -44,17 +45,21 @@ inline void writeRecordedLineHeader(char* p, size_t head, size_t trailer) {
 // RecordFormatter::kMaxLine bytes) and returns its length, the line ending
 // in its trailer's '\n'; 0 if the bytes are not a recorded line (lengths
 // that do not add up, a trailer without its '\n', operands that do not
-// decode). Safe for any bytes. Any thread.
-size_t formatRecordedLine(const char* p, size_t n, char* out);
+// decode). Safe for any bytes. *cut (if given) says whether its message
+// was cut (LogStream.h), for the caller that writes it to count
+// (countTruncatedLine). Any thread.
+size_t formatRecordedLine(const char* p, size_t n, char* out, bool* cut = nullptr);
 // The JSON line of the recorded line in [p, p+n), and '\n', appended to
 // `out`, its head's date-time read in `zone`; false, with nothing
-// appended, where formatRecordedLine returns 0. Any thread.
-bool appendRecordedLineAsJson(const char* p, size_t n, const TimeZone& zone, std::string* out);
+// appended, where formatRecordedLine returns 0. *cut as there. Any thread.
+bool appendRecordedLineAsJson(const char* p, size_t n, const TimeZone& zone, std::string* out,
+                              bool* cut = nullptr);
 
 class RecordFormatter {
  public:
-  // The longest text line format() writes.
-  static constexpr size_t kMaxLine = LogStream::kBufferSize;
+  // The longest text line format() writes: a statement's, or a line
+  // queued whole (a kText record, such as a JSON line a statement made).
+  static constexpr size_t kMaxLine = std::max(LogStream::kBufferSize, RecordQueue::kMaxText);
   // The longest JSON line (jsonObjectCapacity of a text line's parts).
   static constexpr size_t kMaxJsonLine = 10 * kMaxLine + kJsonObjectOverhead;
 

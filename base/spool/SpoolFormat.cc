@@ -67,17 +67,20 @@ bool Lines::appendMessage(const char* p, size_t n, bool recorded) {
     append(p, n);
     return true;
   }
+  bool cut = false;
   if (format_ == LineFormat::kJson) {
     json_.clear();
-    if (!detail::appendRecordedLineAsJson(p, n, *zone_, &json_)) return false;
+    if (!detail::appendRecordedLineAsJson(p, n, *zone_, &json_, &cut)) return false;
     append(json_.data(), json_.size());
-    return true;
+  } else {
+    constexpr size_t kMaxLine = detail::RecordFormatter::kMaxLine;
+    if (capacity_ - size_ < kMaxLine) reserveMore(kMaxLine);
+    const size_t length = detail::formatRecordedLine(p, n, data_.get() + size_, &cut);
+    size_ += length;
+    if (length == 0) return false;
   }
-  constexpr size_t kMaxLine = detail::RecordFormatter::kMaxLine;
-  if (capacity_ - size_ < kMaxLine) reserveMore(kMaxLine);
-  const size_t length = detail::formatRecordedLine(p, n, data_.get() + size_);
-  size_ += length;
-  return length > 0;
+  if (cut) detail::countTruncatedLine();
+  return true;
 }
 
 uint64_t appendMessages(const char* buffer, size_t bufferSize, uint64_t messages, Lines* out) {

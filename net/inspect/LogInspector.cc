@@ -95,6 +95,7 @@ std::string LogInspector::stats() const {
     line(s.name, "lost", st.lost);
     line(s.name, "reconnects", st.reconnects);
   }
+  line("logger", "lines_truncated", Logger::linesTruncated());
   return page;
 }
 
@@ -159,6 +160,10 @@ void LogInspector::writeMetrics(MetricsWriter* out) const {
 
   out->family("muon_log_syslog_reconnects_total", W::kCounter, "SyslogSink connections made after the first.");
   for (size_t i = 0; i < s.size(); ++i) out->sample({{"sink", syslogs_[i].name}}, s[i].reconnects);
+
+  out->family("muon_log_lines_truncated_total", W::kCounter,
+              "Log lines of this process whose message was cut to fit a line (they end in log.truncated=true), whichever sink took them.");
+  out->sample({}, Logger::linesTruncated());
 }
 
 }  // namespace net

@@ -36,7 +36,8 @@ class LogInspector {
   // changes then.
   static bool setLevels(const std::string& spec, std::string* error);
 
-  // Every counter of every registered sink, "sink counter value" a line.
+  // Every counter of every registered sink, "sink counter value" a line,
+  // then the process's own: "logger lines_truncated N".
   std::string stats() const;
   // The logging families of /metrics.
   void writeMetrics(MetricsWriter* out) const;

@@ -3,8 +3,10 @@
 // model of what it must hold.
 //
 // Invariants checked after every operation:
-//  - length() <= capacity(), and the text equals the model;
-//  - a string is cut at the end of the buffer, never elsewhere;
+//  - length() <= kMessageEnd (the rest is kept for fields and the line's
+//    end), and the text equals the model;
+//  - a string is cut at the message's end, never elsewhere, and nothing is
+//    written after a cut (truncated());
 //  - a number (integer, floating, pointer, Fmt) is written whole or not at
 //    all, and what was written parses back to the same value.
 //  - the same operations recorded (LogOperands.h) and replayed, or
@@ -48,8 +50,8 @@ class Checker {
   // The text must be the model, and the model must fit.
   void checkBuffer() const {
     const LogStream::Buffer& b = stream_->buffer();
-    FUZZ_CHECK(b.length() <= LogStream::Buffer::capacity());
-    FUZZ_CHECK(b.length() + b.avail() == LogStream::Buffer::capacity());
+    FUZZ_CHECK(b.length() <= LogStream::kMessageEnd);
+    FUZZ_CHECK(b.avail() == (stream_->truncated() ? 0 : LogStream::kMessageEnd - b.length()));
     FUZZ_CHECK(b.toStringView() == model_);
     // The recording stream, replayed (or fallen back to text), says the same.
     if (recorded_->recording()) {
@@ -66,12 +68,14 @@ class Checker {
   template <typename Write, typename Parse>
   void number(Write write, Parse parsesBack) {
     size_t before = model_.size();
+    const size_t roomBefore = room();
     write(*stream_);
     write(*recorded_);
     std::string text = appended(*stream_, before);
     if (!text.empty()) {
       FUZZ_CHECK(parsesBack(text));
     }
+    FUZZ_CHECK(text.size() <= roomBefore);
     model_ += text;
     checkBuffer();
   }
@@ -80,7 +84,7 @@ class Checker {
   // control byte as its escape, an escape written whole or not at all.
   void string(const std::string& s) {
     size_t before = model_.size();
-    size_t room = LogStream::kBufferSize - before;
+    size_t room = this->room();
     *stream_ << s;
     *recorded_ << s;
     std::string text = appended(*stream_, before);
@@ -116,7 +120,10 @@ class Checker {
     checkBuffer();
   }
 
-  size_t room() const { return LogStream::kBufferSize - model_.size(); }
+  // What the message may still take: nothing once it was cut.
+  size_t room() const {
+    return stream_->truncated() ? 0 : LogStream::kMessageEnd - model_.size();
+  }
 
  private:
   // A line with no header: falling back to text writes nothing first.

@@ -106,6 +106,14 @@ inline void logEveryKindOfStatement() {
     muon::LogContext inner{{"n", 6}, {"step", "two words"}};
     LOG_WARN << "in context" << kv("own", 1);
   }
+  // Messages cut to fit the line, their fields and context kept: one the
+  // statement cuts (a record that outgrows its buffer), one the formatter
+  // cuts (900 control bytes, recorded as they are, 3,600 once escaped).
+  {
+    muon::LogContext context{{"request_id", "7f3a"}};
+    LOG_INFO << std::string(5000, 'x') << kv("user", "alice") << kv("ms", 12);
+    LOG_INFO << std::string(900, '\x01') << kv("user", "alice") << kv("ms", 12);
+  }
   LOG_INFO << "last";
 }
 

@@ -41,6 +41,8 @@ namespace muon {
 namespace {
 
 constexpr size_t kCapacity = LogStream::kBufferSize;
+// Where a message stops: the rest is kept for fields and the line's end.
+constexpr size_t kMessageEnd = LogStream::kMessageEnd;
 
 // "About 4 KB", and inside the object: a LogStream on the stack is the whole
 // buffer.
@@ -430,22 +432,81 @@ struct Guarded {
   }
 };
 
-TEST(LogStreamTest, StringsFillToCapacityAndAreCutThere) {
-  for (size_t n : {kCapacity - 1, kCapacity, kCapacity + 1, 2 * kCapacity}) {
+TEST(LogStreamTest, StringsFillToTheMessagesEndAndAreCutThere) {
+  for (size_t n : {kMessageEnd - 1, kMessageEnd, kMessageEnd + 1, 2 * kCapacity}) {
     auto g = std::make_unique<Guarded>();
     std::string text(n, 'a');
     text.back() = 'z';  // shows whether the end was cut
     g->stream << text;
-    const size_t kept = n < kCapacity ? n : kCapacity;
+    const size_t kept = n < kMessageEnd ? n : kMessageEnd;
     ASSERT_EQ(g->stream.buffer().length(), kept) << n;
     EXPECT_EQ(str(g->stream), text.substr(0, kept)) << n;
+    EXPECT_EQ(g->stream.truncated(), n > kMessageEnd) << n;
     // Then more: it fills the last byte if there is one, never beyond.
     g->stream << "XY" << std::string("long tail") << std::string_view("view") << 'c';
-    EXPECT_EQ(g->stream.buffer().length(), kCapacity) << n;
+    EXPECT_EQ(g->stream.buffer().length(), kMessageEnd) << n;
     EXPECT_EQ(g->stream.buffer().avail(), 0u) << n;
-    const char last = n == kCapacity - 1 ? 'X' : (n == kCapacity ? 'z' : 'a');
-    EXPECT_EQ(g->stream.buffer().data()[kCapacity - 1], last) << n;
+    EXPECT_TRUE(g->stream.truncated()) << n;
+    const char last = n == kMessageEnd - 1 ? 'X' : (n == kMessageEnd ? 'z' : 'a');
+    EXPECT_EQ(g->stream.buffer().data()[kMessageEnd - 1], last) << n;
     EXPECT_TRUE(g->guardIntact()) << n;
+  }
+}
+
+// A text field, as muon::kv writes one (LogFields.h).
+void field(LogStream& s, const char* name, const std::string& value) {
+  s.beginField(name, true);
+  s << value;
+  s.endField();
+}
+
+// Issue #40: the message gives way, not what ends the line. Past the
+// message's end a field still goes in whole, and the finished line carries
+// the cut marker before its trailer.
+TEST(LogStreamTest, ACutMessageLeavesRoomForFieldsAndIsMarked) {
+  auto g = std::make_unique<Guarded>();
+  g->stream << std::string(5000, 'm') << " tail" << 42;
+  field(g->stream, "user", "alice");
+  g->stream.beginField("ms", false);
+  g->stream << 12;
+  g->stream.endField();
+  g->stream.closeFields();
+  const char trailer[] = " - f.cc:1\n";
+  EXPECT_TRUE(g->stream.finishLine(trailer, sizeof trailer - 1));
+  EXPECT_EQ(str(g->stream), std::string(kMessageEnd, 'm') +
+                                " user=alice ms=12 log.truncated=true - f.cc:1\n");
+  EXPECT_EQ(g->stream.trailingFieldsFrom(g->stream.buffer().length() - (sizeof trailer - 1)),
+            kMessageEnd);
+  EXPECT_TRUE(g->guardIntact());
+  // A message that fits is not marked, even when its fields reach past
+  // the message's end.
+  auto h = std::make_unique<Guarded>();
+  h->stream << std::string(kMessageEnd - 4, 'm');
+  field(h->stream, "user", "alice");
+  h->stream.closeFields();
+  EXPECT_FALSE(h->stream.finishLine(trailer, sizeof trailer - 1));
+  EXPECT_EQ(str(h->stream), std::string(kMessageEnd - 4, 'm') + " user=alice - f.cc:1\n");
+  EXPECT_FALSE(h->stream.truncated());
+}
+
+// A field too long for the line is cut at the room kept for the marker and
+// the trailer, and the line is marked as cut.
+TEST(LogStreamTest, AFieldTooLongForTheLineIsCutAndMarked) {
+  for (const std::string& value : {std::string(5000, 'v'), std::string(5000, '"')}) {
+    auto g = std::make_unique<Guarded>();
+    g->stream << "m";
+    field(g->stream, "big", value);
+    g->stream.closeFields();
+    EXPECT_TRUE(g->stream.truncated());
+    const char trailer[] = " - f.cc:1\n";
+    EXPECT_TRUE(g->stream.finishLine(trailer, sizeof trailer - 1));
+    const std::string text = str(g->stream);
+    EXPECT_LE(text.size(), kCapacity);
+    const std::string tail = " log.truncated=true - f.cc:1\n";
+    ASSERT_GT(text.size(), tail.size());
+    EXPECT_EQ(text.substr(text.size() - tail.size()), tail);
+    EXPECT_EQ(text.substr(0, 6), "m big=");
+    EXPECT_TRUE(g->guardIntact());
   }
 }
 
@@ -476,11 +537,15 @@ TEST(LogStreamTest, NumbersAreWrittenWholeOrNotAtAll) {
   for (const Value& v : values) {
     for (size_t avail = 0; avail <= 64; ++avail) {
       auto g = std::make_unique<Guarded>();
-      g->fill(kCapacity - avail);
+      g->fill(kMessageEnd - avail);
       v.write(g->stream);
       const std::string expected =
-          std::string(kCapacity - avail, '.') + (v.text.size() <= avail ? v.text : "");
+          std::string(kMessageEnd - avail, '.') + (v.text.size() <= avail ? v.text : "");
       ASSERT_EQ(str(g->stream), expected) << v.what << " with " << avail << " bytes free";
+      // A number left out ends the message: a shorter one after it is left out too.
+      g->stream << 1;
+      ASSERT_EQ(str(g->stream), expected + (v.text.size() < avail ? "1" : ""))
+          << v.what << " with " << avail << " bytes free";
       ASSERT_TRUE(g->guardIntact()) << v.what << " with " << avail << " bytes free";
     }
   }
@@ -489,20 +554,20 @@ TEST(LogStreamTest, NumbersAreWrittenWholeOrNotAtAll) {
 TEST(LogStreamTest, IntegersFillToCapacity) {
   // capacity - 1 bytes, then a one-digit number: exactly full.
   auto g = std::make_unique<Guarded>();
-  g->fill(kCapacity - 1);
+  g->fill(kMessageEnd - 1);
   g->stream << 9;
-  EXPECT_EQ(g->stream.buffer().length(), kCapacity);
-  EXPECT_EQ(g->stream.buffer().data()[kCapacity - 1], '9');
+  EXPECT_EQ(g->stream.buffer().length(), kMessageEnd);
+  EXPECT_EQ(g->stream.buffer().data()[kMessageEnd - 1], '9');
   // Full: nothing more goes in.
   g->stream << 1 << -1 << 0.5 << 'x';
-  EXPECT_EQ(g->stream.buffer().length(), kCapacity);
-  EXPECT_EQ(g->stream.buffer().data()[kCapacity - 1], '9');
+  EXPECT_EQ(g->stream.buffer().length(), kMessageEnd);
+  EXPECT_EQ(g->stream.buffer().data()[kMessageEnd - 1], '9');
   EXPECT_TRUE(g->guardIntact());
   // A buffer of nothing but numbers: every one whole, the last one that fits in.
   auto h = std::make_unique<Guarded>();
   for (int i = 0; i < 1000; ++i) h->stream << 1234567 << ',';
   const std::string text = str(h->stream);
-  EXPECT_EQ(text.size(), kCapacity);
+  EXPECT_EQ(text.size(), kMessageEnd);
   EXPECT_EQ(text.substr(text.size() - 8), "1234567,");
   EXPECT_TRUE(h->guardIntact());
 }
@@ -593,11 +658,13 @@ TEST_F(ControlCharacters, LinesWithoutThemAreByteForByteAndChecksSeeEveryPositio
 
 TEST_F(ControlCharacters, AnEscapeIsCutWholeAtTheEndOfTheBuffer) {
   LogStream s;
-  s << std::string(LogStream::kBufferSize - 2, 'a') << std::string("\x1b");
-  EXPECT_EQ(s.buffer().length(), LogStream::kBufferSize - 2) << "no half of \\x1b";
+  s << std::string(LogStream::kMessageEnd - 2, 'a') << std::string("\x1b");
+  EXPECT_EQ(s.buffer().length(), LogStream::kMessageEnd - 2) << "no half of \\x1b";
+  EXPECT_TRUE(s.truncated());
   LogStream t;
-  t << std::string(LogStream::kBufferSize - 2, 'a') << std::string("\n");
-  EXPECT_EQ(t.buffer().toString().substr(LogStream::kBufferSize - 2), "\\n");
+  t << std::string(LogStream::kMessageEnd - 2, 'a') << std::string("\n");
+  EXPECT_EQ(t.buffer().toString().substr(LogStream::kMessageEnd - 2), "\\n");
+  EXPECT_FALSE(t.truncated());
 }
 
 // Doubles of a few digits take a short cut (detail::convertShortDouble);

@@ -131,7 +131,17 @@ void logStatements() {
   LOG_INFO << "mid" << kv("k", 1) << " tail" << kv("last", 2);
   LogContext ctx{{"request_id", "r-1"}};
   LOG_ERROR << "in context" << kv("user", "bob");
+  // Issue #40: messages of 5,000 bytes or more, cut, their fields and
+  // context kept: by the statement (a record that outgrows its buffer), by
+  // the backend or the statement (1,250 control bytes, 5,000 once escaped;
+  // too many operands for a crash-safe recorded line), by the backend or a
+  // recovery (960 control bytes, 3,840 once escaped).
+  LOG_INFO << std::string(5000, 'x') << kv("user", "alice") << kv("ms", 12);
+  LOG_INFO << std::string(1250, '\x01') << kv("user", "alice") << kv("ms", 12);
+  LOG_INFO << std::string(960, '\x01') << kv("user", "alice") << kv("ms", 12);
 }
+// The lines logStatements() cuts: the three above and the 100,000-byte field.
+constexpr uint64_t kCutLines = 4;
 
 // Checks the JSON lines logStatements() made.
 void checkJson(const std::vector<std::string>& lines) {
@@ -142,7 +152,7 @@ void checkJson(const std::vector<std::string>& lines) {
     if (j.contains("log.level")) objects.push_back(j);
   }
   const size_t bad = badValues().size();
-  ASSERT_EQ(objects.size(), bad + 5);
+  ASSERT_EQ(objects.size(), bad + 8);
   const json& first = objects[0];
   EXPECT_EQ(first.at("message"), "login");
   EXPECT_EQ(first.at("user"), "alice");
@@ -190,6 +200,19 @@ void checkJson(const std::vector<std::string>& lines) {
   EXPECT_EQ(ctx.at("user"), "bob");
   EXPECT_EQ(ctx.at("request_id"), "r-1");
   EXPECT_EQ(ctx.at("log.level"), "ERROR");
+  EXPECT_FALSE(ctx.contains("log.truncated"));
+  for (size_t i = 5 + bad; i < 8 + bad; ++i) {
+    const json& cut = objects[i];
+    EXPECT_EQ(cut.at("user"), "alice") << i;
+    EXPECT_EQ(cut.at("ms"), 12) << i;
+    EXPECT_EQ(cut.at("request_id"), "r-1") << i;
+    EXPECT_EQ(cut.at("log.truncated"), true) << i;
+    const std::string message = cut.at("message");
+    EXPECT_GT(message.size(), LogStream::kMessageEnd - 64) << i;
+    EXPECT_EQ(message.substr(message.size() - 4), i == 5 + bad ? "xxxx" : "\\x01") << i;
+  }
+  // The 100,000-byte field, cut and marked.
+  EXPECT_EQ(objects[bad].at("log.truncated"), true);
 }
 
 std::vector<std::string> linesIn(const TempDir& dir) {
@@ -219,14 +242,17 @@ class JsonFiles : public ::testing::Test {
 
 TEST_F(JsonFiles, SyncLoggingWritesJsonLines) {
   TempDir dir;
+  const uint64_t cutBefore = Logger::linesTruncated();
   logThroughJsonSyncLogging(dir);
   checkJson(linesIn(dir));
+  EXPECT_EQ(Logger::linesTruncated(), cutBefore + kCutLines);
 }
 
 TEST_F(JsonFiles, AsyncLoggingsBackendWritesTheSameJson) {
   TempDir syncDir;
   TempDir asyncDir;
   logThroughJsonSyncLogging(syncDir);
+  const uint64_t cutBefore = Logger::linesTruncated();
   {
     AsyncLogging::Options options;
     options.files.format = LineFormat::kJson;
@@ -238,6 +264,7 @@ TEST_F(JsonFiles, AsyncLoggingsBackendWritesTheSameJson) {
   }
   checkJson(linesIn(asyncDir));
   EXPECT_EQ(linesIn(asyncDir), linesIn(syncDir));
+  EXPECT_EQ(Logger::linesTruncated(), cutBefore + kCutLines);
 }
 
 TEST_F(JsonFiles, ACrashSafeRecoveryWritesTheJsonTheBackendWould) {
@@ -261,7 +288,11 @@ TEST_F(JsonFiles, ACrashSafeRecoveryWritesTheJsonTheBackendWould) {
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  // The recovery formats and counts the one cut line the child recorded
+  // (960 control bytes); the child's statements cut and counted the others.
+  const uint64_t cutBefore = Logger::linesTruncated();
   { AsyncLogging recovering(base, 1 << 30, options); }
+  EXPECT_EQ(Logger::linesTruncated(), cutBefore + 1);
   std::vector<std::string> recovered;
   for (const std::string& line : linesIn(dir)) {
     if (line.find("\"log.level\"") != std::string::npos) recovered.push_back(line);

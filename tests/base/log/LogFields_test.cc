@@ -115,9 +115,11 @@ TEST_F(LogFieldsTest, AValueTooLongForTheLineIsCutAndStillClosed) {
   EXPECT_EQ(line.find('\n'), line.size() - 1);
   const std::string m = message();
   const auto fields = fieldsOf(m);
-  ASSERT_EQ(fields.size(), 1u);
+  ASSERT_EQ(fields.size(), 2u);
   EXPECT_GT(fields[0].second.size(), 1000u);
   EXPECT_EQ(fields[0].second, std::string(fields[0].second.size(), '"'));
+  EXPECT_EQ(fields[1].first, "log.truncated");  // the cut marker
+  EXPECT_EQ(fields[1].second, "true");
 }
 
 TEST_F(LogFieldsTest, ContextFieldsGoOnEveryLineAndNestedScopesRestore) {
@@ -201,19 +203,24 @@ TEST(LogFieldsRecorded, ARecordThatFallsBackAnywhereGivesTheSameText) {
   full.startRecording(nullptr, nullptr);
   writeFields(full);
   // Room for every prefix of the record: the stream falls back to text at
-  // each operand, a field's start and its value included.
+  // each operand, a field's start and its value included. The room is
+  // taken by operands that write (almost) nothing: empty pieces of three
+  // bytes each, and up to two chars of two.
   for (size_t room = 0; room <= full.buffer().length(); ++room) {
-    std::string lent(room, '\0');
+    const size_t taken = LogStream::kMessageEnd - room;
+    const size_t chars = taken % 3 == 0 ? 0 : (taken % 3 == 2 ? 1 : 2);
     LogStream s;
-    s.buffer().redirect(lent.data(), room);
     s.startRecording(nullptr, nullptr);
+    for (size_t i = 0; i < chars; ++i) s << 'p';
+    for (size_t i = 0; i < (taken - 2 * chars) / 3; ++i) s.append("", 0);
+    ASSERT_EQ(s.buffer().avail(), room);
     writeFields(s);
     s.closeFields();
     if (s.recording()) {
       EXPECT_EQ(room, full.buffer().length());
       continue;
     }
-    EXPECT_EQ(s.buffer().toStringView(), text) << "room " << room;
+    EXPECT_EQ(s.buffer().toStringView(), std::string(chars, 'p') + text) << "room " << room;
   }
 }
 

@@ -154,8 +154,11 @@ TEST_F(LogRecordTest, AnOverlongMessageIsCutAsTheLineIs) {
   LOG_INFO << std::string(5000, 'x');
   std::vector<Got> got = sink_.records();
   ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(got[0].text.size(), LogStream::kBufferSize);
-  EXPECT_EQ(got[0].message, std::string(got[0].message.size(), 'x'));
+  const std::string cut(LogStream::kCutMarker);
+  const std::string trailer = " - " + got[0].file + ":" + std::to_string(got[0].line) + "\n";
+  EXPECT_EQ(got[0].text.size(), LogStream::kMessageEnd + cut.size() + trailer.size());
+  // The message keeps its fields, here the cut marker alone.
+  EXPECT_EQ(got[0].message, std::string(got[0].message.size() - cut.size(), 'x') + cut);
   EXPECT_EQ(got[0].text, lineOf(got[0], "20261121 08:15:02.123456Z ", "INFO  "));
 }
 

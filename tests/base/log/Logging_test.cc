@@ -331,37 +331,42 @@ TEST_F(LoggingTest, EachStatementIsOneOutputCall) {
 
 // ---- over-long messages -------------------------------------------------------
 
+// A cut line: its message stops at LogStream::kMessageEnd, and the line
+// ends in the cut marker and its trailer.
+const std::string kCut(LogStream::kCutMarker);
+
 TEST_F(LoggingTest, OverlongLineIsCutButKeepsItsTrailer) {
+  const uint64_t cutBefore = Logger::linesTruncated();
   LOG_INFO << std::string(5000, 'x'); const int line = __LINE__;
   const std::string got = lastLine();
   const std::string head = "20261121 08:15:02.123456Z " + tidField(gettid()) + "INFO  ";
   const std::string tail = trailer(line);
-  ASSERT_EQ(got.size(), LogStream::kBufferSize);
-  EXPECT_EQ(got.substr(0, head.size()), head);
-  EXPECT_EQ(got.substr(got.size() - tail.size()), tail);
-  EXPECT_EQ(got.substr(head.size(), got.size() - head.size() - tail.size()),
-            std::string(LogStream::kBufferSize - head.size() - tail.size(), 'x'));
+  ASSERT_EQ(got.size(), LogStream::kMessageEnd + kCut.size() + tail.size());
+  EXPECT_EQ(got, head + std::string(LogStream::kMessageEnd - head.size(), 'x') + kCut + tail);
+  EXPECT_EQ(Logger::linesTruncated(), cutBefore + 1);
 }
 
-// At the exact boundary: a message that just fits is intact, one byte more
-// loses exactly its last byte.
+// At the exact boundary: a message that just fits is intact and not
+// marked, one byte more loses exactly its last byte and marks the line.
 TEST_F(LoggingTest, MessageThatJustFitsIsNotCut) {
   const std::string head = "20261121 08:15:02.123456Z " + tidField(gettid()) + "INFO  ";
   const int line = __LINE__ + 4;
   const std::string tail = trailer(line);
-  const size_t room = LogStream::kBufferSize - head.size() - tail.size();
+  const size_t room = LogStream::kMessageEnd - head.size();
   auto logMessageOf = [](size_t n) {
     LOG_INFO << std::string(n - 1, 'm') << 'E';
     return lastLine();
   };
+  const uint64_t cutBefore = Logger::linesTruncated();
   std::string got = logMessageOf(room - 1);
   EXPECT_EQ(got, head + std::string(room - 2, 'm') + "E" + tail);
   got = logMessageOf(room);
   EXPECT_EQ(got, head + std::string(room - 1, 'm') + "E" + tail);
-  EXPECT_EQ(got.size(), LogStream::kBufferSize);
+  EXPECT_EQ(got.size(), LogStream::kMessageEnd + tail.size());
+  EXPECT_EQ(Logger::linesTruncated(), cutBefore);
   got = logMessageOf(room + 1);
-  EXPECT_EQ(got, head + std::string(room, 'm') + tail);
-  EXPECT_EQ(got.size(), LogStream::kBufferSize);
+  EXPECT_EQ(got, head + std::string(room, 'm') + kCut + tail);
+  EXPECT_EQ(Logger::linesTruncated(), cutBefore + 1);
 }
 
 TEST_F(LoggingTest, OverlongSyserrAndDebugLinesKeepTheirTrailer) {
@@ -369,12 +374,29 @@ TEST_F(LoggingTest, OverlongSyserrAndDebugLinesKeepTheirTrailer) {
   errno = EBADF;
   LOG_SYSERR << std::string(5000, 's'); int line = __LINE__;
   std::string got = lastLine();
-  EXPECT_EQ(got.size(), LogStream::kBufferSize);
+  EXPECT_EQ(got.size(), LogStream::kMessageEnd + kCut.size() + trailer(line).size());
   EXPECT_EQ(got.substr(got.size() - trailer(line).size()), trailer(line));
   LOG_DEBUG << std::string(5000, 'd'); line = __LINE__;
   got = lastLine();
-  EXPECT_EQ(got.size(), LogStream::kBufferSize);
-  EXPECT_EQ(got.substr(got.size() - trailer(line).size()), trailer(line));
+  EXPECT_EQ(got.size(), LogStream::kMessageEnd + kCut.size() + trailer(line).size());
+  EXPECT_EQ(got.substr(got.size() - trailer(line).size() - kCut.size()), kCut + trailer(line));
+}
+
+// Issue #40: a 5,000-byte message with two kv fields and a LogContext
+// field keeps all three; the line carries the cut marker and is counted.
+TEST_F(LoggingTest, ACutMessageKeepsItsFieldsAndContextAndIsMarked) {
+  const uint64_t cutBefore = Logger::linesTruncated();
+  {
+    LogContext context{{"request_id", "7f3a"}};
+    LOG_INFO << std::string(5000, 'x') << kv("user", "alice") << kv("ms", 12);
+  }
+  const int line = __LINE__ - 2;
+  const std::string got = lastLine();
+  const std::string head = "20261121 08:15:02.123456Z " + tidField(gettid()) + "INFO  ";
+  EXPECT_EQ(got, head + std::string(LogStream::kMessageEnd - head.size(), 'x') +
+                     " user=alice ms=12 request_id=7f3a" + kCut + trailer(line));
+  EXPECT_LE(got.size(), LogStream::kBufferSize);
+  EXPECT_EQ(Logger::linesTruncated(), cutBefore + 1);
 }
 
 // ---- macros --------------------------------------------------------------------

@@ -331,6 +331,39 @@ TEST_F(AsyncLoggingTest, StatsCountTheLinesWritten) {
   EXPECT_EQ(allLines().size(), 1234u);
 }
 
+// Issue #40: a 5,000-byte message (1,250 control bytes, recorded as they
+// are and escaped by the backend, which cuts the line) with two kv fields
+// and a LogContext field keeps all three; the line carries the cut marker
+// and is counted.
+TEST_F(AsyncLoggingTest, TheBackendCutsAMessageAndKeepsItsFieldsAndContext) {
+  TempDir dir;
+  const uint64_t cutBefore = Logger::linesTruncated();
+  {
+    AsyncLogging log(dir.file("cut"), 1 << 30);
+    ASSERT_NE(log.recordSink(), nullptr);
+    auto attached = Logger::attach(log);
+    log.start();
+    muon::LogContext context{{"request_id", "7f3a"}};
+    LOG_INFO << std::string(1250, '\x01') << muon::kv("user", "alice") << muon::kv("ms", 12);
+    LOG_INFO << std::string(5000, 'x') << muon::kv("user", "alice") << muon::kv("ms", 12);
+  }
+  std::vector<std::string> lines;
+  for (const std::string& f : dir.files()) {
+    for (std::string& l : readLines(f)) lines.push_back(std::move(l));
+  }
+  ASSERT_EQ(lines.size(), 2u);
+  const std::string end = std::string(" user=alice ms=12 request_id=7f3a") +
+                          std::string(muon::LogStream::kCutMarker) + " - AsyncLogging_test.cc:";
+  // An escape ("\x01") is cut whole: the message may end up to 3 bytes short.
+  const size_t at = lines[0].find(end);
+  EXPECT_TRUE(at <= muon::LogStream::kMessageEnd && at + 3 >= muon::LogStream::kMessageEnd)
+      << lines[0].substr(lines[0].size() - 100);
+  EXPECT_EQ(lines[0].substr(at - 8, 8), "\\x01\\x01");
+  EXPECT_EQ(lines[1].find(end), muon::LogStream::kMessageEnd) << lines[1].substr(lines[1].size() - 100);
+  for (const std::string& got : lines) EXPECT_LE(got.size() + 1, muon::LogStream::kBufferSize);
+  EXPECT_EQ(Logger::linesTruncated(), cutBefore + 2);
+}
+
 TEST_F(AsyncLoggingTest, DestructorWritesWhatWasLogged) {
   {
     AsyncLogging log(dir_.file("dtor"), 1L << 30);

@@ -67,6 +67,29 @@ TEST(SyncLogging, ManyThreadsLinesAreWholeAndInEachThreadsOrder) {
   }
 }
 
+// Issue #40: a 5,000-byte message with two kv fields and a LogContext
+// field keeps all three in the file; the line carries the cut marker and
+// is counted.
+TEST(SyncLogging, ACutMessageKeepsItsFieldsAndContext) {
+  TempDir dir;
+  const uint64_t cutBefore = muon::Logger::linesTruncated();
+  {
+    SyncLogging log(dir.file("app"), 1 << 30);
+    auto attached = muon::Logger::attach(log);
+    muon::LogContext context{{"request_id", "7f3a"}};
+    LOG_INFO << std::string(5000, 'x') << muon::kv("user", "alice") << muon::kv("ms", 12);
+  }
+  const std::vector<std::string> lines = allLines(dir);
+  ASSERT_EQ(lines.size(), 1u);
+  const std::string& got = lines[0];
+  EXPECT_LE(got.size() + 1, muon::LogStream::kBufferSize);
+  const std::string end = std::string(" user=alice ms=12 request_id=7f3a") +
+                          std::string(muon::LogStream::kCutMarker) + " - SyncLogging_test.cc:";
+  ASSERT_NE(got.find(end), std::string::npos) << got.substr(got.size() - 100);
+  EXPECT_EQ(got.find(end), muon::LogStream::kMessageEnd);
+  EXPECT_EQ(muon::Logger::linesTruncated(), cutBefore + 1);
+}
+
 TEST(SyncLogging, RollsBySizeAndKeepsEveryLine) {
   TempDir dir;
   constexpr int kLines = 3000;

@@ -156,6 +156,7 @@ class InspectorMetricsTest : public ::testing::Test {
 TEST_F(InspectorMetricsTest, PageIsValidCountersOnlyGrowAndTheWorkShows) {
   std::map<std::string, double> before = scrape();
   for (const char* name : {"muon_log_lines_written_total", "muon_log_lines_dropped_total",
+                           "muon_log_lines_truncated_total",
                            "muon_net_bytes_received_total", "muon_net_bytes_sent_total",
                            "muon_net_connections_accepted_total", "muon_net_connections_open",
                            "muon_net_loop_iterations_total", "muon_net_loop_busy_seconds_total"}) {
@@ -163,6 +164,7 @@ TEST_F(InspectorMetricsTest, PageIsValidCountersOnlyGrowAndTheWorkShows) {
   }
 
   for (int i = 0; i < 100; ++i) LOG_INFO << "inspected line " << i;
+  LOG_INFO << std::string(5000, 'x') << kv("cut", 1);  // cut to fit: counted
   log_->flush();
   echoBytes(100000);
   std::map<std::string, double> after;
@@ -182,6 +184,11 @@ TEST_F(InspectorMetricsTest, PageIsValidCountersOnlyGrowAndTheWorkShows) {
   }
   const std::string written = "muon_log_lines_written_total{sink=\"test\"}";
   EXPECT_GE(after[written] - before[written], 100) << written;
+  EXPECT_GE(after["muon_log_lines_truncated_total"] - before["muon_log_lines_truncated_total"], 1);
+  const std::string stats = bodyOf(httpGet(inspector_->listenAddress(), "/log/stats"));
+  EXPECT_NE(stats.find("\nlogger lines_truncated " + std::to_string(Logger::linesTruncated()) + "\n"),
+            std::string::npos)
+      << stats;
   const std::string received = echoSeries(after, "muon_net_bytes_received_total");
   const std::string sent = echoSeries(after, "muon_net_bytes_sent_total");
   ASSERT_FALSE(received.empty());
