@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "muon/base/LineLayout.h"
 #include "muon/base/LogRecord.h"
 #include "muon/base/SyslogFormat.h"
 
@@ -54,14 +53,7 @@ int millisecondsUntil(std::chrono::steady_clock::time_point deadline) {
 std::string SyslogSink::format(const LogRecord& record, int facility,
                                const std::string& hostname, const std::string& appName,
                                pid_t pid) {
-  std::string out =
-      rfc5424::header(facility, rfc5424::severityOf(record.level),
-                      rfc5424::utcTimestamp(record.time), hostname, appName, pid,
-                      rfc5424::structuredData(record.fields));
-  out += std::to_string(record.tid);
-  out += ' ';
-  detail::appendFromLevel(&out, record);
-  return out;
+  return rfc5424::formatRecord(record, facility, hostname, appName, pid);
 }
 
 std::string SyslogSink::format(const char* line, size_t len, int facility,
