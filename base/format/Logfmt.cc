@@ -57,13 +57,6 @@ struct ByteClasses {
 };
 constexpr ByteClasses kClasses;
 
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // The length of a quoted value at s[i] == '"' (quotes included), 0 if it is
 // not closed or holds an escape the encoder does not write.
 size_t quotedLength(std::string_view s, size_t i) {
@@ -91,6 +84,31 @@ size_t quotedLength(std::string_view s, size_t i) {
 }
 
 }  // namespace
+
+int hexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+void appendUtf8(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xc0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xe0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  } else {
+    out->push_back(static_cast<char>(0xf0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  }
+}
 
 size_t writeFieldName(char* p, std::string_view name) {
   if (name.empty()) {
@@ -212,16 +230,7 @@ void appendLogfmtValue(const LogfmtField& field, std::string* out) {
         unsigned cp = 0;
         for (size_t k = 1; k <= 4; ++k) cp = cp * 16 + static_cast<unsigned>(hexValue(q[i + k]));
         i += 4;
-        if (cp < 0x80) {
-          out->push_back(static_cast<char>(cp));
-        } else if (cp < 0x800) {
-          out->push_back(static_cast<char>(0xc0 | (cp >> 6)));
-          out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-        } else {
-          out->push_back(static_cast<char>(0xe0 | (cp >> 12)));
-          out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
-          out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-        }
+        appendUtf8(cp, out);
         break;
       }
       default:  // '"' or '\\'

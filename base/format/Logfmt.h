@@ -44,6 +44,11 @@ inline void writeUnicodeEscape(char* p, unsigned char c) {
   p[4] = kHex[c >> 4];
   p[5] = kHex[c & 0xf];
 }
+// The value of a hexadecimal digit, -1 if c is not one; and the code point
+// cp (at most U+10FFFF) as UTF-8 appended to `out`: the \u escapes of
+// logfmt and JSON (JsonLines.h) read back.
+int hexValue(char c);
+void appendUtf8(uint32_t cp, std::string* out);
 // Writes `name` as a field's name at p (room for kMaxFieldName bytes);
 // returns its length (at least 1).
 size_t writeFieldName(char* p, std::string_view name);

@@ -302,6 +302,8 @@ class JsonWriter {
 
 }  // namespace
 
+bool isReservedJsonKey(std::string_view name) { return isReserved(name); }
+
 size_t utf8SequenceLength(const unsigned char* p, size_t n) {
   const unsigned char c = p[0];
   auto cont = [&](size_t i) { return i < n && (p[i] & 0xc0) == 0x80; };

@@ -31,6 +31,8 @@
 // text after the level: the file never reads fields out of text. Only
 // muon-logcat --json, which has nothing but text, reads the logfmt words at
 // a message's end as fields (appendJsonLine with FieldsInText::kRead).
+// The shipper reads a JSON file's lines back into their parts (readJsonLine)
+// to send each as its text line would be (SyslogFormat.h).
 //
 // Pure functions: any thread.
 #pragma once
@@ -98,6 +100,29 @@ void appendJsonLines(std::string_view chunk, const TimeZone& zone, FieldsInText 
                      std::string* out);
 // Whether every line of `chunk` is a JSON object already (starts with '{').
 bool allJsonObjects(std::string_view chunk);
+// Whether `name` is one of the keys a line's own parts take, or a dotted
+// prefix or extension of one: a field so named is written "fields.<name>".
+bool isReservedJsonKey(std::string_view name);
+
+// What readJsonLine found in a line.
+enum class JsonLineKind {
+  kOther,    // not a line muon writes as JSON
+  kMessage,  // {"message":"..."}: a line not in muon's layout (appendJsonMessage)
+  kParts,    // an object writeJsonObject writes: every part of a line
+};
+// Reads back a line of a JSON log file (with or without its '\n'), the
+// inverse of writeJsonObject and appendJsonMessage (JsonLineReader.cc).
+// For kParts, *parts holds the line's parts, each as the text line shows it:
+// strings unescaped, and the fields in their logfmt form with the space
+// before each, as a stream writes them (a JSON string as text, quoted if it
+// reads as a number; a number or a bool bare; "fields.<name>" of a reserved
+// name back to <name>); the views point into *storage, the message and the
+// fields adjacent, so that the text line's message is one view over both.
+// For kMessage, parts->message is the wrapped line. Any other line (not
+// JSON; JSON muon does not write: null, an array or an object as a value, a
+// key missing, repeated, or not a field's name; a malformed time) is kOther.
+JsonLineKind readJsonLine(std::string_view line, std::string* storage, JsonLineParts* parts);
+
 // The length of the valid UTF-8 sequence of a code point at p (n bytes
 // there), 0 if p[0] does not start one: overlong forms, surrogates and code
 // points past U+10FFFF are not valid.

@@ -5,6 +5,7 @@
 
 #include "muon/base/JsonLines.h"
 #include "muon/base/LineLayout.h"
+#include "muon/base/LogRecord.h"
 #include "muon/base/Logfmt.h"
 
 namespace muon {
@@ -122,9 +123,50 @@ std::string structuredData(std::string_view message) {
   return sd;
 }
 
+std::string formatRecord(const LogRecord& record, int facility, const std::string& hostname,
+                         const std::string& appName, pid_t pid) {
+  std::string out = header(facility, severityOf(record.level), utcTimestamp(record.time), hostname,
+                           appName, pid, structuredData(record.fields));
+  out += std::to_string(record.tid);
+  out += ' ';
+  detail::appendFromLevel(&out, record);
+  return out;
+}
+
+namespace {
+
+// A JSON line's parts as the record its statement made; the message and the
+// fields are adjacent in readJsonLine's storage.
+LogRecord recordOf(const detail::JsonLineParts& parts) {
+  LogRecord record;
+  record.time = Timestamp(parts.second * Timestamp::kMicroSecondsPerSecond + parts.micro);
+  record.level = static_cast<Logger::LogLevel>(parts.level);
+  record.tid = parts.tid;
+  record.file = parts.file;
+  record.line = parts.line;
+  record.function = parts.function;
+  record.message = std::string_view(parts.message.data(), parts.message.size() + parts.fields.size());
+  record.fields = parts.fields;
+  return record;
+}
+
+}  // namespace
+
 std::string formatLine(std::string_view line, int facility, const std::string& hostname,
                        const std::string& appName, pid_t pid, const TimeZone& zone) {
   if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+  if (!line.empty() && line.front() == '{') {
+    std::string storage;
+    detail::JsonLineParts parts;
+    switch (detail::readJsonLine(line, &storage, &parts)) {
+      case detail::JsonLineKind::kParts:
+        return formatRecord(recordOf(parts), facility, hostname, appName, pid);
+      case detail::JsonLineKind::kMessage:
+        return header(facility, kNotice, "-", hostname, appName, pid) + std::string(parts.message);
+      case detail::JsonLineKind::kOther:
+        break;
+    }
+  }
   Timestamp time;
   const size_t dateTime = detail::readDateTime(line, zone, &time);
   if (dateTime == 0) return header(facility, kNotice, "-", hostname, appName, pid) + std::string(line);

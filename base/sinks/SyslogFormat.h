@@ -30,6 +30,9 @@
 #include "muon/base/Timestamp.h"
 
 namespace muon {
+
+struct LogRecord;
+
 namespace rfc5424 {
 
 // RFC 5424 severities muon uses.
@@ -60,11 +63,22 @@ inline constexpr size_t kMaxParamName = 32;
 // message; "" if it has none.
 std::string structuredData(std::string_view message);
 
-// The message for one line of a muon log file (with or without its '\n').
-// A line in muon's layout (LineLayout.h) gets its time, severity and MSG as
-// above; its date-time is read in `zone` unless it ends in 'Z' (UTC). Any
-// other line is sent whole as MSG with severity notice and no time ("-": the
-// daemon stamps it).
+// The message for a record (LogRecord.h): severity from its level, its time
+// in UTC, its fields as STRUCTURED-DATA, MSG its line from the thread id on.
+std::string formatRecord(const LogRecord& record, int facility, const std::string& hostname,
+                         const std::string& appName, pid_t pid);
+
+// The message for one line of a muon log file (with or without its '\n'),
+// text or JSON. A text line in muon's layout (LineLayout.h) gets its time,
+// severity and MSG as above; its date-time is read in `zone` unless it ends
+// in 'Z' (UTC). A JSON line muon wrote (JsonLines.h, readJsonLine) is sent
+// as its record would be, with MSG the text line's: the same bytes as for
+// the line written as text, but where JSON cannot say what text does (a
+// byte that is not UTF-8 became U+FFFD) and where it says more (the fields
+// are the statement's, not the logfmt words that end the message); a JSON
+// line that wraps a line not in muon's layout ({"message":...}) is sent as
+// that line. Any other line is sent whole as MSG with severity notice and no
+// time ("-": the daemon stamps it).
 std::string formatLine(std::string_view line, int facility, const std::string& hostname,
                        const std::string& appName, pid_t pid, const TimeZone& zone);
 

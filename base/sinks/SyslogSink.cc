@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "muon/base/LineLayout.h"
 #include "muon/base/LogRecord.h"
 #include "muon/base/SyslogFormat.h"
 
@@ -54,14 +53,7 @@ int millisecondsUntil(std::chrono::steady_clock::time_point deadline) {
 std::string SyslogSink::format(const LogRecord& record, int facility,
                                const std::string& hostname, const std::string& appName,
                                pid_t pid) {
-  std::string out =
-      rfc5424::header(facility, rfc5424::severityOf(record.level),
-                      rfc5424::utcTimestamp(record.time), hostname, appName, pid,
-                      rfc5424::structuredData(record.fields));
-  out += std::to_string(record.tid);
-  out += ' ';
-  detail::appendFromLevel(&out, record);
-  return out;
+  return rfc5424::formatRecord(record, facility, hostname, appName, pid);
 }
 
 std::string SyslogSink::format(const char* line, size_t len, int facility,
@@ -93,34 +85,70 @@ SyslogSink::~SyslogSink() {
   closeSocket();
 }
 
+char* SyslogSink::Lines::add(size_t size, bool isRecord) {
+  const size_t offset = bytes.size();
+  bytes.resize(offset + size);
+  lines.push_back(Line{offset, size, isRecord});
+  return bytes.data() + offset;
+}
+
+void SyslogSink::Lines::dropFirst() {
+  ++first;
+  // The dropped lines' bytes are moved over once they are half the lines
+  // and a good many: amortized one copy of a line per line dropped.
+  if (first >= 1024 && first * 2 >= lines.size()) {
+    const size_t from = lines[first].offset;
+    bytes.erase(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(from));
+    lines.erase(lines.begin(), lines.begin() + static_cast<std::ptrdiff_t>(first));
+    for (Line& line : lines) line.offset -= from;
+    first = 0;
+  }
+}
+
+void SyslogSink::Lines::clear() {
+  bytes.clear();
+  lines.clear();
+  first = 0;
+}
+
 void SyslogSink::append(const LogRecord& record) {
-  const size_t size = detail::storedSize(record);
-  Queued item{std::unique_ptr<char[]>(new char[size]), size, true};
-  detail::storeRecord(record, item.bytes.get());
-  enqueue(std::move(item));
+  enqueue(detail::storedSize(record), true,
+          [&record](char* out) { detail::storeRecord(record, out); });
 }
 
 void SyslogSink::append(const char* line, size_t len) {
-  Queued item{std::unique_ptr<char[]>(new char[len]), len, false};
-  std::memcpy(item.bytes.get(), line, len);
-  enqueue(std::move(item));
+  enqueue(len, false, [line, len](char* out) { std::memcpy(out, line, len); });
 }
 
-void SyslogSink::enqueue(Queued item) {
-  Queued evicted{};  // freed after the lock is let go
+std::unique_lock<std::mutex> SyslogSink::lockBriefly() {
+  // Nobody holds mutex_ for more than a few moves (the sender swaps the
+  // queue whole): a logging thread that finds it taken spins the length of
+  // that rather than sleeping in the kernel and waiting to be woken.
+  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  for (int i = 0; !lock.owns_lock() && i < 2000; ++i) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    lock.try_lock();
+  }
+  if (!lock.owns_lock()) lock.lock();  // the holder was preempted
+  return lock;
+}
+
+template <typename Write>
+void SyslogSink::enqueue(size_t size, bool isRecord, Write write) {
   bool wasEmpty;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock = lockBriefly();
     if (queue_.size() >= options_.queueCapacity) {
       dropped_.fetch_add(1, std::memory_order_relaxed);
       if (options_.overflow == SyslogOptions::kDropNewest || queue_.empty()) return;
       // Its ticket stays issued: the sender marks it done with the batch it
       // would have been in.
-      evicted = std::move(queue_.front());
-      queue_.pop_front();
+      queue_.dropFirst();
     }
     wasEmpty = queue_.empty();
-    queue_.push_back(std::move(item));
+    write(queue_.add(size, isRecord));
     tickets_.issue();
   }
   // The sender waits only for an empty queue to fill; it looks again after
@@ -143,12 +171,18 @@ SyslogSink::Stats SyslogSink::stats() const {
 }
 
 void SyslogSink::senderLoop() {
-  std::deque<Queued> batch;
+  Lines batch;
   for (;;) {
     uint64_t batchEnd;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       senderCond_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      // Lines gather for a moment before they are taken: the lock changes
+      // hands once per kGatherMs, not once per line, so that a logging
+      // thread seldom finds it held (by a sender the scheduler may have
+      // preempted with it).
+      senderCond_.wait_for(lock, std::chrono::milliseconds(kGatherMs),
+                           [&] { return stopping_.load(); });
       if (stopping_) {
         // The destructor has waited what it would: no more I/O.
         lost_.fetch_add(queue_.size(), std::memory_order_relaxed);
@@ -156,7 +190,8 @@ void SyslogSink::senderLoop() {
         tickets_.markDone(tickets_.newest());
         return;
       }
-      batch.swap(queue_);
+      // The emptied buffers of the last batch become the queue's.
+      std::swap(batch, queue_);
       batchEnd = tickets_.newest();
     }
     // Lines that cannot be sent now are lost rather than kept: the queue
@@ -180,24 +215,46 @@ void SyslogSink::senderLoop() {
   }
 }
 
-std::string SyslogSink::formatQueued(const Queued& item) const {
-  return item.isRecord ? format(detail::loadRecord(item.bytes.get()), options_.facility,
-                                hostname_, appName_, pid_)
-                       : format(item.bytes.get(), item.size, options_.facility, hostname_,
-                                appName_, pid_);
+std::string SyslogSink::formatQueued(const Lines& batch, const Lines::Line& line) const {
+  const char* bytes = batch.bytes.data() + line.offset;
+  return line.isRecord
+             ? format(detail::loadRecord(bytes), options_.facility, hostname_, appName_, pid_)
+             : format(bytes, line.size, options_.facility, hostname_, appName_, pid_);
 }
 
-bool SyslogSink::sendBatch(const std::deque<Queued>& batch) {
+void SyslogSink::paceDatagram() {
+  using std::chrono::milliseconds;
+  auto now = std::chrono::steady_clock::now();
+  if (now >= paceWindow_ + milliseconds(1)) {
+    paceWindow_ = now;
+    pacedInWindow_ = 0;
+  }
+  if (pacedInWindow_ >= options_.udpCatchUpDatagramsPerMs) {
+    std::this_thread::sleep_until(paceWindow_ + milliseconds(1));
+    paceWindow_ = std::chrono::steady_clock::now();
+    pacedInWindow_ = 0;
+  }
+  ++pacedInWindow_;
+}
+
+bool SyslogSink::sendBatch(const Lines& batch) {
   // A daemon that died while the sender was idle has closed the connection;
   // writing into it would be accepted by the kernel and lost uncounted.
   if (fd_ >= 0 && options_.transport == SyslogOptions::kTcp && peerHungUp()) closeSocket();
+  const bool udp = options_.transport == SyslogOptions::kUdp;
+  // Caught up once a whole batch fits in one millisecond's budget.
+  const bool pace = udp && catchingUp_ && options_.udpCatchUpDatagramsPerMs > 0;
+  if (pace && batch.size() <= static_cast<size_t>(options_.udpCatchUpDatagramsPerMs)) {
+    catchingUp_ = false;
+  }
   bool retried = false;
-  size_t next = 0;
+  size_t next = batch.first;
   // Once the destructor stops waiting, the I/O under way is the last.
   auto stopping = [this] { return stopping_.load(std::memory_order_relaxed); };
-  while (next < batch.size() && !stopping()) {
+  while (next < batch.lines.size() && !stopping()) {
     if (fd_ < 0 && (!connectSocket() || stopping())) break;
-    const SendResult result = sendMessage(formatQueued(batch[next]));
+    if (pace) paceDatagram();
+    const SendResult result = sendMessage(formatQueued(batch, batch.lines[next]));
     if (result == kSent || result == kTooLong) {
       // A datagram too long for the transport says nothing of the daemon:
       // that line alone is lost.
@@ -216,8 +273,10 @@ bool SyslogSink::sendBatch(const std::deque<Queued>& batch) {
     }
     break;
   }
-  lost_.fetch_add(batch.size() - next, std::memory_order_relaxed);
-  return next == batch.size();
+  lost_.fetch_add(batch.lines.size() - next, std::memory_order_relaxed);
+  const bool reachable = next == batch.lines.size();
+  if (!reachable && udp) catchingUp_ = true;
+  return reachable;
 }
 
 bool SyslogSink::connectSocket() {
@@ -278,6 +337,7 @@ void SyslogSink::closeSocket() {
     ::close(fd_);
     fd_ = -1;
   }
+  unsent_.clear();  // a message cut with its connection
 }
 
 bool SyslogSink::peerHungUp() const {
@@ -286,15 +346,24 @@ bool SyslogSink::peerHungUp() const {
 }
 
 SyslogSink::SendResult SyslogSink::sendMessage(const std::string& message) {
-  std::string framed;
-  const std::string* out = &message;
   const bool tcp = options_.transport == SyslogOptions::kTcp;
-  if (tcp) {
-    framed = std::to_string(message.size()) + ' ' + message;
-    out = &framed;
-  }
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.sendTimeoutMs);
+  if (tcp && !unsent_.empty()) {
+    // First the rest of the message a timeout cut, which the stream owes.
+    std::string rest;
+    rest.swap(unsent_);
+    const SendResult result = sendBytes(rest, deadline);
+    if (result != kSent) return result;
+  }
+  if (!tcp) return sendBytes(message, deadline);
+  return sendBytes(std::to_string(message.size()) + ' ' + message, deadline);
+}
+
+SyslogSink::SendResult SyslogSink::sendBytes(const std::string& bytes,
+                                             std::chrono::steady_clock::time_point deadline) {
+  const std::string* out = &bytes;
+  const bool tcp = options_.transport == SyslogOptions::kTcp;
   size_t done = 0;
   while (done < out->size()) {
     const ssize_t n =
@@ -309,7 +378,11 @@ SyslogSink::SendResult SyslogSink::sendMessage(const std::string& message) {
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       // The daemon is not taking it (not reading, or its buffers are full).
       const int left = millisecondsUntil(deadline);
-      if (left == 0) return kTimedOut;
+      if (left == 0) {
+        // A TCP stream keeps its frames whole: the rest goes first next time.
+        if (tcp && done > 0) unsent_.assign(*out, done, std::string::npos);
+        return kTimedOut;
+      }
       struct pollfd p = {fd_, POLLOUT, 0};
       ::poll(&p, 1, left);
       continue;
@@ -326,7 +399,9 @@ bool SyslogSink::keepsSocket(SendResult result) const {
     case SyslogOptions::kUnixDatagram:
       return result != kFailed;  // the daemon's socket went away
     case SyslogOptions::kTcp:
-      return false;  // a message may have been cut: the stream is out of step
+      // A daemon that stopped reading keeps its connection (sendTimeoutMs);
+      // after a failed send the stream is out of step.
+      return result == kTimedOut;
   }
   return false;
 }

@@ -20,11 +20,15 @@
 // octet counting (RFC 6587: "LEN SP MESSAGE"); numeric IPv4 addresses.
 //
 // A dead or slow daemon never blocks a logging thread: append() copies the
-// line into a bounded queue under a mutex that is held only to move lines in
-// or out, never during I/O. When the queue is full one line is dropped
-// (counted): by default the oldest queued one (SyslogOptions::overflow). One
-// sender thread does all the I/O, on non-blocking sockets, and no send or
-// connect waits longer than sendTimeoutMs.
+// line into a bounded queue's buffer under a mutex that the sender holds
+// only to swap that buffer for its emptied one (at most once a millisecond:
+// lines gather for kGatherMs), never during I/O, and that append() spins
+// for a moment before sleeping on. The buffers are reused, so once they have
+// grown to the largest batch append() allocates nothing (no malloc lock to
+// wait for). When the queue is full one line is dropped (counted): by
+// default the oldest queued one (SyslogOptions::overflow). One sender
+// thread does all the I/O, on non-blocking sockets, and no send or connect
+// waits longer than sendTimeoutMs.
 //
 // What a failure costs, by transport:
 //  - A connection found dead (TCP: the daemon closed or reset it, seen before
@@ -36,7 +40,14 @@
 //    the sender waits, with a back-off from firstRetryMs doubling to
 //    maxRetryMs, before it tries again. UDP and UNIX datagram sockets are
 //    kept through refusals and timeouts (only a new connection counts in
-//    `reconnects`).
+//    `reconnects`), and so is a TCP connection whose send timed out: the
+//    daemon is alive but not reading, and a new connection would hand it
+//    another socket buffer of lines; the rest of a message the timeout cut
+//    is sent first once it reads again.
+//  - Back after being unreachable, over UDP: the lines queued meanwhile go
+//    at most udpCatchUpDatagramsPerMs a millisecond until a batch fits in
+//    one millisecond's budget, so that a daemon just restarted is not sent
+//    more than its receive buffer holds before it reads.
 //  - A line too long for a datagram (UDP's 64 KiB, a UNIX socket's send
 //    buffer) is counted lost alone; the lines after it go on.
 //  - A socket that connected to itself (the daemon's port is in the
@@ -46,10 +57,12 @@
 // warning) saying how many lines were dropped and lost since the last such
 // report; stats() has the totals. What stays uncounted: a TCP message the
 // kernel accepted before the daemon died (TCP syslog has no
-// acknowledgement; a death in the middle of a batch costs what the kernel had
-// taken), a UDP message sent before the daemon's refusal came back (one per
-// back-off while it is down; loopback answers at once), and a UDP message
-// the daemon's kernel dropped with its receive buffer full (no flow control).
+// acknowledgement; a death in the middle of a batch, or of a stalled
+// daemon, costs what one connection's buffers held), a UDP message sent
+// before the daemon's refusal came back (one per back-off while it is down;
+// loopback answers at once), and a UDP message the daemon's kernel dropped
+// with its receive buffer full (no flow control; paced after an outage, but
+// a daemon slower than the program still drops).
 //
 // The destructor waits for the queue at most flushTimeoutMs, then lets the
 // sender finish the send or connect it is in (at most sendTimeoutMs more)
@@ -62,14 +75,14 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "muon/base/FlushTickets.h"
 
@@ -113,8 +126,21 @@ struct SyslogOptions {
   int maxRetryMs = 250;
   // The most one send (and one TCP connect) may wait for a daemon that
   // does not take it (not reading, or its buffers full) before the sender
-  // counts the daemon unreachable. Bounds the destructor too.
+  // counts the daemon unreachable. Bounds the destructor too. A TCP
+  // connection that timed out is kept, not replaced: a new one to the same
+  // stalled daemon would be handed another socket buffer of lines that its
+  // death would lose uncounted; the next batch waits for this one to be read.
   int sendTimeoutMs = 1000;
+  // UDP: the most datagrams sent in one millisecond while the sink catches
+  // up after the daemon was unreachable (a restart): the lines queued
+  // meanwhile (up to maxRetryMs of them) go at this pace, not in one burst,
+  // which a receive buffer of a few hundred datagrams (Linux's default
+  // 208 KiB; the daemon just started and may not read yet) drops without a
+  // trace. 50 a millisecond (50,000 lines/s) drains a back-off's backlog of
+  // a 20,000 lines/s program in a fifth of a second and gives a receiver
+  // 5 ms to start reading before its buffer fills; pacing ends once a batch
+  // fits in one millisecond's budget. 0: no pacing.
+  int udpCatchUpDatagramsPerMs = 50;
   // flush() waits at most this long: a FATAL line must not hang on a dead
   // daemon.
   int flushTimeoutMs = 1000;
@@ -157,6 +183,8 @@ class SyslogSink {
                             const std::string& hostname, const std::string& appName, pid_t pid);
 
  private:
+  // How long the sender lets lines gather before it takes them.
+  static constexpr int kGatherMs = 1;
   void senderLoop();
   // Opens and connects the socket; false if it cannot.
   bool connectSocket();
@@ -169,6 +197,8 @@ class SyslogSink {
   // Sends one formatted message with the transport's framing, waiting at
   // most sendTimeoutMs for the socket to take it.
   SendResult sendMessage(const std::string& message);
+  // Sends `bytes` as they are, by `deadline`.
+  SendResult sendBytes(const std::string& bytes, std::chrono::steady_clock::time_point deadline);
   // Whether the socket stays after a failed send: a datagram socket is only
   // an address, except a UNIX one whose daemon went away.
   bool keepsSocket(SendResult result) const;
@@ -180,24 +210,48 @@ class SyslogSink {
   std::string appName_;
   const pid_t pid_;
 
-  // A stored record (detail::storeRecord) or a line that did not come from
-  // Logger.
-  struct Queued {
-    std::unique_ptr<char[]> bytes;
-    size_t size;
-    bool isRecord;
+  // Lines in order, their bytes one after another: a stored record
+  // (detail::storeRecord) or a line that did not come from Logger. The
+  // queue and the sender's batch are two of these, swapped whole, so that
+  // their memory is reused: append() neither allocates (once the buffers
+  // have grown to the largest backlog) nor frees, and never waits for a
+  // malloc lock the sender or a fork() holds.
+  struct Lines {
+    struct Line {
+      size_t offset;
+      size_t size;
+      bool isRecord;
+    };
+    std::vector<char> bytes;
+    std::vector<Line> lines;
+    size_t first = 0;  // lines before it were dropped by a full queue
+
+    size_t size() const { return lines.size() - first; }
+    bool empty() const { return size() == 0; }
+    // Room for a line of `size` bytes at the end; where to write it.
+    char* add(size_t size, bool isRecord);
+    // Drops the oldest line; its bytes go once they are most of the buffer.
+    void dropFirst();
+    void clear();
   };
-  // Queues `item`; if the queue is full, drops it or the oldest.
-  void enqueue(Queued item);
+  // Queues a line of `size` bytes, written by `write` into the room made
+  // for it; if the queue is full, drops it or the oldest.
+  template <typename Write>
+  void enqueue(size_t size, bool isRecord, Write write);
+  // mutex_, spinning a moment before sleeping for it.
+  std::unique_lock<std::mutex> lockBriefly();
   // Sends a batch in order; false if the daemon turned out unreachable, the
   // line that failed and the rest then counted lost.
-  bool sendBatch(const std::deque<Queued>& batch);
+  bool sendBatch(const Lines& batch);
   // The message for a queued line.
-  std::string formatQueued(const Queued& item) const;
+  std::string formatQueued(const Lines& batch, const Lines::Line& line) const;
+  // UDP catching up: waits until the datagram budget of the current
+  // millisecond has room for one more.
+  void paceDatagram();
 
   mutable std::mutex mutex_;
   std::condition_variable senderCond_;  // a line queued, or stop
-  std::deque<Queued> queue_;            // guarded by mutex_
+  Lines queue_;                         // guarded by mutex_
   FlushTickets tickets_;                // guarded by mutex_: one per line queued
   // Set under mutex_ (the sender waits on it) but read by the sender
   // between sends too: once set, it starts no more I/O.
@@ -212,6 +266,14 @@ class SyslogSink {
   int fd_ = -1;
   bool everConnected_ = false;
   int retryMs_;
+  // TCP: the rest of a message a send timed out in, sent before anything
+  // else on the connection (which is kept: see sendTimeoutMs).
+  std::string unsent_;
+  // UDP: pacing after the daemon was unreachable (udpCatchUpDatagramsPerMs),
+  // and the current millisecond's count.
+  bool catchingUp_ = false;
+  std::chrono::steady_clock::time_point paceWindow_;
+  int pacedInWindow_ = 0;
   uint64_t reportedDropped_ = 0;
   uint64_t reportedLost_ = 0;
 

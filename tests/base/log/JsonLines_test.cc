@@ -15,6 +15,7 @@
 
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
+#include "muon/base/LineLayout.h"
 #include "muon/base/LogFile.h"
 #include "muon/base/Logging.h"
 #include "muon/base/StdoutSink.h"
@@ -108,6 +109,89 @@ TEST(JsonLines, ALocalTimeIsWrittenInUtc) {
   detail::appendJsonLine("20261121 16:15:02.000001  4321 WARN  x - f.cc:3",
                          TimeZone::fixed(8 * 3600, "UTC+8"), detail::FieldsInText::kRead, &out);
   EXPECT_EQ(json::parse(out)["@timestamp"], "2026-11-21T08:15:02.000001Z");
+}
+
+// ---- read back (readJsonLine) ----------------------------------------------
+
+// A text line, made JSON and read back, gives the text line's parts: the
+// message and its fields as the text line holds them.
+TEST(JsonLines, AJsonLineReadsBackIntoTheTextLinesParts) {
+  const TimeZone utc;
+  const std::string texts[] = {
+      "20261121 08:15:02.123456Z  4321 INFO  login user=alice ms=12 - auth.cc:42",
+      "20261121 08:15:02.000001Z     7 DEBUG fn msg a=1 b=-2.5e+3 c=true d=\"12\" e=nan f=inf "
+      "g=0x1f h=\"x y\" q=\"say \\\"hi\\\" \\\\ \\n \\u0001\" - f.cc:1",
+      "20261121 08:15:02.123456Z     7 INFO  real message=fake log.level=x log=y "
+      "process.thread.id.x=1 fields.x=2 - f.cc:1",
+      "20261121 08:15:02.123456Z     7 WARN  caf\xc3\xa9 \xf0\x9f\x98\x80 no fields - f.cc:1",
+      "20261121 08:15:02.123456Z     7 ERROR  user=only - f.cc:1",
+      "20261121 08:15:02.123456Z     7 FATAL no trailer",
+  };
+  for (const std::string& text : texts) {
+    Timestamp time;
+    detail::LineParts parsed;
+    ASSERT_TRUE(detail::parseLine(text, utc, &time, &parsed)) << text;
+    std::string storage;
+    detail::JsonLineParts parts;
+    ASSERT_EQ(detail::readJsonLine(toJson(text), &storage, &parts), detail::JsonLineKind::kParts)
+        << toJson(text);
+    EXPECT_EQ(parts.second, time.secondsSinceEpoch());
+    EXPECT_EQ(parts.micro, time.microSecondsInSecond());
+    EXPECT_EQ(parts.level, parsed.level);
+    EXPECT_EQ(parts.tid, parsed.tid);
+    EXPECT_EQ(parts.function, parsed.function);
+    EXPECT_EQ(parts.file, parsed.file);
+    EXPECT_EQ(parts.line, parsed.line);
+    // One view: the message, then its fields.
+    ASSERT_EQ(parts.message.data() + parts.message.size(), parts.fields.data());
+    EXPECT_EQ(std::string(parts.message) + std::string(parts.fields), parsed.message) << text;
+    std::string again;
+    detail::appendJsonObject(parts, &again);
+    EXPECT_EQ(again, toJson(text));
+  }
+}
+
+TEST(JsonLines, AWrappedLineReadsBackAsItsText) {
+  std::string storage;
+  detail::JsonLineParts parts;
+  EXPECT_EQ(detail::readJsonLine(toJson("Dropped log messages \"x\"\n"), &storage, &parts),
+            detail::JsonLineKind::kMessage);
+  EXPECT_EQ(parts.message, "Dropped log messages \"x\"");
+}
+
+TEST(JsonLines, JsonMuonDoesNotWriteIsNotReadAsALine) {
+  const std::string good =
+      "{\"@timestamp\":\"2026-11-21T08:15:02.123456Z\",\"log.level\":\"INFO\","
+      "\"process.thread.id\":4321,\"message\":\"m\"}";
+  std::string storage;
+  detail::JsonLineParts parts;
+  ASSERT_EQ(detail::readJsonLine(good, &storage, &parts), detail::JsonLineKind::kParts);
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string s = good;
+    s.replace(s.find(from), from.size(), to);
+    return s;
+  };
+  const std::string others[] = {
+      "", "{", "{}", "[1]", "not json", "{\"message\":1}", "{\"message\":\"m\"} x",
+      "{\"message\":\"m\",\"message\":\"n\"}",
+      replaced("\"m\"", "null"),
+      replaced("\"m\"}", "\"m\",\"k\":{}}"),
+      replaced("\"m\"}", "\"m\",\"k\":[1]}"),
+      replaced("\"m\"}", "\"m\",\"bad key\":1}"),
+      replaced("\"m\"}", "\"m\",\"k\":01}"),
+      replaced("\"m\"}", "\"m\",\"log.origin.file.name\":\"f.cc\"}"),  // no line
+      replaced("\"INFO\"", "\"NOTICE\""),
+      replaced("4321", "\"4321\""),
+      replaced("4321", "-1"),
+      replaced("T08", " 08"),
+      replaced(".123456Z", ".123Z"),
+      replaced("\"m\"", "\"a\\qb\""),
+      replaced("\"m\"", "\"tab\tin\""),
+      replaced(",\"log.level\":\"INFO\"", ""),
+  };
+  for (const std::string& line : others) {
+    EXPECT_EQ(detail::readJsonLine(line, &storage, &parts), detail::JsonLineKind::kOther) << line;
+  }
 }
 
 // ---- statements through the files ----------------------------------------

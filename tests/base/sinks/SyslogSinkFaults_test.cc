@@ -349,6 +349,56 @@ TEST(SyslogSinkFaults, TcpLineAfterTheDaemonClosedIsResentOrCountedNeverSentInto
 // A TCP daemon down for 0.8 s from the start, then back on its port: with
 // the default back-off the sink reaches it within 0.5 s of its return (a
 // back-off doubling to 5 s came 0.7 s late).
+// A TCP daemon that stops reading (stalled: busy, or stopped): a send times
+// out, and the sink keeps that connection instead of making a new one to
+// the same daemon, whose kernel would take another socket buffer of lines
+// (thousands) that a kill then loses uncounted. Once the daemon reads again,
+// the lines go on over the same connection. (It reconnected after each
+// timeout.)
+TEST(SyslogSinkFaults, TcpDaemonThatStopsReadingKeepsItsOneConnection) {
+  const int listener = bindLoopback(SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  SyslogOptions options;
+  options.transport = SyslogOptions::kTcp;
+  options.port = portOf(listener);
+  options.sendTimeoutMs = 50;
+  options.firstRetryMs = 10;
+  options.maxRetryMs = 20;
+  SyslogSink sink(options);
+  sink.append("first\n", 6);
+  const int daemon = acceptWithin(listener, 5000);
+  ASSERT_GE(daemon, 0);
+  // Never read: lines until the socket buffers are full and sends time out
+  // again and again.
+  const std::string line(200, 'x');
+  const auto start = Clock::now();
+  while (Clock::now() - start < milliseconds(1500)) {
+    for (int i = 0; i < 1000; ++i) sink.append(line.data(), line.size());
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  EXPECT_GT(sink.stats().lost, 0u) << "no send timed out";
+  EXPECT_EQ(sink.stats().reconnects, 0u);
+  EXPECT_FALSE(readableWithin(listener, 0)) << "a second connection to the stalled daemon";
+  // The daemon reads again: a line logged now arrives on the same connection.
+  std::string got;
+  const auto reading = Clock::now();
+  while (got.find("after the stall") == std::string::npos &&
+         Clock::now() - reading < std::chrono::seconds(10)) {
+    sink.append("after the stall\n", 16);
+    char buf[65536];
+    while (readableWithin(daemon, 1)) {
+      const ssize_t n = ::recv(daemon, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      got.append(buf, static_cast<size_t>(n));
+      if (got.size() > (1u << 20)) got.erase(0, got.size() - 4096);
+    }
+  }
+  EXPECT_NE(got.find("after the stall"), std::string::npos);
+  EXPECT_EQ(sink.stats().reconnects, 0u);
+  ::close(daemon);
+  ::close(listener);
+}
+
 TEST(SyslogSinkFaults, TcpDaemonBackAfterAnOutageIsReachedWithinHalfASecond) {
   const uint16_t port = unusedPort(SOCK_STREAM);
   ASSERT_NE(port, 0);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,50 @@ TEST(SyslogFormat, FieldsGoIntoStructuredData) {
   EXPECT_EQ(SyslogSink::format(r, 1, "h", "a", 7).find("[muon@"), std::string::npos);
   // No fields: NILVALUE, as before.
   EXPECT_EQ(muon::rfc5424::structuredData("just words a=b c"), "");
+}
+
+// A JSON log file's line is shipped as the text line of the same statement
+// is: its own time, severity, thread, MSG and STRUCTURED-DATA (it was sent
+// whole, severity notice, no time, no STRUCTURED-DATA).
+TEST(SyslogFormat, AJsonLineGivesTheSameMessageAsItsTextLine) {
+  const muon::TimeZone utc8 = muon::TimeZone::fixed(8 * 3600, "UTC+8");
+  struct Case {
+    Logger::LogLevel level;
+    const char* head;     // the text line up to its function or message, in UTC+8
+    const char* function;
+    const char* message;  // the fields included
+    const char* fields;   // the statement's fields: the message's tail
+  };
+  const Case cases[] = {
+      {Logger::INFO, "20261121 16:15:02.123456  4321 INFO  ", "", "login user=alice ms=12",
+       " user=alice ms=12"},
+      // Quoted values, text that reads as a number, a bool, a reserved name
+      // (JSON's "fields.message"), a function's name.
+      {Logger::DEBUG, "20261121 16:15:02.123456  4321 DEBUG ", "main",
+       "quoted q=\"a \\\"b\\\" ]\\n\" id=\"12\" ok=true message=m",
+       " q=\"a \\\"b\\\" ]\\n\" id=\"12\" ok=true message=m"},
+      {Logger::ERROR, "20261121 16:15:02.123456  4321 ERROR ", "", "no fields", ""},
+  };
+  for (const Case& c : cases) {
+    LogRecord r = recordAt(c.level, "");
+    r.function = c.function;
+    r.message = c.message;
+    r.fields = r.message.substr(r.message.size() - std::strlen(c.fields));
+    const std::string text = std::string(c.head) + (r.function.empty() ? "" : std::string(c.function) + " ") +
+                             c.message + " - df.cc:42\n";
+    std::string json;
+    muon::detail::appendJsonRecord(r, &json);
+    const std::string fromText = muon::rfc5424::formatLine(text, 1, "h", "a", 7, utc8);
+    EXPECT_EQ(fromText, SyslogSink::format(r, 1, "h", "a", 7));
+    EXPECT_EQ(muon::rfc5424::formatLine(json, 1, "h", "a", 7, utc8), fromText) << json;
+  }
+  // A JSON line wrapping a line not in muon's layout: that line, as from a
+  // text file.
+  EXPECT_EQ(muon::rfc5424::formatLine("{\"message\":\"not a muon line\"}\n", 1, "h", "a", 7, utc8),
+            "<13>1 - h a 7 - - not a muon line");
+  // JSON that muon does not write goes whole, as any foreign line.
+  EXPECT_EQ(muon::rfc5424::formatLine("{\"message\":null}", 1, "h", "a", 7, utc8),
+            "<13>1 - h a 7 - - {\"message\":null}");
 }
 
 muon::Timestamp fixedClock() { return muon::Timestamp(1795248902123456); }

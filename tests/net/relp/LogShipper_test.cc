@@ -18,18 +18,24 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <mutex>
 #include <memory>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "FakeRelpServer.h"
 #include "LogCapture.h"
 #include "Rsyslogd.h"
 #include "ShipTestSupport.h"
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
+#include "muon/base/LogFields.h"
+#include "muon/base/Logging.h"
+#include "muon/base/SyncLogging.h"
 #include "muon/net/EventLoop.h"
 #include "muon/net/EventLoopThread.h"
 
@@ -111,6 +117,94 @@ TEST(LogShipperTest, ALineReachesTheDaemonWithinFlushInterval) {
     std::this_thread::sleep_for(milliseconds(150 * i));
   }
   log.stop();
+}
+
+// A RELP server that acknowledges every frame and keeps the messages of the
+// `syslog` frames, in order.
+class RecordingRelpServer {
+ public:
+  RecordingRelpServer()
+      : server_([this](muon::net::test::FakeRelpServer::Peer& peer, int) { serve(peer); }) {}
+  uint16_t port() const { return server_.port(); }
+  // The messages once `n` have come (within 10 s), or what came.
+  std::vector<std::string> messages(size_t n) {
+    const auto deadline = Clock::now() + seconds(10);
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (messages_.size() >= n || Clock::now() > deadline) return messages_;
+      }
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+  }
+
+ private:
+  void serve(muon::net::test::FakeRelpServer::Peer& peer) {
+    if (!peer.acceptOpen()) return;
+    muon::net::relp::RelpFrameData frame;
+    while (peer.next(&frame)) {
+      if (frame.command == "syslog") {
+        std::lock_guard<std::mutex> lock(mutex_);
+        messages_.push_back(frame.data);
+      }
+      peer.respond(frame.txnr, "200 OK");
+      if (frame.command == "close") return;
+    }
+  }
+
+  std::mutex mutex_;
+  std::vector<std::string> messages_;  // guarded by mutex_
+  muon::net::test::FakeRelpServer server_;  // last: its thread uses the above
+};
+
+// The messages the shipper sends for the files of `basename`, `n` of them.
+std::vector<std::string> shippedMessages(const std::string& basename, size_t n) {
+  RecordingRelpServer server;
+  LogShipperOptions options;
+  options.basename = basename;
+  options.appName = "app";
+  options.pollIntervalMs = 50;
+  ShipperThread shipper(server.port(), options);
+  EXPECT_TRUE(shipper.started());
+  return server.messages(n);
+}
+
+// The same statements written to a text file and to a JSON file ship as the
+// same RFC 5424 messages: each JSON line with its own time, severity,
+// thread, MSG and STRUCTURED-DATA (it went as a foreign line: severity
+// notice, the daemon's time, no STRUCTURED-DATA).
+TEST(LogShipperTest, AJsonFileShipsTheMessagesOfItsTextForm) {
+  TempDir logs;
+  size_t lines = 0;
+  {
+    muon::SyncLogging text(logs.file("text"), 1 << 30);
+    muon::SyncLogging::Options jsonOptions;
+    jsonOptions.files.format = muon::LineFormat::kJson;
+    muon::SyncLogging json(logs.file("json"), 1 << 30, jsonOptions);
+    auto toText = muon::Logger::addSink(text);
+    auto toJson = muon::Logger::addSink(json);
+    muon::Logger::setLogLevel(muon::Logger::DEBUG);
+    LOG_INFO << "login" << muon::kv("user", "alice") << muon::kv("ms", 12)
+             << muon::kv("note", "two \"words\"\n") << muon::kv("id", "12");
+    LOG_WARN << "disk" << muon::kv("free", 0.5) << muon::kv("ok", false) << muon::kv("message", "m");
+    LOG_DEBUG << "in a function" << muon::kv("k", "v");
+    LOG_ERROR << "no fields at all";
+    muon::Logger::setLogLevel(muon::Logger::INFO);
+    // A line that did not come from Logger: the JSON file wraps it.
+    const std::string foreign = "not a muon line\n";
+    text.append(foreign.data(), foreign.size());
+    json.append(foreign.data(), foreign.size());
+    lines = 5;
+  }
+  const std::vector<std::string> fromText = shippedMessages(logs.file("text"), lines);
+  const std::vector<std::string> fromJson = shippedMessages(logs.file("json"), lines);
+  ASSERT_EQ(fromText.size(), lines);
+  EXPECT_EQ(fromJson, fromText);
+  // The text's messages are what they should be: structured, timed, leveled.
+  EXPECT_NE(fromText[0].find("[muon@32473 user=\"alice\" ms=\"12\""), std::string::npos) << fromText[0];
+  EXPECT_EQ(fromText[1].compare(0, 4, "<12>"), 0) << fromText[1];
+  EXPECT_NE(fromText[2].find(" DEBUG "), std::string::npos) << fromText[2];
+  EXPECT_EQ(fromText[4].compare(0, 6, "<13>1 "), 0) << fromText[4];
 }
 
 // The state file cannot be written (its directory is gone, as a full disk
