@@ -51,7 +51,7 @@ void LogStream::integerNearEnd(unsigned long long v) {
 }
 
 void LogStream::putPastEnd(const char* data, size_t len, bool whole) {
-  if (fieldDepth_ == 0) {
+  if (fieldDepth_ == 0 || fieldDropped_) {
     cutHere();
     return;
   }
@@ -95,8 +95,9 @@ void LogStream::beginFieldTextChecked(std::string_view name, bool text) {
     buffer_.add(n);
     if (past) wrotePastEnd();
   } else {
-    // The line is full: the field is left out (its value then finds no
-    // room either).
+    // The line is full: the field is left out, and its value with it
+    // (putPastEnd and endFieldText write none of it).
+    fieldDropped_ = true;
     cutHere();
   }
   fieldStart_ = static_cast<uint32_t>(buffer_.length());
@@ -104,6 +105,11 @@ void LogStream::beginFieldTextChecked(std::string_view name, bool text) {
 
 void LogStream::endFieldText() {
   if (fieldDepth_ == 0 || --fieldDepth_ > 0) return;
+  if (fieldDropped_) {
+    // Nothing of it was written; not even an empty value's quotes.
+    fieldDropped_ = false;
+    return;
+  }
   if (valueStaysAsItIs(false)) {
     fieldsEnd_ = static_cast<uint32_t>(buffer_.length());
     return;

@@ -254,7 +254,7 @@ class LogStream {
   static constexpr std::string_view kCutMarker = " log.truncated=true";
   using Buffer = detail::FixedBuffer<kBufferSize, kFieldRoom>;
 
-  LogStream() = default;
+  LogStream() : fieldText_(false), fieldDropped_(false) {}
   LogStream(const LogStream&) = delete;
   LogStream& operator=(const LogStream&) = delete;
 
@@ -629,7 +629,11 @@ class LogStream {
   // The open field of a text line: how deep (0: none), where its value
   // starts, whether it came from strings.
   uint8_t fieldDepth_ = 0;
-  bool fieldText_ = false;
+  bool fieldText_ : 1;
+  // The open outermost field was left out (no room for its name): its value
+  // is left out too, so that no bytes of it join the field before. (Bits of
+  // one byte: the stream is its buffer and 64 bytes, no more.)
+  bool fieldDropped_ : 1;
   uint32_t fieldStart_ = 0;
   // The run of outermost fields last written (trailingFieldsFrom): where it
   // begins and where its last field ended.

@@ -510,6 +510,38 @@ TEST(LogStreamTest, AFieldTooLongForTheLineIsCutAndMarked) {
   }
 }
 
+// A field whose name finds no room at the line's end is left out whole:
+// none of its value joins the field before it ("a=xxx12345", "a=xxx\"\""),
+// at every distance from the end around the name's room.
+TEST(LogStreamTest, AFieldLeftOutAtTheEndLeavesTheFieldBeforeAsItWas) {
+  for (size_t filler = 700; filler < 1000; ++filler) {
+    for (const std::string& next : {std::string("12345"), std::string()}) {
+      auto g = std::make_unique<Guarded>();
+      g->stream << std::string(5000, 'm');
+      const std::string before(filler, 'x');
+      field(g->stream, "a", before);
+      field(g->stream, "n", next);
+      g->stream.closeFields();
+      const char trailer[] = " - f.cc:1\n";
+      g->stream.finishLine(trailer, sizeof trailer - 1);
+      const std::string text = str(g->stream);
+      const std::string end = " log.truncated=true - f.cc:1\n";
+      const size_t a = text.find(" a=");
+      ASSERT_NE(a, std::string::npos) << filler;
+      const std::string rest = text.substr(a);
+      // Both whole; or "a" whole and "n" left out; or "a" cut (a prefix of
+      // its value) and "n" left out. Nothing else.
+      const bool both = rest == " a=" + before + " n=\"" + next + "\"" + end;
+      const bool aAlone = rest == " a=" + before + end;
+      const size_t value = rest.size() - 3 - end.size();
+      const bool aCut = rest.size() >= 3 + end.size() && value < before.size() &&
+                        rest == " a=" + before.substr(0, value) + end;
+      EXPECT_TRUE(both || aAlone || aCut) << filler << ": ..." << rest.substr(3 + before.size() - 20);
+      EXPECT_TRUE(g->guardIntact()) << filler;
+    }
+  }
+}
+
 // Regression: a number that did not fit was cut ("12345" became "123"),
 // which reads as a different value. Now it is written whole or not at all,
 // at every distance from the end (both sides of the 48-byte fast path).
