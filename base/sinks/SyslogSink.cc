@@ -97,7 +97,7 @@ void SyslogSink::Lines::dropFirst() {
   // The dropped lines' bytes are moved over once they are half the lines
   // and a good many: amortized one copy of a line per line dropped.
   if (first >= 1024 && first * 2 >= lines.size()) {
-    const size_t from = lines[first].offset;
+    const size_t from = first < lines.size() ? lines[first].offset : bytes.size();
     bytes.erase(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(from));
     lines.erase(lines.begin(), lines.begin() + static_cast<std::ptrdiff_t>(first));
     for (Line& line : lines) line.offset -= from;
@@ -242,11 +242,15 @@ bool SyslogSink::sendBatch(const Lines& batch) {
   // writing into it would be accepted by the kernel and lost uncounted.
   if (fd_ >= 0 && options_.transport == SyslogOptions::kTcp && peerHungUp()) closeSocket();
   const bool udp = options_.transport == SyslogOptions::kUdp;
-  // Caught up once a whole batch fits in one millisecond's budget.
-  const bool pace = udp && catchingUp_ && options_.udpCatchUpDatagramsPerMs > 0;
-  if (pace && batch.size() <= static_cast<size_t>(options_.udpCatchUpDatagramsPerMs)) {
+  // Caught up once a whole batch fits in one millisecond's budget, or
+  // kMaxCatchUpMs after the last failure: a program that logs faster than
+  // the pace would otherwise be held to it for good.
+  if (catchingUp_ &&
+      (batch.size() <= static_cast<size_t>(options_.udpCatchUpDatagramsPerMs) ||
+       std::chrono::steady_clock::now() - catchUpSince_ > std::chrono::milliseconds(kMaxCatchUpMs))) {
     catchingUp_ = false;
   }
+  const bool pace = udp && catchingUp_ && options_.udpCatchUpDatagramsPerMs > 0;
   bool retried = false;
   size_t next = batch.first;
   // Once the destructor stops waiting, the I/O under way is the last.
@@ -275,7 +279,12 @@ bool SyslogSink::sendBatch(const Lines& batch) {
   }
   lost_.fetch_add(batch.lines.size() - next, std::memory_order_relaxed);
   const bool reachable = next == batch.lines.size();
-  if (!reachable && udp) catchingUp_ = true;
+  if (!reachable && udp) {
+    // What comes next is paced, kMaxCatchUpMs at most from the last
+    // failure (about the daemon's return).
+    catchingUp_ = true;
+    catchUpSince_ = std::chrono::steady_clock::now();
+  }
   return reachable;
 }
 
@@ -353,15 +362,16 @@ SyslogSink::SendResult SyslogSink::sendMessage(const std::string& message) {
     // First the rest of the message a timeout cut, which the stream owes.
     std::string rest;
     rest.swap(unsent_);
-    const SendResult result = sendBytes(rest, deadline);
+    const SendResult result = sendBytes(rest, deadline, true);
     if (result != kSent) return result;
   }
-  if (!tcp) return sendBytes(message, deadline);
-  return sendBytes(std::to_string(message.size()) + ' ' + message, deadline);
+  if (!tcp) return sendBytes(message, deadline, false);
+  return sendBytes(std::to_string(message.size()) + ' ' + message, deadline, false);
 }
 
 SyslogSink::SendResult SyslogSink::sendBytes(const std::string& bytes,
-                                             std::chrono::steady_clock::time_point deadline) {
+                                             std::chrono::steady_clock::time_point deadline,
+                                             bool owed) {
   const std::string* out = &bytes;
   const bool tcp = options_.transport == SyslogOptions::kTcp;
   size_t done = 0;
@@ -379,8 +389,9 @@ SyslogSink::SendResult SyslogSink::sendBytes(const std::string& bytes,
       // The daemon is not taking it (not reading, or its buffers are full).
       const int left = millisecondsUntil(deadline);
       if (left == 0) {
-        // A TCP stream keeps its frames whole: the rest goes first next time.
-        if (tcp && done > 0) unsent_.assign(*out, done, std::string::npos);
+        // A TCP stream keeps its frames whole: the rest of a frame begun
+        // (now, or by an earlier send: `owed`) goes first next time.
+        if (tcp && (done > 0 || owed)) unsent_.assign(*out, done, std::string::npos);
         return kTimedOut;
       }
       struct pollfd p = {fd_, POLLOUT, 0};

@@ -46,8 +46,9 @@
 //    is sent first once it reads again.
 //  - Back after being unreachable, over UDP: the lines queued meanwhile go
 //    at most udpCatchUpDatagramsPerMs a millisecond until a batch fits in
-//    one millisecond's budget, so that a daemon just restarted is not sent
-//    more than its receive buffer holds before it reads.
+//    one millisecond's budget (for a second at most), so that a daemon just
+//    restarted is not sent more than its receive buffer holds before it
+//    reads.
 //  - A line too long for a datagram (UDP's 64 KiB, a UNIX socket's send
 //    buffer) is counted lost alone; the lines after it go on.
 //  - A socket that connected to itself (the daemon's port is in the
@@ -139,7 +140,9 @@ struct SyslogOptions {
   // trace. 50 a millisecond (50,000 lines/s) drains a back-off's backlog of
   // a 20,000 lines/s program in a fifth of a second and gives a receiver
   // 5 ms to start reading before its buffer fills; pacing ends once a batch
-  // fits in one millisecond's budget. 0: no pacing.
+  // fits in one millisecond's budget, or a second (kMaxCatchUpMs) after the
+  // last failure, so that a program that logs near or above the pace is not
+  // held to it for good. 0: no pacing.
   int udpCatchUpDatagramsPerMs = 50;
   // flush() waits at most this long: a FATAL line must not hang on a dead
   // daemon.
@@ -185,6 +188,8 @@ class SyslogSink {
  private:
   // How long the sender lets lines gather before it takes them.
   static constexpr int kGatherMs = 1;
+  // The longest a catch-up over UDP paces (udpCatchUpDatagramsPerMs).
+  static constexpr int kMaxCatchUpMs = 1000;
   void senderLoop();
   // Opens and connects the socket; false if it cannot.
   bool connectSocket();
@@ -197,8 +202,10 @@ class SyslogSink {
   // Sends one formatted message with the transport's framing, waiting at
   // most sendTimeoutMs for the socket to take it.
   SendResult sendMessage(const std::string& message);
-  // Sends `bytes` as they are, by `deadline`.
-  SendResult sendBytes(const std::string& bytes, std::chrono::steady_clock::time_point deadline);
+  // Sends `bytes` as they are, by `deadline`. `owed`: they are the rest of
+  // a TCP frame already begun, kept whole for the next try if none goes.
+  SendResult sendBytes(const std::string& bytes, std::chrono::steady_clock::time_point deadline,
+                       bool owed);
   // Whether the socket stays after a failed send: a datagram socket is only
   // an address, except a UNIX one whose daemon went away.
   bool keepsSocket(SendResult result) const;
@@ -272,6 +279,7 @@ class SyslogSink {
   // UDP: pacing after the daemon was unreachable (udpCatchUpDatagramsPerMs),
   // and the current millisecond's count.
   bool catchingUp_ = false;
+  std::chrono::steady_clock::time_point catchUpSince_;  // the last failure before a catch-up
   std::chrono::steady_clock::time_point paceWindow_;
   int pacedInWindow_ = 0;
   uint64_t reportedDropped_ = 0;

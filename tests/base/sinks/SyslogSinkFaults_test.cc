@@ -379,21 +379,41 @@ TEST(SyslogSinkFaults, TcpDaemonThatStopsReadingKeepsItsOneConnection) {
   EXPECT_GT(sink.stats().lost, 0u) << "no send timed out";
   EXPECT_EQ(sink.stats().reconnects, 0u);
   EXPECT_FALSE(readableWithin(listener, 0)) << "a second connection to the stalled daemon";
-  // The daemon reads again: a line logged now arrives on the same connection.
+  // The daemon reads again: a line logged now arrives on the same
+  // connection, and every byte it got is a whole octet-counted frame
+  // (RFC 6587), one after another: the rest of a frame that a timeout cut,
+  // had it gone missing, would make every later frame unreadable.
   std::string got;
+  size_t parsed = 0;
+  size_t frames = 0;
+  bool arrived = false;
   const auto reading = Clock::now();
-  while (got.find("after the stall") == std::string::npos &&
-         Clock::now() - reading < std::chrono::seconds(10)) {
+  while (!arrived && Clock::now() - reading < std::chrono::seconds(10)) {
     sink.append("after the stall\n", 16);
     char buf[65536];
     while (readableWithin(daemon, 1)) {
       const ssize_t n = ::recv(daemon, buf, sizeof buf, 0);
       if (n <= 0) break;
       got.append(buf, static_cast<size_t>(n));
-      if (got.size() > (1u << 20)) got.erase(0, got.size() - 4096);
+    }
+    while (parsed < got.size()) {
+      const size_t space = got.find(' ', parsed);
+      if (space == std::string::npos) break;  // a length still coming
+      const std::string digits = got.substr(parsed, space - parsed);
+      ASSERT_TRUE(!digits.empty() && digits.size() <= 6 &&
+                  digits.find_first_not_of("0123456789") == std::string::npos)
+          << "frame " << frames << " at byte " << parsed << " has no length: "
+          << got.substr(parsed, 40);
+      const size_t length = std::stoul(digits);
+      if (space + 1 + length > got.size()) break;  // its bytes still coming
+      const std::string message = got.substr(space + 1, length);
+      ASSERT_EQ(message[0], '<') << "frame " << frames << ": " << message.substr(0, 40);
+      if (message.find("after the stall") != std::string::npos) arrived = true;
+      parsed = space + 1 + length;
+      ++frames;
     }
   }
-  EXPECT_NE(got.find("after the stall"), std::string::npos);
+  EXPECT_TRUE(arrived) << frames << " frames read";
   EXPECT_EQ(sink.stats().reconnects, 0u);
   ::close(daemon);
   ::close(listener);
