@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 
 #include "muon/base/Timestamp.h"
 
@@ -101,6 +102,19 @@ class TscClock {
   // usingTsc(), inline: whether readCounter() readings are times atCount() converts.
   static bool countsAreTime() { return detail::g_tscInUse.load(std::memory_order_relaxed); }
 
+  // readCounter()'s eight bytes, stored at `at` (any alignment) in the
+  // machine's order: on x86 the two halves rdtsc gives, as they come.
+  static void storeCounter(char* at) {
+#if defined(__x86_64__)
+    uint32_t low, high;
+    __asm__ __volatile__("rdtsc" : "=a"(low), "=d"(high));
+    std::memcpy(at, &low, sizeof low);
+    std::memcpy(at + sizeof low, &high, sizeof high);
+#else
+    const uint64_t count = readCounter();
+    std::memcpy(at, &count, sizeof count);
+#endif
+  }
   // The raw counter, to look up in a window (0 where there is none).
   static uint64_t readCounter() {
 #if defined(__x86_64__)

@@ -25,6 +25,9 @@ namespace detail {
 
 struct LogSite {
   static constexpr int kUnresolved = -1;
+  // `threshold` until resolved: above every level, so that the enabled
+  // path of admit() is one compare.
+  static constexpr int kUnresolvedThreshold = 0x7fffffff;
 
   constexpr LogSite(const char* path, int line)
       : where(makeSourceLocation(path, line)), file(path) {}
@@ -35,7 +38,7 @@ struct LogSite {
 
   // Lowest level this statement formats: its level, or TRACE while the
   // backtrace ring is on (lines below the level go to the ring).
-  std::atomic<int> threshold{kUnresolved};
+  std::atomic<int> threshold{kUnresolvedThreshold};
   // Lowest level this statement writes to the output.
   std::atomic<int> level{kUnresolved};
   // The statement's __FILE__, matched against module patterns.
@@ -49,8 +52,10 @@ LogSite* resolveAndAdmit(LogSite& site, int level);
 // The site if a statement at `level` is to be formatted, else nullptr.
 inline LogSite* admit(LogSite& site, int level) {
   const int threshold = site.threshold.load(std::memory_order_relaxed);
-  if (threshold > level) return nullptr;
-  if (__builtin_expect(threshold < 0, 0)) return resolveAndAdmit(site, level);
+  if (threshold > level) {
+    if (threshold == LogSite::kUnresolvedThreshold) return resolveAndAdmit(site, level);
+    return nullptr;
+  }
   return &site;
 }
 

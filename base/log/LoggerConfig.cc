@@ -62,6 +62,8 @@ void publish(LoggerConfig next) {
     same = configs.end() - 1;
   }
   g_loggerConfig.store(*same, std::memory_order_release);
+  // Threads resolve their statements' route again (Statement.h).
+  g_routeGeneration.fetch_add(1, std::memory_order_release);
 }
 
 // MUON_LOG_LEVEL's levels, once, before the first site is resolved or the
@@ -112,6 +114,7 @@ bool sameSink(const SinkRef& a, const SinkRef& b) {
 }  // namespace
 
 std::atomic<const LoggerConfig*> g_loggerConfig{&kInitialConfig};
+std::atomic<unsigned> g_routeGeneration{1};
 
 bool SinkMember::operator==(const SinkMember& other) const {
   return id == other.id && minLevel == other.minLevel && sameSink(ref, other.ref);
@@ -166,7 +169,7 @@ LogSite* resolveAndAdmit(LogSite& site, int level) {
   readEnvironmentOnce();
   // Unresolved under the mutex: not registered yet (another thread may have
   // done both since this one looked).
-  if (site.threshold.load(std::memory_order_relaxed) == LogSite::kUnresolved) {
+  if (site.threshold.load(std::memory_order_relaxed) == LogSite::kUnresolvedThreshold) {
     site.next = g_sites;
     g_sites = &site;
   }

@@ -84,7 +84,6 @@ thread_local PrefixCache t_prefix;
 // The calling thread's innermost LogContext (LogFields.h), and how many
 // fields its contexts hold together: a statement looks at the count only.
 thread_local const LogContext* t_context = nullptr;
-thread_local size_t t_contextFields = 0;
 
 // fork() copies only the calling thread: had another thread held
 // g_timeZoneMutex at that instant, the child's copy would stay locked for
@@ -150,6 +149,11 @@ Logger::Logger(const detail::LogSite& site, LogLevel level, const char* func)
   messageBegin_ = static_cast<uint32_t>(stream_.buffer().length());
 }
 
+Logger::Logger(const detail::LogSite& site, LogLevel level, const detail::StatementTime& began)
+    : site_(site), level_(level), savedErrno_(0), began_(&began) {
+  begin();
+}
+
 Logger::Logger(const detail::LogSite& site, bool toAbort)
     : site_(site), level_(toAbort ? FATAL : ERROR), savedErrno_(errno) {
   begin();
@@ -199,7 +203,7 @@ void Logger::startRecord() {
   stream_.startRecording(&Logger::recordToText, this);
   // The counter orders records; with the default clock running on it, it
   // is the line's time too, which the backend converts.
-  const uint64_t count = TscClock::readCounter();
+  const uint64_t count = began_ != nullptr ? began_->count : TscClock::readCounter();
   recordKey_ = count;
   const ClockFunc clock = g_clock.load(std::memory_order_relaxed);
   if (__builtin_expect(clock == &TscClock::now && TscClock::countsAreTime(), 1)) {
@@ -207,7 +211,7 @@ void Logger::startRecord() {
     recordTime_ = static_cast<int64_t>(count);
   } else {
     recordKind_ = detail::RecordHeader::kStatementMicros;
-    recordTime_ = clock().microSecondsSinceEpoch();
+    recordTime_ = (began_ != nullptr ? began_->time : clock()).microSecondsSinceEpoch();
   }
 }
 
@@ -288,13 +292,17 @@ namespace {
 // The microsecond of a line whose time the window did not cover: reads the
 // clock (renewing the window when it is TscClock's) and rebuilds the prefix
 // if the second or the zone changed.
-__attribute__((noinline)) int refreshPrefix(Logger::ClockFunc clock, unsigned generation) {
+// `began`: the statement's time, if it began before its Logger was made.
+__attribute__((noinline)) int refreshPrefix(Logger::ClockFunc clock, unsigned generation,
+                                            const detail::StatementTime* began) {
   Timestamp now;
-  if (clock == &TscClock::now) {
+  if (clock == &TscClock::now && began != nullptr && TscClock::countsAreTime()) {
+    now = TscClock::atCount(began->count, &t_prefix.window);
+  } else if (clock == &TscClock::now && began == nullptr) {
     now = TscClock::nowAndWindow(&t_prefix.window);
   } else {
     t_prefix.window = TscClock::SecondWindow();
-    now = clock();
+    now = began != nullptr ? began->time : clock();
   }
   t_prefix.prefix.update(now.secondsSinceEpoch(), generation, CurrentThread::tidString());
   return now.microSecondsInSecond();
@@ -310,13 +318,13 @@ void Logger::formatHeader(LogLevel level) {
   PrefixCache& cache = t_prefix;
   int micro;
   // Also the line's order key, should it go to a record queue as text.
-  const uint64_t count = TscClock::readCounter();
+  const uint64_t count = began_ != nullptr ? began_->count : TscClock::readCounter();
   recordKey_ = count;
   if (__builtin_expect(clock == &TscClock::now, 1) && cache.window.covers(count) &&
       generation == cache.prefix.generation) {
     micro = cache.window.microAt(count);
   } else {
-    micro = refreshPrefix(clock, generation);
+    micro = refreshPrefix(clock, generation, began_);
   }
   // What record() needs and the prefix cache may forget before it runs (a
   // << operand that logs may start a new second).
@@ -371,17 +379,24 @@ __attribute__((noinline)) void Logger::writeAsRecord(const detail::SinkRef& sink
   sink.appendRecord(sink.sink, record());
 }
 
+// The route depends on whether the thread has context fields: resolved
+// again at the next statement after each change.
 LogContext::LogContext(std::initializer_list<Field> fields) : fields_(fields), outer_(t_context) {
   t_context = this;
-  t_contextFields += fields_.size();
+  detail::t_contextFields += fields_.size();
+  detail::forgetThreadRoute();
 }
 
 LogContext::~LogContext() {
   t_context = outer_;
-  t_contextFields -= fields_.size();
+  detail::t_contextFields -= fields_.size();
+  detail::forgetThreadRoute();
 }
 
-void LogContext::countAdded() { ++t_contextFields; }
+void LogContext::countAdded() {
+  ++detail::t_contextFields;
+  detail::forgetThreadRoute();
+}
 
 const LogContext* LogContext::current() { return t_context; }
 
@@ -431,7 +446,7 @@ Logger::~Logger() {
     stream_ << ": " << strerror_tl(savedErrno_) << " (errno=" << savedErrno_ << ')';
   }
   // The thread's context fields; with none, this load and compare is all.
-  if (__builtin_expect(t_contextFields != 0, 0)) detail::appendContext(stream_, *t_context);
+  if (__builtin_expect(detail::t_contextFields != 0, 0)) detail::appendContext(stream_, *t_context);
   const detail::LoggerConfig& config = *config_;
   if (stream_.recording() && commitRecorded(config)) {
     // A level that flushes, and FATAL: the sink writes the record first.
@@ -577,6 +592,33 @@ void Logger::flush() { flushWith(detail::loggerConfig()); }
 
 void Logger::setClock(ClockFunc clock) {
   g_clock.store(clock ? clock : &TscClock::now, std::memory_order_relaxed);
+  detail::g_routeGeneration.fetch_add(1, std::memory_order_release);
+}
+
+bool detail::clockIsTheCounter() noexcept {
+  return TscClock::countsAreTime() && g_clock.load(std::memory_order_relaxed) == &TscClock::now;
+}
+
+void detail::resolveThreadRoute() noexcept {
+  ThreadRoute& route = t_route;
+  // The open statement ends on the lane it began in (Statement::leaveLane).
+  if (route.lane != nullptr && route.lane->busy()) return;
+  // The number first: a change after it is seen at the next statement.
+  const unsigned generation = g_routeGeneration.load(std::memory_order_acquire);
+  const LoggerConfig& config = loggerConfig();
+  route.fastBelow = 0;
+  route.lane = &g_noLane;
+  // Records carry the counter as their time: only while it is the clock.
+  // A LogContext's fields are appended by Logger.
+  const bool counting = TscClock::countsAreTime();
+  if (config.records != nullptr && t_contextFields == 0 && clockIsTheCounter()) {
+    if (RecordQueue* queue = recordQueueFor(*config.records)) {
+      route.lane = queue->lane();
+      route.fastBelow = std::min(config.flushLevel, Logger::FATAL);
+    }
+  }
+  // A counter not yet calibrated will be: look again at the next statement.
+  route.generation = counting || !TscClock::counterAvailable() ? generation : 0;
 }
 
 Timestamp Logger::now() { return g_clock.load(std::memory_order_relaxed)(); }

@@ -51,6 +51,15 @@ namespace detail {
 
 struct LoggerConfig;
 class RecordQueue;
+class Statement;
+
+// When a statement began, for one that Logger formats at its end
+// (Statement.h): the counter then, and the clock's time when the clock is
+// not the counter (Logger::setClock, or no invariant counter).
+struct StatementTime {
+  uint64_t count;
+  Timestamp time;
+};
 
 // Whether Sink has append(const LogRecord&), for Logger::attach.
 template <typename Sink, typename = void>
@@ -254,6 +263,10 @@ class Logger {
     return ref;
   }
 
+  friend class detail::Statement;
+  // A statement's Logger at its end, with the time it began.
+  Logger(const detail::LogSite& site, LogLevel level, const detail::StatementTime& began);
+
   // Loads the configuration and starts the line: a record if a sink that
   // formats records is attached (and the backtrace ring is off), else text.
   void begin();
@@ -296,6 +309,8 @@ class Logger {
   int64_t second_;
   // The configuration the statement follows, loaded once (begin).
   const detail::LoggerConfig* config_;
+  // When the statement began, if it was not when the Logger was made.
+  const detail::StatementTime* began_ = nullptr;
   // A record's: its queue, where it is written in place (nullptr: in
   // stream_'s own buffer), its order key and time, and its kind (RecordQueue.h).
   detail::RecordQueue* queue_;
@@ -333,17 +348,17 @@ const char* strerror_tl(int savedErrno);
 // warning, and unlike ?: the site is visible to the statement. A disabled
 // level costs admit()'s one relaxed load and compare. (A LOG_* inside a
 // lambda inside another's << operands redeclares muon_log_site: -Wshadow.)
-#define MUON_LOG_AT_IF(level, condition)                                                  \
-  for (::muon::detail::LogSite* muon_log_site =                                           \
-           ::muon::detail::admit(MUON_LOG_SITE, ::muon::Logger::level);                    \
-       muon_log_site != nullptr && (condition); muon_log_site = nullptr)
+#define MUON_LOG_AT_IF(level, condition)                                            \
+  for (::muon::detail::Statement muon_statement(MUON_LOG_SITE, ::muon::Logger::level);  \
+       muon_statement.admitted && (condition); muon_statement.admitted = false)
 
 // A Logger for the statement at `level` (inside MUON_LOG_AT_IF), as a stream;
 // TRACE and DEBUG lines also name the function.
 #define MUON_LOGGER_STREAM(level) MUON_LOGGER_STREAM_##level
 #define MUON_LOGGER_STREAM_WITH_FUNC(level) \
-  ::muon::Logger(*muon_log_site, ::muon::Logger::level, __func__).stream()
-#define MUON_LOGGER_STREAM_AT(level) ::muon::Logger(*muon_log_site, ::muon::Logger::level).stream()
+  ::muon::Logger(*muon_statement.site, ::muon::Logger::level, __func__).stream()
+#define MUON_LOGGER_STREAM_AT(level) \
+  muon_statement & muon_statement.begin<::muon::Logger::level>()
 #define MUON_LOGGER_STREAM_TRACE MUON_LOGGER_STREAM_WITH_FUNC(TRACE)
 #define MUON_LOGGER_STREAM_DEBUG MUON_LOGGER_STREAM_WITH_FUNC(DEBUG)
 #define MUON_LOGGER_STREAM_INFO MUON_LOGGER_STREAM_AT(INFO)
@@ -360,9 +375,11 @@ const char* strerror_tl(int savedErrno);
 #define LOG_WARN MUON_LOG_AT_IF(WARN, true) MUON_LOGGER_STREAM_WARN
 #define LOG_ERROR MUON_LOG_AT_IF(ERROR, true) MUON_LOGGER_STREAM_ERROR
 #define LOG_FATAL MUON_FATAL_STREAM
-#define LOG_SYSERR MUON_LOG_AT_IF(ERROR, true) ::muon::Logger(*muon_log_site, false).stream()
+#define LOG_SYSERR MUON_LOG_AT_IF(ERROR, true) ::muon::Logger(*muon_statement.site, false).stream()
 #define LOG_SYSFATAL ::muon::Logger(MUON_LOG_SITE, true).stream()
 
+// The statement's common path (MUON_LOGGER_STREAM_AT).
+#include "muon/base/Statement.h"
 // LOG_IF, LOG_EVERY_N, LOG_FIRST_N, LOG_EVERY_T.
 #include "muon/base/RateLimit.h"
 // CHECK, CHECK_EQ ..., CHECK_NOTNULL, PCHECK, DCHECK ...

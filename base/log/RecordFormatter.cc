@@ -58,7 +58,7 @@ size_t RecordFormatter::formatText(const RecordHeader& record, LinePrefix& prefi
   int64_t second;
   int micro;
   if (record.kind == RecordHeader::kStatementCount) {
-    const auto count = static_cast<uint64_t>(record.time);
+    const uint64_t count = record.key;  // the statement's counter, its time too
     if (!window_.covers(count)) {
       const Timestamp t = TscClock::atCount(count, &window_);
       second = t.secondsSinceEpoch();

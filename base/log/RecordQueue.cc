@@ -31,17 +31,20 @@ RecordQueue::RecordQueue(size_t capacity, int tid, std::string tidString)
       half_(capacity / 2),
       quarter_(capacity / 4),
       tid_(tid),
-      tidString_(std::move(tidString)) {}
+      tidString_(std::move(tidString)) {
+  lane_.queue = this;
+  refreshLane();
+}
 
 RecordQueue::~RecordQueue() { ::munmap(data_, capacity_); }
 
 char* RecordQueue::reserveSlow(size_t size) {
   for (;;) {
     cachedRead_ = read_.load(std::memory_order_acquire);
-    const size_t at = static_cast<size_t>(writeLocal_) & mask_;
+    const size_t at = static_cast<size_t>(position()) & mask_;
     const size_t tail = capacity_ - at;
     const size_t need = at + size <= capacity_ ? size : tail + size;
-    const uint64_t used = writeLocal_ - cachedRead_;
+    const uint64_t used = position() - cachedRead_;
     if (used + need <= half_) {
       wakeSent_ = false;
     } else if (!wakeSent_) {
@@ -54,9 +57,11 @@ char* RecordQueue::reserveSlow(size_t size) {
         // the record.
         const uint32_t wrap = 0;
         std::memcpy(data_ + at, &wrap, sizeof wrap);
-        writeLocal_ += tail;
+        // Published now: the marker is written, the record not yet counted.
+        lane_.published.store(position() + tail, std::memory_order_release);
       }
-      return data_ + (static_cast<size_t>(writeLocal_) & mask_);
+      refreshLane();
+      return data_ + (static_cast<size_t>(position()) & mask_);
     }
     if (!sink_->waitForRoom(*this)) return nullptr;
   }
@@ -65,6 +70,7 @@ char* RecordQueue::reserveSlow(size_t size) {
 bool RecordQueue::leaveShared() {
   if (sink_->writtenThrough(sharedThrough_)) {
     shared_ = false;
+    refreshLane();
     return true;
   }
   if (wokenFor_ != sharedThrough_) {
@@ -72,6 +78,23 @@ bool RecordQueue::leaveShared() {
     sink_->wake();
   }
   return false;
+}
+
+void RecordQueue::refreshLane() {
+  if (lane_.busy()) return;
+  const uint64_t position = this->position();
+  const uint64_t lapStart = position & ~static_cast<uint64_t>(mask_);
+  char* const write = data_ + (position - lapStart);
+  lane_.write = write;
+  constexpr size_t kMax = RecordLane::kMaxStatement;
+  // The last position a record of kMax bytes may start at: contiguous
+  // before the ring's end, and the ring at most a quarter full after it.
+  const uint64_t byEnd = lapStart + capacity_ - kMax;
+  const uint64_t byRoom = cachedRead_ + quarter_ - kMax;
+  const uint64_t last = byEnd < byRoom ? byEnd : byRoom;
+  lane_.limit = shared_ || inPlace_ != nullptr || quarter_ < kMax || last < position
+                    ? nullptr
+                    : data_ + (last - lapStart);
 }
 
 bool RecordQueue::appendText(const char* line, size_t len, uint64_t key) {

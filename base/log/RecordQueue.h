@@ -40,7 +40,7 @@ struct LogSite;
 struct RecordHeader {
   enum Kind : uint8_t {
     kWrap = 0,        // no record: the ring goes on at its start (size is 0)
-    kStatementCount,  // a statement; `time` is a TscClock::readCounter() reading
+    kStatementCount,  // a statement; its time is `key`, a TscClock::readCounter() reading
     kStatementMicros, // a statement; `time` is microseconds since the epoch
     kText,            // a finished line, `length` bytes, with its '\n'
   };
@@ -58,6 +58,34 @@ static_assert(sizeof(RecordHeader) == 32, "RecordHeader is four words");
 constexpr size_t recordSize(size_t length) { return (sizeof(RecordHeader) + length + 7) & ~size_t{7}; }
 
 class RecordQueue;
+
+// The producer's end of a RecordQueue as a LOG_* statement's common path
+// sees it (Statement.h): where the next record goes, and up to where a
+// statement may start one in place without asking the queue. The queue
+// keeps `limit` such that a record of kMaxStatement bytes at `write` is
+// contiguous and leaves the ring at most a quarter full by the last look at
+// the consumer (nullptr in the shared mode: no statement starts in place).
+// While a statement writes its record in place, `write` holds kLaneOpen, and
+// kLaneDisturbed once anything else on the thread needed the ring meanwhile
+// (a << operand that logs): that statement then ends by the slow path.
+// Owner thread only, but `published`, which the consumer reads.
+struct RecordLane {
+  static constexpr uintptr_t kLaneOpen = ~uintptr_t{0};
+  static constexpr uintptr_t kLaneDisturbed = ~uintptr_t{1};
+  // The largest statement record written in place: its header and
+  // LogStream::kBufferSize bytes of operands.
+  static constexpr size_t kMaxStatement = sizeof(RecordHeader) + 4000;
+
+  bool busy() const { return reinterpret_cast<uintptr_t>(write) >= kLaneDisturbed; }
+
+  RecordQueue* queue = nullptr;         // whose lane this is
+
+  char* write = nullptr;
+  char* limit = nullptr;
+  // Where `write` is in the ring's stream of bytes: where the records end.
+  // Written by the owner only, so it reads it relaxed.
+  std::atomic<uint64_t> published{0};
+};
 
 // A sink that takes records: what the producer's slow paths ask of it.
 // Implemented by AsyncLogging; any thread may call these.
@@ -131,8 +159,9 @@ class RecordQueue {
   // the last look at the consumer's position, or nullptr. Never waits.
   char* tryReserve(size_t size) {
     if (__builtin_expect(inPlace_ != nullptr, 0)) vacate();
-    const size_t at = static_cast<size_t>(writeLocal_) & mask_;
-    if (__builtin_expect(at + size <= capacity_ && writeLocal_ + size - cachedRead_ <= quarter_ &&
+    if (__builtin_expect(lane_.busy(), 0)) return nullptr;
+    const size_t at = static_cast<size_t>(position()) & mask_;
+    if (__builtin_expect(at + size <= capacity_ && position() + size - cachedRead_ <= quarter_ &&
                              !shared_,
                          1)) {
       return data_ + at;
@@ -145,10 +174,15 @@ class RecordQueue {
   // the formatting) and, once they have, until every line they put in the
   // shared buffers meanwhile has been written (the shared mode).
   bool crowded() {
+    if (lane_.busy()) {
+      disturbLane();
+      return true;
+    }
     if (shared_ && !leaveShared()) return true;
     cachedRead_ = read_.load(std::memory_order_acquire);
-    if (writeLocal_ + kMaxRecord - cachedRead_ <= quarter_) {
+    if (position() + kMaxRecord - cachedRead_ <= quarter_) {
       wakeSent_ = false;
+      refreshLane();
       return false;
     }
     if (!wakeSent_) {
@@ -156,6 +190,7 @@ class RecordQueue {
       sink_->wake();
     }
     shared_ = true;
+    refreshLane();
     return true;
   }
 
@@ -175,7 +210,7 @@ class RecordQueue {
   // record ordered by `key` (the counter when it was logged). A line the
   // sink's overflow policy drops is counted there.
   void appendLine(const char* line, size_t len, uint64_t key) {
-    if (shared_ || len > kMaxText) {
+    if (shared_ || lane_.busy() || len > kMaxText) {
       appendShared(line, len);
     } else {
       static_cast<void>(appendText(line, len, key));
@@ -186,8 +221,8 @@ class RecordQueue {
   // record (nullptr), as the sink says.
   char* reserve(size_t size) {
     if (__builtin_expect(inPlace_ != nullptr, 0)) vacate();
-    const size_t at = static_cast<size_t>(writeLocal_) & mask_;
-    if (__builtin_expect(at + size <= capacity_ && writeLocal_ + size - cachedRead_ <= half_, 1)) {
+    const size_t at = static_cast<size_t>(position()) & mask_;
+    if (__builtin_expect(at + size <= capacity_ && position() + size - cachedRead_ <= half_, 1)) {
       return data_ + at;
     }
     return reserveSlow(size);
@@ -202,26 +237,50 @@ class RecordQueue {
   void openInPlace(void* owner, MoveOut moveOut) {
     inPlace_ = owner;
     moveOut_ = moveOut;
+    lane_.limit = nullptr;  // statements start elsewhere meanwhile
   }
-  void closeInPlace() { inPlace_ = nullptr; }
+  void closeInPlace() {
+    inPlace_ = nullptr;
+    refreshLane();
+  }
   // The longest line a kText record holds.
   static constexpr size_t kMaxText = kMaxRecord - sizeof(RecordHeader);
 
   // Makes the record reserved last visible to the consumer.
   void commit(size_t size) {
-    writeLocal_ += size;
-    write_.store(writeLocal_, std::memory_order_release);
+    lane_.published.store(position() + size, std::memory_order_release);
+    refreshLane();
+  }
+  // The lane a statement's common path writes through (Statement.h).
+  RecordLane* lane() { return &lane_; }
+  // Whether a statement is writing a record in place now (its lane is open):
+  // then nothing else may take room in the ring before it ends. A line goes
+  // to the shared buffers instead (crowded() says so), and the statement
+  // learns of it when it ends (kLaneDisturbed).
+  bool laneBusy() const { return lane_.busy(); }
+  // Something needs the ring while a statement writes in place: it goes to
+  // the shared buffers (so after every record before the statement's), and
+  // the statement, when it ends, goes there too.
+  void disturbLane() {
+    lane_.write = reinterpret_cast<char*>(RecordLane::kLaneDisturbed);
+    shared_ = true;
+  }
+  // The statement writing in place has ended by the slow path: `write` is
+  // where it began again.
+  void closeLane(char* start) {
+    lane_.write = start;  // it is data_ + (position & mask_): nothing moved it
+    refreshLane();
   }
   // Bytes free for the producer now.
   size_t producerFree() const {
-    return capacity_ - static_cast<size_t>(writeLocal_ - read_.load(std::memory_order_seq_cst));
+    return capacity_ - static_cast<size_t>(position() - read_.load(std::memory_order_seq_cst));
   }
   // The sink this queue belongs to (set by it, before the queue is used).
   void setSink(RecordSink* sink) { sink_ = sink; }
 
   // ---- consumer ----
   // Where the records end (the producer may be adding more).
-  uint64_t committed() const { return write_.load(std::memory_order_acquire); }
+  uint64_t committed() const { return lane_.published.load(std::memory_order_acquire); }
   // Where the next unread record begins.
   uint64_t readPosition() const { return readLocal_; }
   // The record at `position` (readPosition() <= position < committed()),
@@ -256,17 +315,24 @@ class RecordQueue {
   // Appends a finished line to the shared buffers and stays in the shared
   // mode until it is written.
   void appendShared(const char* line, size_t len) {
+    if (lane_.busy()) disturbLane();
     shared_ = true;
+    refreshLane();
     const uint64_t sequence = sink_->appendShared(line, len);
     if (sequence != 0) sharedThrough_ = sequence;
   }
   // Whether the shared mode can end (its lines are written); if not, wakes
   // the consumer once per buffer, so that a partly filled one is written.
   bool leaveShared();
+  uint64_t position() const { return lane_.published.load(std::memory_order_relaxed); }
+  // Sets the lane's limit from the position, the last look at the
+  // consumer and the mode (RecordLane). Not while the lane is busy.
+  void refreshLane();
   void vacate() {
     void* owner = inPlace_;
     inPlace_ = nullptr;
     moveOut_(owner);
+    refreshLane();
   }
 
   char* const data_;
@@ -278,9 +344,8 @@ class RecordQueue {
   const std::string tidString_;
   RecordSink* sink_ = nullptr;
 
-  // The producer's line.
-  alignas(64) std::atomic<uint64_t> write_{0};
-  uint64_t writeLocal_ = 0;   // == write_, without the load
+  // The producer's line: its lane.
+  alignas(64) RecordLane lane_;
   uint64_t cachedRead_ = 0;   // read_ when last looked at
   bool wakeSent_ = false;     // wake() asked since the ring was last seen emptier
   void* inPlace_ = nullptr;   // the statement writing a record in place

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "muon/base/CurrentThread.h"
+#include "muon/base/Statement.h"
 
 namespace muon {
 
@@ -37,6 +38,7 @@ thread_local ThreadQueues t_queues;
 ThreadQueues::~ThreadQueues() {
   t_queuesGone = true;
   detail::t_recordQueue = detail::ThreadRecordQueue();
+  detail::forgetThreadRoute();
   for (auto& entry : queues) entry.second->close();
 }
 

@@ -1,0 +1,209 @@
+#include "muon/base/Statement.h"
+
+#include <algorithm>
+#include <new>
+
+#include "muon/base/Logging.h"
+
+namespace muon {
+namespace detail {
+
+RecordLane g_noLane;
+
+namespace {
+
+// What a statement off the common path holds until it ends: its record
+// (in `record`, or in `heap` once it outgrew it), then the Logger it may
+// become. A thread's slots are a stack: a statement nested in another's
+// operands takes the next one.
+struct Slot {
+  static constexpr size_t kRoom = RecordLane::kMaxStatement + 2 * kRecorderRoom;
+  alignas(16) char record[kRoom + 8];  // a head's fourth byte past the end (kRecordRoom)
+  alignas(16) char logger[sizeof(Logger)];
+  char* origin = nullptr;  // the statement's: where its record began
+  StatementTime began{};   // when it began (the header's key is the counter)
+  char* heap = nullptr;    // its record, once it outgrew `record`
+  bool hasLogger = false;
+  bool temporary = false;  // made for one statement (deep nesting, thread exit)
+};
+
+constexpr unsigned kKeptSlots = 8;
+
+// Plain data, so that it outlives every thread_local destructor; Reaper
+// frees the kept slots when the thread ends.
+struct SlotStack {
+  Slot* kept[kKeptSlots];
+  Slot* inUse[64];
+  unsigned depth;
+  bool reaped;
+};
+thread_local SlotStack t_slots;
+
+struct Reaper {
+  ~Reaper() {
+    for (Slot*& slot : t_slots.kept) {
+      delete slot;
+      slot = nullptr;
+    }
+    t_slots.reaped = true;
+  }
+};
+thread_local Reaper t_reaper;
+
+// Without memory for a slot a statement cannot be recorded or formatted:
+// the process ends, as it would on the next allocation.
+Slot* newSlot() {
+  Slot* slot = new (std::nothrow) Slot;
+  if (slot == nullptr) std::abort();
+  return slot;
+}
+
+// A slot for the statement whose record began at `origin` (nullptr: at
+// the slot's own record).
+Slot* acquireSlot(char* origin) {
+  SlotStack& stack = t_slots;
+  const unsigned depth = stack.depth;
+  if (depth >= 64) std::abort();  // 64 statements nested in one another's operands
+  Slot* slot;
+  if (depth < kKeptSlots && !stack.reaped) {
+    static_cast<void>(&t_reaper);  // constructed, so that it runs at the thread's end
+    if (stack.kept[depth] == nullptr) stack.kept[depth] = newSlot();
+    slot = stack.kept[depth];
+  } else {
+    slot = newSlot();
+    slot->temporary = true;
+  }
+  slot->origin = origin != nullptr ? origin : slot->record;
+  stack.inUse[depth] = slot;
+  stack.depth = depth + 1;
+  return slot;
+}
+
+// The slot of the statement whose record began at `origin`, if it has one:
+// the top one (statements nested in its operands have ended theirs).
+Slot* slotOf(char* origin) {
+  const SlotStack& stack = t_slots;
+  if (stack.depth == 0) return nullptr;
+  Slot* top = stack.inUse[stack.depth - 1];
+  return top->origin == origin ? top : nullptr;
+}
+
+void releaseTopSlot() {
+  Slot* slot = t_slots.inUse[--t_slots.depth];
+  delete[] slot->heap;
+  slot->heap = nullptr;
+  slot->hasLogger = false;
+  slot->origin = nullptr;
+  if (slot->temporary) delete slot;
+}
+
+// Leaves the lane the statement opened at `start`: nothing of it is written.
+void leaveLane(char* start) {
+  // The route does not change while its lane is open (resolveThreadRoute).
+  RecordLane* lane = t_route.lane;
+  if (lane->busy()) lane->queue->closeLane(start);
+}
+
+// Whether the record begun at `origin` is still there, in the lane.
+bool stillInLane(char* origin, bool inLane, char* start) { return inLane && start == origin; }
+
+}  // namespace
+
+unsigned statementSlotsInUse() { return t_slots.depth; }
+
+RecordPlace Statement::beginSlow(const LogSite* site, int level) noexcept {
+  ThreadRoute& route = t_route;
+  const uint64_t count = TscClock::readCounter();
+  if (route.generation != g_routeGeneration.load(std::memory_order_relaxed)) {
+    resolveThreadRoute();
+    RecordLane* lane = route.lane;
+    char* start = lane->write;
+    if (level < route.fastBelow && start <= lane->limit) {  // g_noLane's never is
+      lane->write = reinterpret_cast<char*>(RecordLane::kLaneOpen);
+      std::memcpy(start + offsetof(RecordHeader, key), &count, sizeof count);
+      std::memcpy(start + offsetof(RecordHeader, site), &site, sizeof site);
+      return {start, kRecordRoom, lane};
+    }
+  }
+  // A statement inside another's operands while that one writes in place:
+  // the outer one then ends by the slow path too, after this one
+  // (RecordQueue's shared mode keeps the order).
+  RecordLane* lane = route.lane;
+  if (lane != nullptr && lane->busy()) lane->queue->disturbLane();
+  Slot* slot = acquireSlot(nullptr);
+  slot->began.count = count;
+  slot->began.time = clockIsTheCounter() ? Timestamp() : Logger::now();
+  std::memcpy(slot->record + offsetof(RecordHeader, key), &count, sizeof count);
+  return {slot->record, Slot::kRoom, &g_noLane};
+}
+
+RecordPlace Statement::moveToScratch(char* origin, bool inLane, char* start, size_t used,
+                                     size_t size) noexcept {
+  Slot* slot = slotOf(origin);
+  if (slot == nullptr) slot = acquireSlot(origin);
+  const size_t need = used + size + kRecorderRoom;
+  char* to;
+  size_t room;
+  if (need <= Slot::kRoom && start != slot->record) {
+    to = slot->record;
+    room = Slot::kRoom;
+  } else {
+    room = std::max(need, 2 * used);
+    to = new (std::nothrow) char[room + 8];  // a head's fourth byte past the end (kRecordRoom)
+    if (to == nullptr) std::abort();
+  }
+  std::memcpy(to, start, used);
+  if (stillInLane(origin, inLane, start)) leaveLane(start);
+  if (to != slot->record) {
+    delete[] slot->heap;
+    slot->heap = to;
+  }
+  return {to, room, &g_noLane};
+}
+
+LogStream& Statement::becomeLogger(const LogSite* site, int level, char* origin, bool inLane,
+                                   char* start, size_t used) noexcept {
+  Slot* slot = slotOf(origin);
+  if (slot == nullptr) slot = acquireSlot(origin);
+  if (stillInLane(origin, inLane, start)) {
+    // Out of the ring first: the Logger may take the ring.
+    std::memcpy(slot->record, start, used);
+    leaveLane(start);
+    start = slot->record;
+  }
+  if (origin != slot->record) {
+    // Begun in the lane, where the counter is the clock.
+    std::memcpy(&slot->began.count, start + offsetof(RecordHeader, key), sizeof slot->began.count);
+    slot->began.time = Timestamp();
+  }
+  Logger* logger =
+      new (slot->logger) Logger(*site, static_cast<Logger::LogLevel>(level), slot->began);
+  slot->hasLogger = true;
+  replayOperands(start + sizeof(RecordHeader), used - sizeof(RecordHeader), logger->stream());
+  delete[] slot->heap;
+  slot->heap = nullptr;
+  return logger->stream();
+}
+
+void Statement::endLogger(char* origin) noexcept {
+  Slot* slot = slotOf(origin);
+  if (slot == nullptr) return;
+  if (slot->hasLogger) std::launder(reinterpret_cast<Logger*>(slot->logger))->~Logger();
+  releaseTopSlot();
+}
+
+void Statement::commitSlow(const LogSite* site, int level, char* origin, bool inLane, char* start,
+                           size_t used) noexcept {
+  becomeLogger(site, level, origin, inLane, start, used);
+  endLogger(origin);
+}
+
+void Statement::abandon(char* origin, bool inLane) noexcept {
+  // An operand threw: what the statement recorded is dropped (where it
+  // ended is not known); a Logger it became writes its line as far as it got.
+  if (inLane && t_route.lane->busy() && slotOf(origin) == nullptr) leaveLane(origin);
+  endLogger(origin);
+}
+
+}  // namespace detail
+}  // namespace muon

@@ -1,0 +1,442 @@
+// Statement: the path a LOG_INFO, LOG_WARN or LOG_ERROR statement takes
+// (LOG_IF and the rate-limited forms too, at any level).
+//
+//   LOG_INFO << "accepted " << fd << " from " << peer;
+//
+// expands to a Statement, the statement's scope, and
+//
+//   statement.end() & statement.begin<INFO>() << "accepted " << fd << ...
+//
+// begin() looks at this thread's route (ThreadRoute below), resolved once
+// per configuration change and checked by a generation number. On the
+// common route, an AsyncLogging attached that formats lines itself, it
+// starts the statement's record in place in the thread's queue
+// (RecordQueue.h, RecordLane), writing the header's constant part and the
+// counter; each operand is then a tag and its bytes stored by inline code
+// (LogOperands.h) at a pointer the statement carries in a register; end()
+// writes the size and publishes the record with one release store. The
+// backend formats the line (RecordFormatter.h).
+//
+// Every other case leaves the corridor once, out of line, and goes through
+// Logger with the operands recorded so far replayed into its LogStream
+// (replayOperands: the same bytes a text statement makes): another route
+// (text sinks, stdout, fan-out, the crash-safe spool, the backtrace ring), a
+// level that flushes, LogContext fields, no room in place (the queue is
+// crowded: Logger decides between waiting, dropping and the shared mode), a
+// statement nested in another's operands, a string past the record's room
+// (it moves to a scratch buffer first), and an operand type the recorder
+// does not store itself (kv, Fmt, a user's operator<<(LogStream&, T)), from
+// which the statement goes on as a Logger's stream.
+//
+// Room: a record in place may take RecordLane::kMaxStatement bytes. A
+// Recorder<B> knows at compile time that B bytes are free after its
+// pointer, so an operand of a known size up to B (a number, a char array's
+// bound) is stored without a check; a string of run-time length is checked.
+//
+// Thread safety: a statement runs on its thread only. The route's cache
+// and the queue's lane are that thread's; only the lane's published
+// position is read by the backend.
+//
+// This is an internal header, included by Logging.h: include that.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "muon/base/LogOperands.h"
+#include "muon/base/LogSite.h"
+#include "muon/base/LogStream.h"
+#include "muon/base/RecordQueue.h"
+#include "muon/base/TscClock.h"
+
+namespace muon {
+
+class Logger;
+
+namespace detail {
+
+// Bumped by every change of the configuration and the clock: a thread's
+// cached route made under another number is resolved again.
+extern std::atomic<unsigned> g_routeGeneration;
+
+// The calling thread's route, as its statements' common path reads it:
+// statements below `fastBelow` start their records in `lane`; others, and
+// all of them while `generation` is not the current one, take the slow path.
+struct ThreadRoute {
+  unsigned generation = 0;  // 0: never resolved, or forgotten
+  int fastBelow = 0;
+  RecordLane* lane = nullptr;  // g_noLane once resolved, if none
+};
+inline thread_local ThreadRoute t_route __attribute__((tls_model("initial-exec")));
+// How many fields the calling thread's LogContexts hold together (LogFields.h).
+inline thread_local size_t t_contextFields __attribute__((tls_model("initial-exec"))) = 0;
+
+// The lane of a thread whose statements take the slow path: never open.
+extern RecordLane g_noLane;
+// Whether a line's time is its counter reading (Logger's clock is
+// TscClock's, on the counter): else a statement reads the clock (Logging.cc).
+bool clockIsTheCounter() noexcept;
+// Resolves the calling thread's route from the current configuration, the
+// clock and the thread's LogContext fields (Logging.cc). While a statement
+// writes in place, the route stays, to be resolved at a later statement.
+void resolveThreadRoute() noexcept;
+// For tests: how many slots the calling thread's statements hold now (0
+// between statements).
+unsigned statementSlotsInUse();
+// Resolves the thread's route again at its next statement (its queues are
+// gone, or its LogContext fields changed).
+inline void forgetThreadRoute() { t_route.generation = 0; }
+
+class Statement;
+
+// What a Recorder guarantees is free after its pointer when it is made, and
+// the longest string operand stored (longer ones are cut to it: a line
+// holds fewer bytes, so the line is the same).
+inline constexpr size_t kRecorderRoom = 1024;
+// The room a record in place has: its largest size, less a word that a
+// store may write past the last operand (writeTextHead).
+inline constexpr size_t kRecordRoom = RecordLane::kMaxStatement - 8;
+inline constexpr size_t kMaxStoredString = 0xffff;
+
+// The statement's operands being recorded: the record begins at `start`
+// (its header), `used` bytes of it are written, and it has `room` bytes in
+// all, at least B of them free. Carried by value along the chain of <<, so
+// that the common path keeps it in registers; `used` stays a constant
+// there while the operands' sizes are (a literal, numbers), and so does
+// the record's size. L is the statement's level; `site` the statement's
+// (for the slow paths); `origin` where the record began (it may move to a
+// slot), `inLane` whether it began in place.
+template <size_t B, int L>
+struct Recorder {
+  const LogSite* site;
+  char* origin;
+  bool inLane;
+  char* start;
+  size_t used;
+  size_t room;
+  RecordLane* lane;  // open by this statement, or g_noLane
+};
+
+// Where a record goes on: a slow path's answer.
+struct RecordPlace {
+  char* start;
+  size_t room;
+  RecordLane* lane;  // the lane it is in place in, which this statement opened, or g_noLane
+};
+
+// One LOG_* statement's scope (the for statement of MUON_LOG_AT_IF): its
+// site, and where its record began, so that its destructor can end what an
+// exception thrown by an operand left open. Only inline code touches it,
+// so it lives in registers; the slow paths keep what they need in the
+// thread's slots (Statement.cc), found by the record's origin.
+class Statement {
+ public:
+  __attribute__((always_inline)) Statement(LogSite& s, int level)
+      : site(&s), admitted(admit(s, level) != nullptr) {}
+  __attribute__((always_inline)) ~Statement() {
+    if (__builtin_expect(origin_ != nullptr, 0)) abandon(origin_, inLane_);
+  }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  LogSite* const site;
+  // Whether the statement is to run: its level is on, and it has not run.
+  bool admitted;
+
+  template <int Level>
+  __attribute__((always_inline)) Recorder<kRecorderRoom, Level> begin() {
+    const ThreadRoute& route = t_route;
+    if (__builtin_expect(route.generation == g_routeGeneration.load(std::memory_order_relaxed) &&
+                             Level < route.fastBelow,
+                         1)) {
+      RecordLane* lane = route.lane;
+      char* start = lane->write;
+      if (__builtin_expect(start <= lane->limit, 1)) {
+        lane->write = reinterpret_cast<char*>(RecordLane::kLaneOpen);
+        origin_ = start;
+        inLane_ = true;
+        TscClock::storeCounter(start + offsetof(RecordHeader, key));
+        const LogSite* s = site;
+        std::memcpy(start + offsetof(RecordHeader, site), &s, sizeof s);
+        return {site, start, true, start, sizeof(RecordHeader), kRecordRoom, lane};
+      }
+    }
+    // A record begins with its header, wherever it is: `used` stays a
+    // constant on both paths.
+    const RecordPlace place = beginSlow(site, Level);
+    origin_ = place.start;
+    inLane_ = place.lane != &g_noLane;
+    return {site,       place.start, inLane_, place.start, sizeof(RecordHeader),
+            place.room, place.lane};
+  }
+
+  // Ends a statement whose operands were all recorded: publishes the
+  // record in place, or takes the slow path. The lane is open only by
+  // this statement (one nested in its operands has ended, and one that
+  // began while another wrote in place disturbed the lane).
+  template <size_t B, int L>
+  __attribute__((always_inline)) void commit(const Recorder<B, L>& r) {
+    RecordLane* lane = r.lane;
+    if (__builtin_expect(lane->write == reinterpret_cast<char*>(RecordLane::kLaneOpen), 1)) {
+      const uint64_t size = (r.used + 7) & ~uint64_t{7};
+      // size, length, kind and level: the header's first word.
+      const uint64_t first = size | uint64_t{r.used - sizeof(RecordHeader)} << 32 |
+                             uint64_t{RecordHeader::kStatementCount} << 48 |
+                             uint64_t{static_cast<unsigned>(L)} << 56;
+      std::memcpy(r.start, &first, sizeof first);
+      lane->write = r.start + size;
+      lane->published.store(lane->published.load(std::memory_order_relaxed) + size,
+                            std::memory_order_release);
+    } else {
+      commitSlow(r.site, L, r.origin, r.inLane, r.start, r.used);
+    }
+    origin_ = nullptr;
+  }
+  // Ends a statement that became a Logger (an operand the recorder does not store).
+  void commitLogger() {
+    char* origin = origin_;
+    origin_ = nullptr;
+    endLogger(origin);
+  }
+
+  // An operand of `size` bytes does not fit in B: where it goes, with
+  // kRecorderRoom bytes free after it.
+  template <size_t B, int L>
+  __attribute__((always_inline)) static Recorder<B, L> roomFor(Recorder<B, L> r, size_t size) {
+    if (__builtin_expect(r.room - r.used >= size + kRecorderRoom, 1)) return r;
+    const RecordPlace place = moveToScratch(r.origin, r.inLane, r.start, r.used, size);
+    r.start = place.start;
+    r.room = place.room;
+    r.lane = &g_noLane;
+    return r;
+  }
+  // From here on the statement is a Logger's: the operands recorded so far
+  // are replayed into its stream, which takes the rest.
+  template <size_t B, int L>
+  static LogStream& toStream(const Recorder<B, L>& r) {
+    return becomeLogger(r.site, L, r.origin, r.inLane, r.start, r.used);
+  }
+
+ private:
+  // Out of line (Statement.cc). A record begun by the slow path: in the
+  // lane after the route is resolved again, or in a slot of the thread's.
+  static RecordPlace beginSlow(const LogSite* site, int level) noexcept;
+  // The record begun at `origin` (in the lane if `inLane`), now at
+  // `start` with `used` bytes, moved to its slot with room for `size` more
+  // and kRecorderRoom.
+  static RecordPlace moveToScratch(char* origin, bool inLane, char* start, size_t used,
+                                   size_t size) noexcept;
+  // A Logger in the record's slot that formats the operands recorded so far
+  // and writes the line when it ends (endLogger).
+  static LogStream& becomeLogger(const LogSite* site, int level, char* origin, bool inLane,
+                                 char* start, size_t used) noexcept;
+  static void endLogger(char* origin) noexcept;
+  static void commitSlow(const LogSite* site, int level, char* origin, bool inLane, char* start,
+                         size_t used) noexcept;
+  static void abandon(char* origin, bool inLane) noexcept;
+
+  char* origin_ = nullptr;  // the record's first place while the statement runs
+  bool inLane_ = false;
+};
+
+// The left operand of `&` in the LOG_* macros ends the statement, whatever
+// its chain of << made of it.
+template <size_t B, int L>
+__attribute__((always_inline)) inline void operator&(Statement& s, const Recorder<B, L>& r) {
+  s.commit(r);
+}
+inline void operator&(Statement& s, LogStream&) { s.commitLogger(); }
+
+// ---- operands ----
+
+// Whether the recorder stores T itself; anything else goes to a Logger's stream.
+template <typename T>
+struct RecordsItself
+    : std::integral_constant<bool, std::is_arithmetic<T>::value ||
+                                       std::is_same<T, std::string>::value ||
+                                       std::is_same<T, std::string_view>::value ||
+                                       std::is_same<T, const char*>::value ||
+                                       std::is_same<T, char*>::value ||
+                                       std::is_same<T, const void*>::value ||
+                                       std::is_same<T, void*>::value> {};
+
+// A value of known size: tag and bytes, checked only where B cannot cover it.
+template <size_t B, int L, typename V>
+__attribute__((always_inline)) inline auto recordValue(Recorder<B, L> r, OperandTag tag, V v) {
+  constexpr size_t kSize = 1 + sizeof(V);
+  if constexpr (kSize > B) r = Statement::roomFor(r, kSize);
+  char* p = r.start + r.used;
+  *p = static_cast<char>(tag);
+  std::memcpy(p + 1, &v, sizeof v);
+  if constexpr (kSize <= B) {
+    return Recorder<B - kSize, L>{r.site, r.origin, r.inLane, r.start, r.used + kSize, r.room, r.lane};
+  } else {
+    return Recorder<kRecorderRoom, L>{r.site, r.origin, r.inLane, r.start, r.used + kSize, r.room, r.lane};
+  }
+}
+
+// A string operand's tag and 16-bit length, as one four-byte store (its
+// fourth byte is the string's first, written next, or free room).
+__attribute__((always_inline)) inline void writeTextHead(char* p, size_t len) {
+  const uint32_t head = kOperandText | static_cast<uint32_t>(len) << 8;
+  std::memcpy(p, &head, sizeof head);
+}
+
+// A string of run-time length: checked, keeping B free after it.
+template <size_t B, int L>
+__attribute__((always_inline)) inline Recorder<B, L> recordString(Recorder<B, L> r, const char* s,
+                                                               size_t len) {
+  if (__builtin_expect(len > kMaxStoredString, 0)) len = kMaxStoredString;
+  const size_t size = kOperandBytesHeader + len;
+  // roomFor leaves kRecorderRoom >= B free after the string.
+  r = Statement::roomFor(r, size);
+  char* p = r.start + r.used;
+  writeTextHead(p, len);
+  std::memcpy(p + kOperandBytesHeader, s, len);
+  r.used += size;
+  return r;
+}
+
+template <size_t B, int L>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, char v) {
+  return recordValue(r, kOperandChar, v);
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, bool v) {
+  return recordValue(r, kOperandChar, v ? '1' : '0');
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, signed char v) {
+  return recordValue(r, kOperandI32, static_cast<int32_t>(v));
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, unsigned char v) {
+  return recordValue(r, kOperandU32, static_cast<uint32_t>(v));
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, short v) {
+  return recordValue(r, kOperandI32, static_cast<int32_t>(v));
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, unsigned short v) {
+  return recordValue(r, kOperandU32, static_cast<uint32_t>(v));
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, int v) {
+  return recordValue(r, kOperandI32, static_cast<int32_t>(v));
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, unsigned v) {
+  return recordValue(r, kOperandU32, static_cast<uint32_t>(v));
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, long v) {
+  return recordValue(r, kOperandI64, static_cast<int64_t>(v));
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, unsigned long v) {
+  return recordValue(r, kOperandU64, static_cast<uint64_t>(v));
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, long long v) {
+  return recordValue(r, kOperandI64, static_cast<int64_t>(v));
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, unsigned long long v) {
+  return recordValue(r, kOperandU64, static_cast<uint64_t>(v));
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, float v) {
+  return recordValue(r, kOperandF32, v);
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, double v) {
+  return recordValue(r, kOperandF64, v);
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, long double v) {
+  return recordValue(r, kOperandF64, static_cast<double>(v));
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, const void* v) {
+  return recordValue(r, kOperandPtr, reinterpret_cast<uint64_t>(v));
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, void* v) {
+  return recordValue(r, kOperandPtr, reinterpret_cast<uint64_t>(v));
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline Recorder<B, L> operator<<(Recorder<B, L> r, const std::string& s) {
+  return recordString(r, s.data(), s.size());
+}
+template <size_t B, int L>
+__attribute__((always_inline)) inline Recorder<B, L> operator<<(Recorder<B, L> r, std::string_view s) {
+  return recordString(r, s.data(), s.size());
+}
+
+// A char array (a literal, mostly): at most M - 1 bytes, a size known at
+// compile time, so no check while B covers it; for a literal the length is
+// a constant and the copy a few moves.
+template <size_t B, int L, size_t M>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, const char (&s)[M]) {
+  constexpr size_t kSize = kOperandBytesHeader + (M > 0 ? M - 1 : 0);
+  if constexpr (kSize > kRecorderRoom) {
+    return recordString(r, s, std::strlen(s));
+  } else {
+    if constexpr (kSize > B) r = Statement::roomFor(r, kSize);
+    char* p = r.start + r.used;
+    const size_t len = std::strlen(s);
+    writeTextHead(p, len);
+    std::memcpy(p + kOperandBytesHeader, s, len);
+    const size_t used = r.used + kOperandBytesHeader + len;
+    if constexpr (kSize <= B) {
+      return Recorder<B - kSize, L>{r.site, r.origin, r.inLane, r.start, used, r.room, r.lane};
+    } else {
+      return Recorder<kRecorderRoom, L>{r.site, r.origin, r.inLane, r.start, used, r.room, r.lane};
+    }
+  }
+}
+
+// A C string: "(null)" for a null pointer, as LogStream writes it.
+template <size_t B, int L, typename T,
+          typename = std::enable_if_t<std::is_same<T, const char*>::value ||
+                                      std::is_same<T, char*>::value>>
+__attribute__((always_inline)) inline Recorder<B, L> operator<<(Recorder<B, L> r, const T& s) {
+  if (s == nullptr) return recordString(r, "(null)", 6);
+  return recordString(r, s, std::strlen(s));
+}
+
+// Object pointers print as hex, as const void* does.
+template <size_t B, int L, typename T,
+          typename = std::enable_if_t<!std::is_same<std::remove_cv_t<T>, char>::value &&
+                                      !std::is_function<T>::value>>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, T* v) {
+  return recordValue(r, kOperandPtr, reinterpret_cast<uint64_t>(v));
+}
+
+// Anything else LogStream takes (kv, Fmt, a user's operator<<(LogStream&,
+// T), an enum, a function pointer): the statement goes on as a Logger's.
+template <size_t B, int L, typename T,
+          typename = std::enable_if_t<!RecordsItself<std::decay_t<T>>::value &&
+                                      !std::is_pointer<std::decay_t<T>>::value>>
+inline auto operator<<(Recorder<B, L> r, const T& v) -> decltype(std::declval<LogStream&>() << v) {
+  return Statement::toStream(r) << v;
+}
+// Function pointers, which decay to pointers.
+template <size_t B, int L, typename R, typename... Args>
+inline LogStream& operator<<(Recorder<B, L> r, R (*f)(Args...)) {
+  return Statement::toStream(r) << f;
+}
+template <size_t B, int L>
+inline LogStream& operator<<(Recorder<B, L> r, std::nullptr_t) {
+  return Statement::toStream(r) << nullptr;
+}
+
+
+}  // namespace detail
+}  // namespace muon
