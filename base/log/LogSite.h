@@ -25,9 +25,6 @@ namespace detail {
 
 struct LogSite {
   static constexpr int kUnresolved = -1;
-  // `threshold` until resolved: above every level, so that the enabled
-  // path of admit() is one compare.
-  static constexpr int kUnresolvedThreshold = 0x7fffffff;
 
   constexpr LogSite(const char* path, int line)
       : where(makeSourceLocation(path, line)), file(path) {}
@@ -38,7 +35,7 @@ struct LogSite {
 
   // Lowest level this statement formats: its level, or TRACE while the
   // backtrace ring is on (lines below the level go to the ring).
-  std::atomic<int> threshold{kUnresolvedThreshold};
+  std::atomic<int> threshold{kUnresolved};
   // Lowest level this statement writes to the output.
   std::atomic<int> level{kUnresolved};
   // The statement's __FILE__, matched against module patterns.
@@ -52,9 +49,13 @@ LogSite* resolveAndAdmit(LogSite& site, int level);
 // The site if a statement at `level` is to be formatted, else nullptr.
 inline LogSite* admit(LogSite& site, int level) {
   const int threshold = site.threshold.load(std::memory_order_relaxed);
-  if (threshold > level) {
-    if (threshold == LogSite::kUnresolvedThreshold) return resolveAndAdmit(site, level);
-    return nullptr;
+  // A disabled statement returns at the first compare, before its function
+  // sets up anything (the compiler places the frame after it).
+  if (threshold > level) return nullptr;
+  if (__builtin_expect(threshold < 0, 0)) {
+    // The site itself, not the call's answer: the compiler then knows the
+    // pointer is the site's constant address on every path.
+    return resolveAndAdmit(site, level) != nullptr ? &site : nullptr;
   }
   return &site;
 }

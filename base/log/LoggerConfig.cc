@@ -169,7 +169,7 @@ LogSite* resolveAndAdmit(LogSite& site, int level) {
   readEnvironmentOnce();
   // Unresolved under the mutex: not registered yet (another thread may have
   // done both since this one looked).
-  if (site.threshold.load(std::memory_order_relaxed) == LogSite::kUnresolvedThreshold) {
+  if (site.threshold.load(std::memory_order_relaxed) == LogSite::kUnresolved) {
     site.next = g_sites;
     g_sites = &site;
   }

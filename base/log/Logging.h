@@ -349,8 +349,11 @@ const char* strerror_tl(int savedErrno);
 // level costs admit()'s one relaxed load and compare. (A LOG_* inside a
 // lambda inside another's << operands redeclares muon_log_site: -Wshadow.)
 #define MUON_LOG_AT_IF(level, condition)                                            \
-  for (::muon::detail::Statement muon_statement(MUON_LOG_SITE, ::muon::Logger::level);  \
-       muon_statement.admitted && (condition); muon_statement.admitted = false)
+  for (::muon::detail::LogSite* muon_log_site =                                     \
+           ::muon::detail::admit(MUON_LOG_SITE, ::muon::Logger::level);               \
+       muon_log_site != nullptr && (condition); muon_log_site = nullptr)                \
+    for (::muon::detail::Statement muon_statement(*muon_log_site); muon_statement.pending; \
+         muon_statement.pending = false)
 
 // A Logger for the statement at `level` (inside MUON_LOG_AT_IF), as a stream;
 // TRACE and DEBUG lines also name the function.

@@ -136,8 +136,7 @@ struct RecordPlace {
 // thread's slots (Statement.cc), found by the record's origin.
 class Statement {
  public:
-  __attribute__((always_inline)) Statement(LogSite& s, int level)
-      : site(&s), admitted(admit(s, level) != nullptr) {}
+  __attribute__((always_inline)) explicit Statement(LogSite& s) : site(&s) {}
   __attribute__((always_inline)) ~Statement() {
     if (__builtin_expect(origin_ != nullptr, 0)) abandon(origin_, inLane_);
   }
@@ -145,8 +144,8 @@ class Statement {
   Statement& operator=(const Statement&) = delete;
 
   LogSite* const site;
-  // Whether the statement is to run: its level is on, and it has not run.
-  bool admitted;
+  // Whether the statement is still to run (the inner for of MUON_LOG_AT_IF).
+  bool pending = true;
 
   template <int Level>
   __attribute__((always_inline)) Recorder<kRecorderRoom, Level> begin() {
