@@ -110,7 +110,9 @@ bool replayOperands(const char* p, size_t n, LogStream& out) {
       const size_t len = load<uint16_t>(p + 1);
       const char* bytes = p + kOperandBytesHeader;
       if (static_cast<size_t>(end - bytes) < len) return false;
-      out.beginField(std::string_view(bytes, len), tag == kOperandFieldOneText);
+      // As one operand's field: a stream that records (a Logger replaying a
+      // statement's operands) records it so, with no end.
+      out.beginOneOperandField(std::string_view(bytes, len), tag == kOperandFieldOneText, false);
       ++openOne;
       bareOne = tag == kOperandFieldOneBare;
       p = bytes + len;

@@ -48,6 +48,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "muon/base/LogFields.h"
 #include "muon/base/LogOperands.h"
 #include "muon/base/LogSite.h"
 #include "muon/base/LogStream.h"
@@ -279,26 +280,35 @@ __attribute__((always_inline)) inline auto recordValue(Recorder<B, L> r, Operand
   }
 }
 
-// A string operand's tag and 16-bit length, as one four-byte store (its
-// fourth byte is the string's first, written next, or free room).
-__attribute__((always_inline)) inline void writeTextHead(char* p, size_t len) {
-  const uint32_t head = kOperandText | static_cast<uint32_t>(len) << 8;
+// A byte operand's tag and 16-bit length, as one four-byte store (its
+// fourth byte is the operand's first, written next, or free room).
+__attribute__((always_inline)) inline void writeBytesHead(char* p, OperandTag tag, size_t len) {
+  const uint32_t head = tag | static_cast<uint32_t>(len) << 8;
   std::memcpy(p, &head, sizeof head);
 }
+__attribute__((always_inline)) inline void writeTextHead(char* p, size_t len) {
+  writeBytesHead(p, kOperandText, len);
+}
 
-// A string of run-time length: checked, keeping B free after it.
+// A byte operand of run-time length: checked, keeping B free after it.
 template <size_t B, int L>
-__attribute__((always_inline)) inline Recorder<B, L> recordString(Recorder<B, L> r, const char* s,
-                                                               size_t len) {
+__attribute__((always_inline)) inline Recorder<B, L> recordBytes(Recorder<B, L> r, OperandTag tag,
+                                                              const char* s, size_t len) {
   if (__builtin_expect(len > kMaxStoredString, 0)) len = kMaxStoredString;
   const size_t size = kOperandBytesHeader + len;
-  // roomFor leaves kRecorderRoom >= B free after the string.
+  // roomFor leaves kRecorderRoom >= B free after the bytes.
   r = Statement::roomFor(r, size);
   char* p = r.start + r.used;
-  writeTextHead(p, len);
+  writeBytesHead(p, tag, len);
   std::memcpy(p + kOperandBytesHeader, s, len);
   r.used += size;
   return r;
+}
+// A string operand (escaped when replayed).
+template <size_t B, int L>
+__attribute__((always_inline)) inline Recorder<B, L> recordString(Recorder<B, L> r, const char* s,
+                                                               size_t len) {
+  return recordBytes(r, kOperandText, s, len);
 }
 
 template <size_t B, int L>
@@ -416,6 +426,29 @@ template <size_t B, int L, typename T,
                                       !std::is_function<T>::value>>
 __attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, T* v) {
   return recordValue(r, kOperandPtr, reinterpret_cast<uint64_t>(v));
+}
+
+// A field (muon::kv) whose value the recorder stores: its start (the
+// name, cut as LogStream cuts it) and its value, as LogStream records them
+// (a field of one operand: no end).
+template <typename T>
+inline constexpr bool kRecordedField =
+    std::is_same_v<T, bool> || (std::is_arithmetic_v<T> && !std::is_same_v<T, long double>) ||
+    std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> ||
+    std::is_same_v<T, const char*> || std::is_same_v<T, char*> ||
+    (std::is_array_v<T> && std::is_same_v<std::remove_cv_t<std::remove_extent_t<T>>, char>);
+template <size_t B, int L, typename T, typename = std::enable_if_t<kRecordedField<T>>>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, const ::muon::KeyValue<T>& field) {
+  const std::string_view name = field.name;
+  const OperandTag tag = kBareField<T> ? kOperandFieldOneBare : kOperandFieldOneText;
+  const Recorder<B, L> named =
+      recordBytes(r, tag, name.data(), name.size() < kMaxFieldName ? name.size() : kMaxFieldName);
+  if constexpr (std::is_same_v<T, bool>) {
+    return field.value ? recordBytes(named, kOperandRaw, "true", 4)
+                       : recordBytes(named, kOperandRaw, "false", 5);
+  } else {
+    return named << field.value;
+  }
 }
 
 // Anything else LogStream takes (kv, Fmt, a user's operator<<(LogStream&,
