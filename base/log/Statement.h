@@ -311,65 +311,41 @@ __attribute__((always_inline)) inline Recorder<B, L> recordString(Recorder<B, L>
   return recordBytes(r, kOperandText, s, len);
 }
 
-template <size_t B, int L>
-__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, char v) {
-  return recordValue(r, kOperandChar, v);
+// How an arithmetic operand is stored: as LogStream records it (a char as
+// a char; smaller integers widened to 32 bits; long double as a double).
+template <typename T>
+constexpr OperandTag operandTagOf() {
+  if constexpr (std::is_same_v<T, char>) {
+    return kOperandChar;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return sizeof(T) == sizeof(float) ? kOperandF32 : kOperandF64;
+  } else if constexpr (sizeof(T) <= sizeof(int32_t)) {
+    return std::is_signed_v<T> ? kOperandI32 : kOperandU32;
+  } else {
+    return std::is_signed_v<T> ? kOperandI64 : kOperandU64;
+  }
+}
+template <OperandTag kTag>
+using StoredOperand = std::conditional_t<
+    kTag == kOperandChar, char,
+    std::conditional_t<
+        kTag == kOperandF32, float,
+        std::conditional_t<
+            kTag == kOperandF64, double,
+            std::conditional_t<kTag == kOperandI32, int32_t,
+                               std::conditional_t<kTag == kOperandU32, uint32_t,
+                                                  std::conditional_t<kTag == kOperandI64, int64_t,
+                                                                     uint64_t>>>>>>;
+
+template <size_t B, int L, typename T,
+          typename = std::enable_if_t<std::is_arithmetic_v<T> && !std::is_same_v<T, bool>>>
+__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, T v) {
+  constexpr OperandTag kTag = operandTagOf<T>();
+  return recordValue(r, kTag, static_cast<StoredOperand<kTag>>(v));
 }
 template <size_t B, int L>
 __attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, bool v) {
   return recordValue(r, kOperandChar, v ? '1' : '0');
-}
-template <size_t B, int L>
-__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, signed char v) {
-  return recordValue(r, kOperandI32, static_cast<int32_t>(v));
-}
-template <size_t B, int L>
-__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, unsigned char v) {
-  return recordValue(r, kOperandU32, static_cast<uint32_t>(v));
-}
-template <size_t B, int L>
-__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, short v) {
-  return recordValue(r, kOperandI32, static_cast<int32_t>(v));
-}
-template <size_t B, int L>
-__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, unsigned short v) {
-  return recordValue(r, kOperandU32, static_cast<uint32_t>(v));
-}
-template <size_t B, int L>
-__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, int v) {
-  return recordValue(r, kOperandI32, static_cast<int32_t>(v));
-}
-template <size_t B, int L>
-__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, unsigned v) {
-  return recordValue(r, kOperandU32, static_cast<uint32_t>(v));
-}
-template <size_t B, int L>
-__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, long v) {
-  return recordValue(r, kOperandI64, static_cast<int64_t>(v));
-}
-template <size_t B, int L>
-__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, unsigned long v) {
-  return recordValue(r, kOperandU64, static_cast<uint64_t>(v));
-}
-template <size_t B, int L>
-__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, long long v) {
-  return recordValue(r, kOperandI64, static_cast<int64_t>(v));
-}
-template <size_t B, int L>
-__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, unsigned long long v) {
-  return recordValue(r, kOperandU64, static_cast<uint64_t>(v));
-}
-template <size_t B, int L>
-__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, float v) {
-  return recordValue(r, kOperandF32, v);
-}
-template <size_t B, int L>
-__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, double v) {
-  return recordValue(r, kOperandF64, v);
-}
-template <size_t B, int L>
-__attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, long double v) {
-  return recordValue(r, kOperandF64, static_cast<double>(v));
 }
 template <size_t B, int L>
 __attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, const void* v) {
