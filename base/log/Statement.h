@@ -315,6 +315,7 @@ __attribute__((always_inline)) inline Recorder<B, L> recordString(Recorder<B, L>
 // a char; smaller integers widened to 32 bits; long double as a double).
 template <typename T>
 constexpr OperandTag operandTagOf() {
+  static_assert(sizeof(T) <= sizeof(uint64_t), "LogStream takes no wider number");
   if constexpr (std::is_same_v<T, char>) {
     return kOperandChar;
   } else if constexpr (std::is_floating_point_v<T>) {
