@@ -315,7 +315,6 @@ __attribute__((always_inline)) inline Recorder<B, L> recordString(Recorder<B, L>
 // a char; smaller integers widened to 32 bits; long double as a double).
 template <typename T>
 constexpr OperandTag operandTagOf() {
-  static_assert(sizeof(T) <= sizeof(uint64_t), "LogStream takes no wider number");
   if constexpr (std::is_same_v<T, char>) {
     return kOperandChar;
   } else if constexpr (std::is_floating_point_v<T>) {
@@ -323,6 +322,7 @@ constexpr OperandTag operandTagOf() {
   } else if constexpr (sizeof(T) <= sizeof(int32_t)) {
     return std::is_signed_v<T> ? kOperandI32 : kOperandU32;
   } else {
+    static_assert(sizeof(T) <= sizeof(uint64_t), "LogStream takes no wider integer");
     return std::is_signed_v<T> ? kOperandI64 : kOperandU64;
   }
 }
