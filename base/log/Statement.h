@@ -3,35 +3,37 @@
 //
 //   LOG_INFO << "accepted " << fd << " from " << peer;
 //
-// expands to a Statement, the statement's scope, and
+// expands, inside the level check's for (MUON_LOG_AT_IF), to a Statement,
+// the statement's scope, and
 //
-//   statement.end() & statement.begin<INFO>() << "accepted " << fd << ...
+//   statement & statement.begin<INFO>() << "accepted " << fd << ...
 //
 // begin() looks at this thread's route (ThreadRoute below), resolved once
 // per configuration change and checked by a generation number. On the
 // common route, an AsyncLogging attached that formats lines itself, it
 // starts the statement's record in place in the thread's queue
-// (RecordQueue.h, RecordLane), writing the header's constant part and the
-// counter; each operand is then a tag and its bytes stored by inline code
-// (LogOperands.h) at a pointer the statement carries in a register; end()
-// writes the size and publishes the record with one release store. The
-// backend formats the line (RecordFormatter.h).
+// (RecordQueue.h, RecordLane), writing the counter and the site into its
+// header; each operand is then a tag and its bytes (LogOperands.h) stored
+// by inline code at an offset the Recorder carries in a register; the `&`
+// (commit) writes the header's first word and publishes the record with
+// one release store. The backend formats the line (RecordFormatter.h).
 //
-// Every other case leaves the corridor once, out of line, and goes through
-// Logger with the operands recorded so far replayed into its LogStream
-// (replayOperands: the same bytes a text statement makes): another route
-// (text sinks, stdout, fan-out, the crash-safe spool, the backtrace ring), a
-// level that flushes, LogContext fields, no room in place (the queue is
-// crowded: Logger decides between waiting, dropping and the shared mode), a
-// statement nested in another's operands, a string past the record's room
-// (it moves to a scratch buffer first), and an operand type the recorder
-// does not store itself (kv, Fmt, a user's operator<<(LogStream&, T)), from
-// which the statement goes on as a Logger's stream.
+// Every other case leaves the corridor once, out of line (Statement.cc),
+// and goes through Logger with the operands recorded so far replayed into
+// its LogStream (replayOperands: the same bytes a text statement makes):
+// another route (text sinks, stdout, fan-out, the crash-safe spool, the
+// backtrace ring), a level that flushes, LogContext fields, no room in
+// place (the queue is crowded: Logger decides between waiting, dropping
+// and the shared mode), a statement nested in another's operands, a string
+// past the record's room (it moves to a slot of the thread's first), and an
+// operand type the recorder does not store itself (Fmt, a kv of one, a
+// user's operator<<(LogStream&, T)), from which the statement goes on as a
+// Logger's stream.
 //
-// Room: a record in place may take RecordLane::kMaxStatement bytes. A
-// Recorder<B> knows at compile time that B bytes are free after its
-// pointer, so an operand of a known size up to B (a number, a char array's
-// bound) is stored without a check; a string of run-time length is checked.
+// Room: a record in place may take kRecordRoom bytes. A Recorder<B, L>
+// knows at compile time that B bytes are free after its offset, so an
+// operand of a known size up to B (a number, a char array's bound) is
+// stored without a check; a string of run-time length is checked.
 //
 // Thread safety: a statement runs on its thread only. The route's cache
 // and the queue's lane are that thread's; only the lane's published
