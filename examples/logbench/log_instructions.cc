@@ -10,10 +10,14 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <memory>
 #include <string>
 
+#include "MadeRecords.h"
 #include "muon/base/AsyncLogging.h"
+#include "muon/base/LogStream.h"
 #include "muon/base/Logging.h"
+#include "muon/base/RecordFormatter.h"
 #include "muon/base/SyslogSink.h"
 
 namespace {
@@ -82,6 +86,36 @@ void run_rowIntIntDoubleDeferred() {
 }
 MUON_ROW(rowHelloWorldDeferred, (void)i; LOG_INFO << "hello world")
 MUON_ROW(rowLogInfoEmptyContext, LOG_INFO << MESSAGE)
+
+// The backend's side: AsyncLogging's formatter making the text line of one
+// record, for the statements of the rows above (MadeRecords.h).
+struct FormatRow {
+  logbench::MadeRecords records;
+  muon::detail::RecordFormatter formatter;
+  muon::detail::LinePrefix prefix;
+  std::unique_ptr<char[]> out{new char[muon::detail::RecordFormatter::kMaxLine]};
+
+  template <typename Operands>
+  explicit FormatRow(Operands operands) : records(256, operands) {}
+  size_t format(uint64_t i) {
+    return formatter.format(records[i % records.size()], prefix, 4321, " 4321 ", out.get());
+  }
+};
+#define MUON_FORMAT_ROW(name, operands)                                             \
+  FormatRow* name##Records;                                                          \
+  __attribute__((noipa)) void name(uint64_t i) { name##Records->format(i); }        \
+  void run_##name() {                                                                \
+    FormatRow row([](muon::LogStream& stream, uint64_t i) { stream << operands; }); \
+    name##Records = &row;                                                            \
+    for (uint64_t i = 0; i < kCalls; ++i) name(i);                                   \
+  }
+MUON_FORMAT_ROW(rowFormatLogInfo, MESSAGE)
+MUON_FORMAT_ROW(rowFormatThreeFields, THREE_FIELDS)
+MUON_FORMAT_ROW(rowFormatThreePlain, THREE_PLAIN)
+MUON_FORMAT_ROW(rowFormatIntIntDouble,
+                "Logging int: " << static_cast<int>(i) << ", int: " << static_cast<int>(i + 1)
+                                << ", double: " << static_cast<double>(i) * 0.5)
+MUON_FORMAT_ROW(rowFormatHelloWorld, "hello world"; (void)i)
 MUON_ROW(rowLogInfoOneFieldContext, LOG_INFO << MESSAGE)
 
 }  // namespace
@@ -197,6 +231,12 @@ int main() {
     auto toSecond = Logger::addSink(second);
     run_rowLogInfoToTwoSinks();
   }
+
+  run_rowFormatLogInfo();
+  run_rowFormatThreeFields();
+  run_rowFormatThreePlain();
+  run_rowFormatIntIntDouble();
+  run_rowFormatHelloWorld();
 
   Logger::setOutput(nullptr);
   Logger::setFlush(nullptr);

@@ -35,6 +35,7 @@
 #include <random>
 #include <string>
 
+#include "MadeRecords.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/LogStream.h"
 #include "muon/base/Logging.h"
@@ -198,48 +199,20 @@ void asyncAppend(benchmark::State& state, bool crashSafe) {
     std::filesystem::remove_all(dir);
   }
 }
-// Records of "Logging int: " << i << ", int: " << j << ", double: " << d,
-// built as a recording LogStream builds them, with varied values and
-// counter times a few microseconds apart (the line's time is converted from
-// the counter, as for a statement).
+// Records of "Logging int: " << i << ", int: " << j << ", double: " << d
+// with varied values (MadeRecords.h), each formatted into its line.
 void BM_BackendFormatsIntIntDouble(benchmark::State& state) {
-  // Past TscClock's warm-up, where the counter is available (it comes then).
-  while (muon::TscClock::counterAvailable() && !muon::TscClock::countsAreTime()) {
-    muon::TscClock::now();
-  }
-  static muon::detail::LogSite site{__FILE__, __LINE__};
-  constexpr size_t kRecords = 256;
-  constexpr size_t kSlot = 256;
-  std::unique_ptr<char[]> records(new char[kRecords * kSlot]);
-  const bool counter = muon::TscClock::countsAreTime();
-  uint64_t count = muon::TscClock::readCounter();
-  for (size_t r = 0; r < kRecords; ++r) {
-    muon::LogStream stream;
-    stream.startRecording([](void*, muon::LogStream&) {}, nullptr);
+  const logbench::MadeRecords records(256, [](muon::LogStream& stream, size_t r) {
     const int i = static_cast<int>(r * 7919);
     stream << "Logging int: " << i << ", int: " << -i / 3 << ", double: " << i * 1.25 + 0.1;
-    muon::detail::RecordHeader header{};
-    header.length = static_cast<uint16_t>(stream.buffer().length());
-    header.size = static_cast<uint32_t>(muon::detail::recordSize(header.length));
-    header.kind = counter ? muon::detail::RecordHeader::kStatementCount
-                          : muon::detail::RecordHeader::kStatementMicros;
-    header.level = muon::Logger::INFO;
-    count += 10000;
-    header.key = count;
-    header.time = counter ? static_cast<int64_t>(count) : muon::Timestamp::now().microSecondsSinceEpoch();
-    header.site = &site;
-    char* at = records.get() + r * kSlot;
-    std::memcpy(at, &header, sizeof header);
-    std::memcpy(at + sizeof header, stream.buffer().data(), header.length);
-  }
+  });
   muon::detail::RecordFormatter formatter;
   muon::detail::LinePrefix prefix;
   std::unique_ptr<char[]> out(new char[muon::detail::RecordFormatter::kMaxLine]);
   size_t r = 0;
   for (auto _ : state) {
-    const auto* header = reinterpret_cast<const muon::detail::RecordHeader*>(records.get() + r * kSlot);
-    benchmark::DoNotOptimize(formatter.format(*header, prefix, 4321, " 4321 ", out.get()));
-    r = (r + 1) % kRecords;
+    benchmark::DoNotOptimize(formatter.format(records[r], prefix, 4321, " 4321 ", out.get()));
+    r = (r + 1) % records.size();
   }
   state.SetItemsProcessed(state.iterations());
 }
