@@ -17,111 +17,123 @@ T load(const char* p) {
   return v;
 }
 
-// The bytes a value of `tag` takes after its tag; 0 for a byte operand.
-size_t valueSize(uint8_t tag) {
-  switch (tag) {
-    case kOperandChar:
-    case kOperandFieldEnd:
-      return 1;
-    case kOperandI32:
-    case kOperandU32:
-    case kOperandF32:
-      return 4;
-    case kOperandI64:
-    case kOperandU64:
-    case kOperandF64:
-    case kOperandPtr:
-      return 8;
-    default:
-      return 0;
-  }
-}
+bool isNumberTag(uint8_t tag) { return tag >= kOperandI32 && tag <= kOperandPtr; }
 
 }  // namespace
 
-bool replayOperands(const char* p, size_t n, LogStream& out) {
-  const char* const end = p + n;
-  // One operand at p, p moved past it. A lambda has the function's access
-  // (LogStream's friend).
-  auto replayOne = [&]() -> bool {
-    const auto tag = static_cast<uint8_t>(*p);
-    if (tag >= kOperandText && tag <= kOperandFieldBare) {
-      if (end - p < static_cast<ptrdiff_t>(kOperandBytesHeader)) return false;
-      const size_t len = load<uint16_t>(p + 1);
-      const char* bytes = p + kOperandBytesHeader;
-      if (static_cast<size_t>(end - bytes) < len) return false;
-      if (tag == kOperandText) {
-        out.appendText(bytes, len);
-      } else if (tag == kOperandWhole) {
-        out.appendWhole(bytes, len);
-      } else if (tag >= kOperandFieldText) {
-        out.beginField(std::string_view(bytes, len), tag == kOperandFieldText);
-      } else {
-        out.append(bytes, len);
-      }
-      p = bytes + len;
-      return true;
-    }
-    const size_t size = valueSize(tag);
-    if (size == 0 || static_cast<size_t>(end - p) < 1 + size) return false;
+// One switch on the tag per operand, each case checking its own length: the
+// replay runs once per deferred line on the backend, so its per-operand cost
+// is the backend's. A struct LogStream befriends, for its private writers.
+struct OperandReplay {
+  // The operand at p, other than a kFieldOne start, into `out`; where the
+  // next one begins, or nullptr if the bytes do not hold a whole operand.
+  __attribute__((always_inline)) static const char* plain(const char* p, const char* end,
+                                                          LogStream& out) {
+    const auto left = static_cast<size_t>(end - p);
     const char* v = p + 1;
-    switch (tag) {
+    switch (static_cast<uint8_t>(*p)) {
       case kOperandChar:
+        if (left < 2) return nullptr;
         out << *v;
-        break;
+        return v + 1;
       case kOperandFieldEnd:
+        if (left < 2) return nullptr;
         out.endField();
-        break;
+        return v + 1;
       case kOperandI32:
+        if (left < 5) return nullptr;
         out << load<int32_t>(v);
-        break;
+        return v + 4;
       case kOperandU32:
+        if (left < 5) return nullptr;
         out << load<uint32_t>(v);
-        break;
+        return v + 4;
       case kOperandF32:
+        if (left < 5) return nullptr;
         out << load<float>(v);
-        break;
+        return v + 4;
       case kOperandI64:
+        if (left < 9) return nullptr;
         out << static_cast<long long>(load<int64_t>(v));
-        break;
+        return v + 8;
       case kOperandU64:
+        if (left < 9) return nullptr;
         out << static_cast<unsigned long long>(load<uint64_t>(v));
-        break;
+        return v + 8;
       case kOperandF64:
+        if (left < 9) return nullptr;
         out << load<double>(v);
-        break;
-      default:  // kOperandPtr
+        return v + 8;
+      case kOperandPtr:
+        if (left < 9) return nullptr;
         out << reinterpret_cast<const void*>(load<uint64_t>(v));
-        break;
+        return v + 8;
+      case kOperandText:
+      case kOperandRaw:
+      case kOperandWhole:
+      case kOperandFieldText:
+      case kOperandFieldBare: {
+        if (left < kOperandBytesHeader) return nullptr;
+        const size_t len = load<uint16_t>(v);
+        const char* bytes = p + kOperandBytesHeader;
+        if (left - kOperandBytesHeader < len) return nullptr;
+        const auto tag = static_cast<uint8_t>(*p);
+        if (tag == kOperandText) {
+          out.appendText(bytes, len);
+        } else if (tag == kOperandRaw) {
+          out.append(bytes, len);
+        } else if (tag == kOperandWhole) {
+          out.appendWhole(bytes, len);
+        } else {
+          out.beginField(std::string_view(bytes, len), tag == kOperandFieldText);
+        }
+        return bytes + len;
+      }
+      default:
+        return nullptr;
     }
-    p = v + size;
-    return true;
-  };
-  // Fields of one operand (kOperandFieldOne*) begun and not yet ended: the
-  // operand after them ends them. (The bytes end after such a start when
-  // the statement fell back to text there: it writes the value and ends the
-  // field itself.)
-  unsigned openOne = 0;
-  bool bareOne = false;
-  while (p < end) {
-    const auto tag = static_cast<uint8_t>(*p);
-    if (tag == kOperandFieldOneText || tag == kOperandFieldOneBare) {
-      if (end - p < static_cast<ptrdiff_t>(kOperandBytesHeader)) return false;
+  }
+
+  // The operand at p, a kFieldOne start included: the starts in a row and
+  // the one operand after them, which ends them all. (The bytes end after
+  // such a start when the statement fell back to text there: it wrote the
+  // value and ended the field itself.)
+  __attribute__((always_inline)) static const char* one(const char* p, const char* end,
+                                                        LogStream& out) {
+    auto tag = static_cast<uint8_t>(*p);
+    if (__builtin_expect(tag != kOperandFieldOneText && tag != kOperandFieldOneBare, 1)) {
+      return plain(p, end, out);
+    }
+    unsigned open = 0;
+    bool bare = false;
+    do {
+      if (static_cast<size_t>(end - p) < kOperandBytesHeader) return nullptr;
       const size_t len = load<uint16_t>(p + 1);
       const char* bytes = p + kOperandBytesHeader;
-      if (static_cast<size_t>(end - bytes) < len) return false;
+      if (static_cast<size_t>(end - bytes) < len) return nullptr;
       // As one operand's field: a stream that records (a Logger replaying a
       // statement's operands) records it so, with no end.
       out.beginOneOperandField(std::string_view(bytes, len), tag == kOperandFieldOneText, false);
-      ++openOne;
-      bareOne = tag == kOperandFieldOneBare;
+      ++open;
+      bare = tag == kOperandFieldOneBare;
       p = bytes + len;
-      continue;
-    }
+      if (p == end) return p;
+      tag = static_cast<uint8_t>(*p);
+    } while (tag == kOperandFieldOneText || tag == kOperandFieldOneBare);
     // A bare value that is a number needs no encoding.
-    const bool number = bareOne && tag >= kOperandI32 && tag <= kOperandPtr;
-    if (!replayOne()) return false;
-    for (; openOne > 0; --openOne) out.endOneOperandField(number);
+    const bool number = bare && isNumberTag(tag);
+    p = plain(p, end, out);
+    if (p == nullptr) return nullptr;
+    for (; open > 0; --open) out.endOneOperandField(number);
+    return p;
+  }
+};
+
+bool replayOperands(const char* p, size_t n, LogStream& out) {
+  const char* const end = p + n;
+  while (p < end) {
+    p = OperandReplay::one(p, end, out);
+    if (p == nullptr) return false;
   }
   return true;
 }

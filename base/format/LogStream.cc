@@ -231,7 +231,12 @@ size_t convertShortDouble(char* buf, double v) {
   for (unsigned k = 0; k < sizeof kPowersOf10 / sizeof kPowersOf10[0]; ++k) {
     const double scaled = a * kPowersOf10[k];
     if (scaled >= 9007199254740992.0) return 0;  // 2^53: no longer exact
-    const double r = std::nearbyint(scaled);
+    // To the nearest integer as nearbyint does in the default rounding mode
+    // (ties to even), without its call: below 2^52, adding 2^52 leaves no
+    // bits for a fraction, so the sum is rounded there; from 2^52 on a double
+    // is an integer already.
+    constexpr double kTwo52 = 4503599627370496.0;
+    const double r = scaled < kTwo52 ? (scaled + kTwo52) - kTwo52 : scaled;
     // r and 10^k are exact, so the quotient is correctly rounded: the
     // decimal r / 10^k reads back as a. The first k that works gives the
     // fewest digits.

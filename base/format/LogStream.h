@@ -448,7 +448,7 @@ class LogStream {
     if (recording_) fallBackToText();
   }
 
-  friend bool detail::replayOperands(const char* p, size_t n, LogStream& out);
+  friend struct detail::OperandReplay;  // replayOperands
   const Buffer& buffer() const { return buffer_; }
   Buffer& buffer() { return buffer_; }
   // Empty again, the message's room whole.
