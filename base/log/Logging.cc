@@ -310,28 +310,42 @@ __attribute__((noinline)) int refreshPrefix(Logger::ClockFunc clock, unsigned ge
 
 }  // namespace
 
-void Logger::formatHeader(LogLevel level) {
+namespace {
+
+// Writes the header of a line at `level` into the empty `buf` for a
+// statement that began at `began` (nullptr: now); its counter (the line's
+// order key), microsecond and second to *count, *micro and *second.
+// Returns the header's length.
+inline size_t writeLineHeader(LogStream::Buffer& buf, Logger::LogLevel level,
+                              const detail::StatementTime* began, uint64_t* count, int* micro,
+                              int64_t* second) {
   // The common case reads the counter and finds it in this thread's window
   // on the prefix's second: no shared state but two read-mostly words.
-  const ClockFunc clock = g_clock.load(std::memory_order_relaxed);
+  const Logger::ClockFunc clock = g_clock.load(std::memory_order_relaxed);
   const unsigned generation = g_timeZoneGeneration.load(std::memory_order_acquire);
   PrefixCache& cache = t_prefix;
-  int micro;
-  // Also the line's order key, should it go to a record queue as text.
-  const uint64_t count = began_ != nullptr ? began_->count : TscClock::readCounter();
-  recordKey_ = count;
-  if (__builtin_expect(clock == &TscClock::now, 1) && cache.window.covers(count) &&
+  const uint64_t at = began != nullptr ? began->count : TscClock::readCounter();
+  *count = at;
+  int m;
+  if (__builtin_expect(clock == &TscClock::now, 1) && cache.window.covers(at) &&
       generation == cache.prefix.generation) {
-    micro = cache.window.microAt(count);
+    m = cache.window.microAt(at);
   } else {
-    micro = refreshPrefix(clock, generation, began_);
+    m = refreshPrefix(clock, generation, began);
   }
+  *micro = m;
+  *second = cache.prefix.second;
+  return detail::writeHeader(buf, cache.prefix, m, level);
+}
+
+}  // namespace
+
+void Logger::formatHeader(LogLevel level) {
   // What record() needs and the prefix cache may forget before it runs (a
-  // << operand that logs may start a new second).
-  micro_ = micro;
-  second_ = cache.prefix.second;
+  // << operand that logs may start a new second); the counter is also the
+  // line's order key, should it go to a record queue as text.
   messageBegin_ = static_cast<uint32_t>(
-      detail::writeHeader(stream_.buffer(), cache.prefix, micro, level));
+      writeLineHeader(stream_.buffer(), level, began_, &recordKey_, &micro_, &second_));
 }
 
 namespace {
@@ -478,6 +492,40 @@ Logger::~Logger() {
   // Text, to the attached sink or the output function: a sink that takes
   // records sets the attention level to TRACE, so one of those is here.
   static_cast<void>(writeText(config, buf.data(), buf.length()));
+}
+
+bool Logger::writeStatementText(const detail::LogSite& site, LogLevel level,
+                                const detail::StatementTime& began, const char* operands,
+                                size_t n) {
+  // What a Logger would do with these operands, where it would make text
+  // and write it as ~Logger's common path does; elsewhere it is left to one.
+  if (__builtin_expect(detail::t_contextFields != 0, 0)) return false;
+  const detail::LoggerConfig& config = detail::loggerConfig();
+  if (level >= config.attentionLevel) return false;
+  detail::RecordQueue* queue = nullptr;
+  if (config.records != nullptr) {
+    // Text only while the queue is crowded: else the statement is a record.
+    queue = detail::recordQueueFor(*config.records);
+    if (queue == nullptr || !queue->crowded()) return false;
+  } else if (config.recordedLineGate != nullptr &&
+             config.recordedLineGate->load(std::memory_order_relaxed)) {
+    return false;
+  }
+  LogStream stream;
+  uint64_t count;
+  int micro;
+  int64_t second;
+  writeLineHeader(stream.buffer(), level, &began, &count, &micro, &second);
+  static_cast<void>(detail::replayOperands(operands, n, stream));
+  stream.closeFields();
+  if (detail::appendTrailer(stream, site.where)) detail::countTruncatedLine();
+  const LogStream::Buffer& buf = stream.buffer();
+  if (queue != nullptr) {
+    queue->appendLine(buf.data(), buf.length(), count);
+  } else {
+    static_cast<void>(writeText(config, buf.data(), buf.length()));
+  }
+  return true;
 }
 
 LogRecord Logger::record() const {

@@ -280,6 +280,13 @@ class Logger {
   // the queue; this record leaves it for the statement's own buffer.
   static void moveRecordOut(void* self);
   void formatHeader(LogLevel level);
+  // A statement's line from its recorded operands, made and written where
+  // a Logger of it would make text and write it on its common path (no
+  // context fields, a level below the attention level, a text sink, or a
+  // record queue that is crowded); false, with nothing done, elsewhere.
+  static bool writeStatementText(const detail::LogSite& site, LogLevel level,
+                                 const detail::StatementTime& began, const char* operands,
+                                 size_t n);
   // Puts the record in this thread's queue (or counts it dropped).
   void commitRecord();
   bool commitRecorded(const detail::LoggerConfig& config);

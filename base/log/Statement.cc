@@ -107,6 +107,16 @@ void leaveLane(char* start) {
 // Whether the record begun at `origin` is still there, in the lane.
 bool stillInLane(char* origin, bool inLane, char* start) { return inLane && start == origin; }
 
+// When the statement in `slot`, its record now at `start`, began: as
+// beginSlow noted it, or, if it began in the lane, where the counter is the
+// clock, its record's key.
+void noteBegan(Slot* slot, const char* start) {
+  if (slot->origin != slot->record) {
+    std::memcpy(&slot->began.count, start + offsetof(RecordHeader, key), sizeof slot->began.count);
+    slot->began.time = Timestamp();
+  }
+}
+
 }  // namespace
 
 unsigned statementSlotsInUse() { return t_slots.depth; }
@@ -171,11 +181,7 @@ LogStream& Statement::becomeLogger(const LogSite* site, int level, char* origin,
     leaveLane(start);
     start = slot->record;
   }
-  if (origin != slot->record) {
-    // Begun in the lane, where the counter is the clock.
-    std::memcpy(&slot->began.count, start + offsetof(RecordHeader, key), sizeof slot->began.count);
-    slot->began.time = Timestamp();
-  }
+  noteBegan(slot, start);
   Logger* logger =
       new (slot->logger) Logger(*site, static_cast<Logger::LogLevel>(level), slot->began);
   slot->hasLogger = true;
@@ -194,6 +200,17 @@ void Statement::endLogger(char* origin) noexcept {
 
 void Statement::commitSlow(const LogSite* site, int level, char* origin, bool inLane, char* start,
                            size_t used) noexcept {
+  // Out of the lane, with every operand recorded: where its Logger would
+  // only make text and write it, the line is made from the record as it is.
+  Slot* slot = stillInLane(origin, inLane, start) ? nullptr : slotOf(origin);
+  if (slot != nullptr && !slot->hasLogger) {
+    noteBegan(slot, start);
+    if (Logger::writeStatementText(*site, static_cast<Logger::LogLevel>(level), slot->began,
+                                   start + sizeof(RecordHeader), used - sizeof(RecordHeader))) {
+      releaseTopSlot();
+      return;
+    }
+  }
   becomeLogger(site, level, origin, inLane, start, used);
   endLogger(origin);
 }
