@@ -115,9 +115,17 @@ __attribute__((always_inline)) inline bool mayHoldControl(const char* p, size_t 
   return false;
 }
 
-// Copies len <= 16 bytes: two overlapping moves of 8, or of 4, or bytes.
+// Copies len <= 32 bytes: two overlapping moves of 16, of 8 or of 4, or
+// bytes.
 inline void copyShort(char* to, const char* from, size_t len) {
-  if (len >= 8) {
+  if (len >= 16) {
+    typedef char Block __attribute__((vector_size(16)));
+    Block a, b;
+    std::memcpy(&a, from, 16);
+    std::memcpy(&b, from + len - 16, 16);
+    std::memcpy(to, &a, 16);
+    std::memcpy(to + len - 16, &b, 16);
+  } else if (len >= 8) {
     uint64_t a, b;
     std::memcpy(&a, from, 8);
     std::memcpy(&b, from + len - 8, 8);
@@ -156,7 +164,7 @@ class FixedBuffer {
     // is known only at run time (a replayed operand) is copied in two
     // overlapping moves rather than by a call.
     if (__builtin_expect(len <= avail(), 1)) {
-      if (!__builtin_constant_p(len) && len <= 16) {
+      if (!__builtin_constant_p(len) && len <= 32) {
         copyShort(cur_, buf, len);
       } else {
         std::memcpy(cur_, buf, len);

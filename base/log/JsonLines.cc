@@ -142,7 +142,7 @@ class JsonWriter {
   char* end() const { return p_; }
 
   void raw(const char* s, size_t n) {
-    if (n <= 16) {
+    if (n <= 32) {
       copyShort(p_, s, n);
     } else {
       std::memcpy(p_, s, n);

@@ -73,10 +73,6 @@ bool RecordQueue::leaveShared() {
     refreshLane();
     return true;
   }
-  if (wokenFor_ != sharedThrough_) {
-    wokenFor_ = sharedThrough_;
-    sink_->wake();
-  }
   return false;
 }
 

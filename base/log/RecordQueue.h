@@ -321,8 +321,12 @@ class RecordQueue {
     const uint64_t sequence = sink_->appendShared(line, len);
     if (sequence != 0) sharedThrough_ = sequence;
   }
-  // Whether the shared mode can end (its lines are written); if not, wakes
-  // the consumer once per buffer, so that a partly filled one is written.
+  // Whether the shared mode can end (its lines are written). The consumer
+  // is not woken for it: a thread that logs on fills the shared buffer, which
+  // is then written, and one that stopped waits at most the sink's flush
+  // interval, formatting its own lines meanwhile (waking the consumer for
+  // each partly filled buffer turned them over faster than one producer
+  // could fill them).
   bool leaveShared();
   uint64_t position() const { return lane_.published.load(std::memory_order_relaxed); }
   // Sets the lane's limit from the position, the last look at the
@@ -352,7 +356,6 @@ class RecordQueue {
   MoveOut moveOut_ = nullptr;
   bool shared_ = false;        // the shared mode
   uint64_t sharedThrough_ = 0; // the buffer of its last line in the shared buffers
-  uint64_t wokenFor_ = 0;      // the buffer the consumer was last woken for
   // The consumer's line.
   alignas(64) std::atomic<uint64_t> read_{0};
   uint64_t readLocal_ = 0;
