@@ -107,8 +107,9 @@ case "$cmd" in
     esac
     ;;
   bench)
-    # wrk: the HTTP benchmark's client (examples/bench/http_bench.sh).
-    need "${build_deps[@]}" gnuplot-nox procps wrk
+    # wrk: the HTTP benchmark's client (examples/bench/http_bench.sh); valgrind: the
+    # instructions per call beside the latency (examples/bench/latency_bench.sh).
+    need "${build_deps[@]}" gnuplot-nox procps wrk valgrind
     # Build output to stderr: stdout is the tables, for scripts to keep.
     configure_and_build build >&2
     exec "$top/examples/bench/run_bench.sh" "$top/build" "$@"

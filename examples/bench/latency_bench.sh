@@ -29,12 +29,17 @@ is given.
 
 Prints the markdown table of medians: for each cell (logger, message,
 threads) the median across the runs of each percentile (p50 ... max, in ns,
-as the calling thread sees one call). A run that failed or lost lines is
+as the calling thread sees one call), and beside them the instructions one
+call runs on the calling thread (1 thread): log_latency --count-only under
+valgrind's callgrind, 550 bursts of 20 calls, the last 500 counted
+(--toggle-collect='*countedCall*'), total / 10,000; "-" without valgrind
+(build.sh bench installs it). A run that failed or lost lines is
 left out of the medians and named under the table. Files, in BUILD_DIR/bench/:
   log_latency_run1.csv, ...  each run's rows (log_latency --csv)
   log_latency.csv            the medians: the same columns and `runs`, the
                              number of runs behind each cell
   log_latency_runs.txt       everything each run printed, and its stderr
+  log_latency_instructions.csv  logger,message,instructions (1 thread)
 Log files are written under BUILD_DIR/bench and removed after each case.
 On a shared machine run the whole script under one lock, e.g.
   flock /tmp/muon-bench.lock examples/bench/latency_bench.sh build
@@ -146,6 +151,35 @@ else
   join_csv "${columns[@]}" >"$csv"
 fi
 
+# ---- Instructions per call --------------------------------------------------
+# Counts, not timings: callgrind's figure repeats on a busy machine. One
+# valgrind run per logger and message, one thread.
+instructions_csv=$out/log_latency_instructions.csv
+echo "logger,message,instructions" >"$instructions_csv"
+count_bursts=500 count_warmup=50
+if command -v valgrind >/dev/null; then
+  for logger in muon-async muon-sync spdlog-async spdlog-sync; do
+    for message in short int-int-double; do
+      rc=0
+      timeout -k 10 "$timeout_s" valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+        "--toggle-collect=*countedCall*" "$bin" --count-only --only "$logger" --threads 1 \
+        --message "$message" --bursts $count_bursts --warmup $count_warmup --dir "$logdir" \
+        >"$logdir/count.out" 2>"$logdir/count.err" || rc=$?
+      collected=$(awk '/Collected :/ { print $NF }' "$logdir/count.err")
+      calls=$(awk '/--count-only:/ { print $4 }' "$logdir/count.out")
+      if [ $rc -ne 0 ] || [ -z "$collected" ] || [ -z "$calls" ] || [ "$calls" -eq 0 ]; then
+        echo "$bench_name: counting $logger $message failed (exit $rc)" >&2
+        tail -n 3 "$logdir/count.err" | sed 's/^/    /' >&2
+        continue
+      fi
+      awk -v l="$logger" -v m="$message" -v c="$collected" -v n="$calls" \
+        'BEGIN { printf "%s,%s,%.1f\n", l, m, c / n }' >>"$instructions_csv"
+    done
+  done
+else
+  echo "$bench_name: valgrind not found: no instructions per call" >&2
+fi
+
 # ---- The table ------------------------------------------------------------
 method=$(grep -m 1 '^# log_latency:' "$runs_txt" || true)
 echo "log_latency, median of ${#ok_csvs[@]} run(s) per cell (each percentile's median across the runs):"
@@ -153,11 +187,17 @@ echo "ns per call as the calling thread sees it, each call timed alone between t
 echo "reads; nothing subtracted (the empty-pair row is the two reads alone)."
 [ -z "$method" ] || echo "${method#\# }"
 echo
-echo "| logger | message | threads | p50 | p90 | p99 | p99.9 | p99.99 | max |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
-awk -F, "$csv_header"'
-  { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $col["logger"], $col["message"], $col["threads"],
-      $col["p50"], $col["p90"], $col["p99"], $col["p99_9"], $col["p99_99"], $col["max"] }' "$csv"
+echo "Instructions: per call on the calling thread, 1 thread (callgrind; log_latency --count-only)."
+echo
+echo "| logger | message | threads | p50 | p90 | p99 | p99.9 | p99.99 | max | instructions |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+awk -F, '
+  FILENAME == ARGV[1] { if (FNR > 1) ins[$1 SUBSEP $2] = $3; next }
+  FNR == 1 { delete col; for (i = 1; i <= NF; i++) col[$i] = i; next }
+  { k = $col["logger"] SUBSEP $col["message"]
+    n = ($col["threads"] == 1 && (k in ins)) ? ins[k] : "-"
+    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $col["logger"], $col["message"], $col["threads"],
+      $col["p50"], $col["p90"], $col["p99"], $col["p99_9"], $col["p99_99"], $col["max"], n }' "$instructions_csv" "$csv"
 if [ ${#failed[@]} -gt 0 ]; then
   echo
   echo "Left out of the medians (details in $runs_txt):"

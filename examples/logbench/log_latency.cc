@@ -2,6 +2,7 @@
 //
 //   log_latency [--bursts N] [--warmup N] [--quick] [--dir DIR] [--csv PATH]
 //               [--only LOGGER[,LOGGER]] [--threads 1|2|1,2]
+//               [--message short|int-int-double[,...]] [--count-only]
 //
 // For each logger (muon-async, muon-sync, spdlog-async, spdlog-sync) x
 // message (short, int-int-double) x threads (1, 2), every measuring thread
@@ -25,6 +26,12 @@
 // table on stdout; the same rows as CSV with --csv; progress on stderr.
 // docs/logging-bench.md describes the method. Single-threaded but for the
 // measuring threads each case starts and joins.
+//
+// --count-only times nothing: each measured call goes through the noipa
+// function countedCall, so that callgrind counts the calls' instructions
+// (valgrind --tool=callgrind --toggle-collect='*countedCall*'), and the
+// empty pair and the counter read are not run. It prints how many calls
+// went through countedCall; latency_bench.sh divides.
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -72,7 +79,9 @@ constexpr int kMaxThreads = 2;
 const char* const kUsage =
     "usage: log_latency [--bursts N] [--warmup N] [--quick] [--dir DIR] [--csv PATH]\n"
     "                   [--only LOGGER[,LOGGER]] [--threads 1|2|1,2]\n"
+    "                   [--message short|int-int-double[,...]] [--count-only]\n"
     "  LOGGER: muon-async, muon-sync, spdlog-async, spdlog-sync (empty-pair is always measured)\n"
+    "  --count-only: no timing; the measured calls go through countedCall, for callgrind\n"
     "  defaults: --bursts 100000 --warmup 10000 (per thread), --dir /tmp, threads 1 and 2;\n"
     "  --quick: --bursts 10000 --warmup 1000\n";
 
@@ -94,6 +103,8 @@ struct Options {
   std::string csv;  // "" for none
   std::vector<std::string> loggers{std::begin(kLoggers), std::end(kLoggers)};
   std::vector<int> threads{1, 2};
+  std::vector<Message> messages{Message::kShort, Message::kIntIntDouble};
+  bool countOnly = false;  // --count-only
 };
 
 // ---- The counter -----------------------------------------------------------
@@ -176,6 +187,12 @@ struct ThreadSamples {
 
 // Runs warm-up and measured bursts of `call(seq)` on this thread. seq
 // counts the thread's calls from `firstSeq`, so lines differ across threads.
+// One call, out of line where callgrind can count it (--count-only).
+template <typename Call>
+__attribute__((noipa)) void countedCall(Call& call, uint64_t seq) {
+  call(seq);
+}
+
 template <typename Call>
 void runBursts(const Options& options, uint64_t firstSeq, Call& call, ThreadSamples* out) {
   ::prctl(PR_SET_TIMERSLACK, kTimerSlackNanos, 0, 0, 0);
@@ -188,6 +205,11 @@ void runBursts(const Options& options, uint64_t firstSeq, Call& call, ThreadSamp
     if (b == options.warmup) measuredStart = readCounter();
     uint64_t* samples =
         measured ? out->counts.data() + static_cast<size_t>(b - options.warmup) * kBurstCalls : warmupSamples;
+    if (measured && options.countOnly) {
+      for (int k = 0; k < kBurstCalls; ++k) countedCall(call, seq++);
+      sleepNanos(kSleepNanos);
+      continue;
+    }
     for (int k = 0; k < kBurstCalls; ++k) {
       const uint64_t t0 = readCounter();
       call(seq);
@@ -375,6 +397,23 @@ Options parseOptions(int argc, char** argv) {
         }
       }
       std::sort(options.threads.begin(), options.threads.end());
+    } else if (arg == "--message") {
+      options.messages.clear();
+      for (const std::string& name : splitCommas(value())) {
+        Message m;
+        if (name == "short") {
+          m = Message::kShort;
+        } else if (name == "int-int-double") {
+          m = Message::kIntIntDouble;
+        } else {
+          usage();
+        }
+        if (std::find(options.messages.begin(), options.messages.end(), m) == options.messages.end()) {
+          options.messages.push_back(m);
+        }
+      }
+    } else if (arg == "--count-only") {
+      options.countOnly = true;
     } else if (arg == "-h" || arg == "--help") {
       std::fputs(kUsage, stdout);
       std::exit(0);
@@ -416,7 +455,8 @@ int main(int argc, char** argv) {
   std::vector<uint64_t> merged;
   merged.reserve(static_cast<size_t>(options.bursts) * kBurstCalls * kMaxThreads);
 
-  const int cases = 2 + static_cast<int>(options.loggers.size() * 2 * options.threads.size());
+  const int cases = (options.countOnly ? 0 : 2) +
+                    static_cast<int>(options.loggers.size() * options.messages.size() * options.threads.size());
   std::vector<Row> rows;
   auto collect = [&](Row row, int threads) {
     merged.clear();
@@ -437,7 +477,7 @@ int main(int argc, char** argv) {
 
   // The empty pair, at the first thread count asked for.
   int done = 0;
-  {
+  if (!options.countOnly) {
     const int threads = options.threads.front();
     const uint64_t start = monotonicNanos();
     measure(options, threads, [](uint64_t) {}, &samples);
@@ -449,7 +489,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "[%d/%d] empty-pair, %d thread(s): %.1f s, %.1f us per burst\n", ++done, cases,
                  threads, static_cast<double>(monotonicNanos() - start) / 1e9, r->burstMicros);
   }
-  {
+  if (!options.countOnly) {
     const int threads = options.threads.front();
     const uint64_t start = monotonicNanos();
     measure(options, threads,
@@ -470,7 +510,7 @@ int main(int argc, char** argv) {
   // The loggers of one cell (message, threads) run back to back, so that a
   // change in the machine's load hits the figures compared in a row group alike.
   bool lost = false;
-  for (Message message : {Message::kShort, Message::kIntIntDouble}) {
+  for (Message message : options.messages) {
     for (int threads : options.threads) {
       for (const std::string& logger : options.loggers) {
         const std::string dir = top + "/" + logger + "-" + messageName(message) + "-" + std::to_string(threads);
@@ -524,6 +564,12 @@ int main(int argc, char** argv) {
     return a.threads < b.threads;
   });
 
+  if (options.countOnly) {
+    uint64_t calls = 0;
+    for (const Row& r : rows) calls += static_cast<uint64_t>(options.bursts) * kBurstCalls * static_cast<uint64_t>(r.threads);
+    std::printf("# log_latency --count-only: %llu calls through countedCall\n", static_cast<unsigned long long>(calls));
+    return lost ? 1 : 0;
+  }
   std::printf("# log_latency: %s, %.4f ns per count; %ld measured bursts of %d calls after %ld warm-up bursts "
               "per thread, a %ld us sleep between bursts (timer slack %lu ns; the empty pair's bursts took "
               "%.1f us apart); %s, %ld CPUs\n",
