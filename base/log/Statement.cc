@@ -123,18 +123,14 @@ unsigned statementSlotsInUse() { return t_slots.depth; }
 
 RecordPlace Statement::beginSlow(const LogSite* site, int level) noexcept {
   ThreadRoute& route = t_route;
-  const uint64_t count = TscClock::readCounter();
   if (route.generation != g_routeGeneration.load(std::memory_order_relaxed)) {
     resolveThreadRoute();
-    RecordLane* lane = route.lane;
-    char* start = lane->write;
-    if (level < route.fastBelow && start <= lane->limit) {  // g_noLane's never is
-      lane->write = reinterpret_cast<char*>(RecordLane::kLaneOpen);
-      std::memcpy(start + offsetof(RecordHeader, key), &count, sizeof count);
-      std::memcpy(start + offsetof(RecordHeader, site), &site, sizeof site);
-      return {start, kRecordRoom, lane};
+    char* start = route.lane->write;
+    if (level < route.fastBelow && openLane(route.lane, start, site)) {
+      return {start, kRecordRoom, route.lane};
     }
   }
+  const uint64_t count = TscClock::readCounter();
   // A statement inside another's operands while that one writes in place:
   // the outer one then ends by the slow path too, after this one
   // (RecordQueue's shared mode keeps the order).

@@ -125,6 +125,18 @@ struct Recorder {
   RecordLane* lane;  // open by this statement, or g_noLane
 };
 
+// Opens `lane` for a statement at `site` if a record of the largest size may
+// start at `at`, its write position: marks it open and writes the counter
+// and the site into the record's header. False, with nothing changed, where
+// it may not (g_noLane never lets one).
+__attribute__((always_inline)) inline bool openLane(RecordLane* lane, char* at, const LogSite* site) {
+  if (__builtin_expect(at > lane->limit, 0)) return false;
+  lane->write = reinterpret_cast<char*>(RecordLane::kLaneOpen);
+  TscClock::storeCounter(at + offsetof(RecordHeader, key));
+  std::memcpy(at + offsetof(RecordHeader, site), &site, sizeof site);
+  return true;
+}
+
 // Where a record goes on: a slow path's answer.
 struct RecordPlace {
   char* start;
@@ -158,13 +170,9 @@ class Statement {
                          1)) {
       RecordLane* lane = route.lane;
       char* start = lane->write;
-      if (__builtin_expect(start <= lane->limit, 1)) {
-        lane->write = reinterpret_cast<char*>(RecordLane::kLaneOpen);
+      if (__builtin_expect(openLane(lane, start, site), 1)) {
         origin_ = start;
         inLane_ = true;
-        TscClock::storeCounter(start + offsetof(RecordHeader, key));
-        const LogSite* s = site;
-        std::memcpy(start + offsetof(RecordHeader, site), &s, sizeof s);
         return {site, start, true, start, sizeof(RecordHeader), kRecordRoom, lane};
       }
     }
