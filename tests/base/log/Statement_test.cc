@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "EveryStatement.h"
-#include "LineCapture.h"
+#include "OutputCapture.h"
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/Logging.h"
@@ -27,9 +27,6 @@ using muon::test::readLines;
 using muon::test::TempDir;
 
 namespace {
-
-muon::test::LineCapture* g_capture = nullptr;
-void captureOutput(const char* line, size_t len) { g_capture->append(line, len); }
 
 // A line without its date and time ("20261128 08:15:02.123456Z "), which
 // differ between two runs on the real clock.
@@ -97,13 +94,8 @@ class StatementTest : public ::testing::Test {
   // The lines `body` logs as text (the statements format them).
   template <typename Body>
   std::vector<std::string> direct(Body body) {
-    muon::test::LineCapture capture;
-    g_capture = &capture;
-    Logger::setOutput(&captureOutput);
-    body();
-    Logger::setOutput(nullptr);
     std::vector<std::string> lines;
-    for (std::string line : capture.lines()) {
+    for (std::string line : muon::test::linesWrittenToOutput(body)) {
       if (!line.empty() && line.back() == '\n') line.pop_back();
       lines.push_back(withoutTime(line));
     }

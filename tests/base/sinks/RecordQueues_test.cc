@@ -19,6 +19,7 @@
 
 #include "EveryStatement.h"
 #include "LineCapture.h"
+#include "OutputCapture.h"
 #include "TempDir.h"
 #include "ThreadOrder.h"
 #include "muon/base/AsyncLogging.h"
@@ -35,9 +36,6 @@ using muon::test::TempDir;
 
 namespace {
 
-muon::test::LineCapture* g_capture = nullptr;
-void captureOutput(const char* line, size_t len) { g_capture->append(line, len); }
-
 muon::Timestamp fixedClock() { return muon::Timestamp(1764115200LL * 1000000 + 123456); }
 
 std::vector<std::string> withNewlines(std::vector<std::string> lines) {
@@ -49,14 +47,8 @@ std::vector<std::string> withNewlines(std::vector<std::string> lines) {
 // fixed clock set), after a first run, so that the rate limit's counts
 // are the same in the run compared with it.
 std::vector<std::string> linesStatementsFormatThemselves() {
-  muon::test::LineCapture direct;
-  g_capture = &direct;
-  Logger::setOutput(&captureOutput);
-  muon::test::logEveryKindOfStatement();
-  direct.clear();
-  muon::test::logEveryKindOfStatement();
-  Logger::setOutput(nullptr);
-  return direct.lines();
+  muon::test::linesWrittenToOutput(muon::test::logEveryKindOfStatement);
+  return muon::test::linesWrittenToOutput(muon::test::logEveryKindOfStatement);
 }
 
 class RecordQueuesTest : public ::testing::Test {
