@@ -507,8 +507,10 @@ bool Logger::writeStatementText(const detail::LogSite& site, LogLevel level,
     // Text only while the queue is crowded: else the statement is a record.
     queue = detail::recordQueueFor(*config.records);
     if (queue == nullptr || !queue->crowded()) return false;
-  } else if (config.recordedLineGate != nullptr &&
-             config.recordedLineGate->load(std::memory_order_relaxed)) {
+  }
+  // A sink that wants recorded lines now gets one from the Logger.
+  if (config.recordedLineGate != nullptr &&
+      config.recordedLineGate->load(std::memory_order_relaxed)) {
     return false;
   }
   LogStream stream;
