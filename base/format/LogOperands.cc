@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include "muon/base/LogStream.h"
 
@@ -25,6 +26,21 @@ bool isNumberTag(uint8_t tag) { return tag >= kOperandI32 && tag <= kOperandPtr;
 // replay runs once per deferred line on the backend, so its per-operand cost
 // is the backend's. A struct LogStream befriends, for its private writers.
 struct OperandReplay {
+  // A number stored as T at v (after its tag; `left` bytes from the tag
+  // on), streamed as As: where the next operand begins, or nullptr.
+  template <typename T, typename As = T>
+  __attribute__((always_inline)) static const char* value(const char* v, size_t left,
+                                                          LogStream& out) {
+    if (left < 1 + sizeof(T)) return nullptr;
+    const T stored = load<T>(v);
+    if constexpr (std::is_pointer_v<As>) {
+      out << reinterpret_cast<As>(stored);
+    } else {
+      out << static_cast<As>(stored);
+    }
+    return v + sizeof(T);
+  }
+
   // The operand at p, other than a kFieldOne start, into `out`; where the
   // next one begins, or nullptr if the bytes do not hold a whole operand.
   __attribute__((always_inline)) static const char* plain(const char* p, const char* end,
@@ -41,33 +57,19 @@ struct OperandReplay {
         out.endField();
         return v + 1;
       case kOperandI32:
-        if (left < 5) return nullptr;
-        out << load<int32_t>(v);
-        return v + 4;
+        return value<int32_t>(v, left, out);
       case kOperandU32:
-        if (left < 5) return nullptr;
-        out << load<uint32_t>(v);
-        return v + 4;
+        return value<uint32_t>(v, left, out);
       case kOperandF32:
-        if (left < 5) return nullptr;
-        out << load<float>(v);
-        return v + 4;
+        return value<float>(v, left, out);
       case kOperandI64:
-        if (left < 9) return nullptr;
-        out << static_cast<long long>(load<int64_t>(v));
-        return v + 8;
+        return value<int64_t, long long>(v, left, out);
       case kOperandU64:
-        if (left < 9) return nullptr;
-        out << static_cast<unsigned long long>(load<uint64_t>(v));
-        return v + 8;
+        return value<uint64_t, unsigned long long>(v, left, out);
       case kOperandF64:
-        if (left < 9) return nullptr;
-        out << load<double>(v);
-        return v + 8;
+        return value<double>(v, left, out);
       case kOperandPtr:
-        if (left < 9) return nullptr;
-        out << reinterpret_cast<const void*>(load<uint64_t>(v));
-        return v + 8;
+        return value<uint64_t, const void*>(v, left, out);
       case kOperandText:
       case kOperandRaw:
       case kOperandWhole:
