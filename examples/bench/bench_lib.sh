@@ -124,3 +124,42 @@ plot_lines() {
   if [ -z "$sep" ]; then printf '1/0 notitle'; fi
   printf '\n'
 }
+
+# latency_medians CSV...: log_latency's --csv files (or the peers' latency
+# programs', the same columns) made into one: for each cell (logger,
+# message, threads), in the rows' order of the first file, the median across
+# the files of each percentile (the mean of the middle two for an even
+# count), and `runs`, the files behind it. No file: the header alone.
+latency_medians() {
+  local percentiles=(p50 p90 p99 p99_9 p99_99 max)
+  local columns=(logger message threads "${percentiles[@]}" runs)
+  if [ $# -eq 0 ]; then join_csv "${columns[@]}"; return; fi
+  awk -F, -v columns="$(join_csv "${columns[@]}")" -v pcts="${percentiles[*]}" "$csv_emit"'
+    FNR == 1 { delete col; for (i = 1; i <= NF; i++) col[$i] = i; next }
+    {
+      k = $col["logger"] SUBSEP $col["message"] SUBSEP $col["threads"]
+      if (!(k in n)) { order[++cells] = k; name[k, "logger"] = $col["logger"]
+                       name[k, "message"] = $col["message"]; name[k, "threads"] = $col["threads"] }
+      n[k]++
+      np = split(pcts, p, " ")
+      for (i = 1; i <= np; i++) val[k, p[i], n[k]] = $col[p[i]] + 0
+    }
+    function median(k, what,   m, a, i, j, x) {
+      m = n[k]
+      for (i = 1; i <= m; i++) a[i] = val[k, what, i]
+      for (i = 2; i <= m; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+      return m % 2 ? a[(m + 1) / 2] : sprintf("%.0f", (a[m / 2] + a[m / 2 + 1]) / 2)
+    }
+    BEGIN { print columns }
+    END {
+      np = split(pcts, p, " ")
+      for (c = 1; c <= cells; c++) {
+        k = order[c]
+        delete v
+        v["logger"] = name[k, "logger"]; v["message"] = name[k, "message"]; v["threads"] = name[k, "threads"]
+        for (i = 1; i <= np; i++) v[p[i]] = median(k, p[i])
+        v["runs"] = n[k]
+        emit(v)
+      }
+    }' "$@"
+}

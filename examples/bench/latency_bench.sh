@@ -114,42 +114,7 @@ done
 echo "$bench_name: $repeat run(s) in $(hms $((SECONDS - started))), ${#failed[@]} failed" >&2
 
 # ---- The medians ----------------------------------------------------------
-# Each cell's percentiles, each its own median across the runs (mean of the
-# middle two for an even count), in the rows' order of the first run.
-percentiles=(p50 p90 p99 p99_9 p99_99 max)
-columns=(logger message threads "${percentiles[@]}" runs)
-if [ ${#ok_csvs[@]} -gt 0 ]; then
-  awk -F, -v columns="$(join_csv "${columns[@]}")" -v pcts="${percentiles[*]}" "$csv_emit"'
-    FNR == 1 { delete col; for (i = 1; i <= NF; i++) col[$i] = i; next }
-    {
-      k = $col["logger"] SUBSEP $col["message"] SUBSEP $col["threads"]
-      if (!(k in n)) { order[++cells] = k; name[k, "logger"] = $col["logger"]
-                       name[k, "message"] = $col["message"]; name[k, "threads"] = $col["threads"] }
-      n[k]++
-      np = split(pcts, p, " ")
-      for (i = 1; i <= np; i++) val[k, p[i], n[k]] = $col[p[i]] + 0
-    }
-    function median(k, what,   m, a, i, j, x) {
-      m = n[k]
-      for (i = 1; i <= m; i++) a[i] = val[k, what, i]
-      for (i = 2; i <= m; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-      return m % 2 ? a[(m + 1) / 2] : sprintf("%.0f", (a[m / 2] + a[m / 2 + 1]) / 2)
-    }
-    BEGIN { print columns }
-    END {
-      np = split(pcts, p, " ")
-      for (c = 1; c <= cells; c++) {
-        k = order[c]
-        delete v
-        v["logger"] = name[k, "logger"]; v["message"] = name[k, "message"]; v["threads"] = name[k, "threads"]
-        for (i = 1; i <= np; i++) v[p[i]] = median(k, p[i])
-        v["runs"] = n[k]
-        emit(v)
-      }
-    }' "${ok_csvs[@]}" >"$csv"
-else
-  join_csv "${columns[@]}" >"$csv"
-fi
+latency_medians "${ok_csvs[@]}" >"$csv"
 
 # ---- Instructions per call --------------------------------------------------
 # Counts, not timings: callgrind's figure repeats on a busy machine. One

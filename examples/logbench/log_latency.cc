@@ -6,9 +6,8 @@
 //
 // For each logger (muon-async, muon-sync, spdlog-async, spdlog-sync) x
 // message (short, int-int-double) x threads (1, 2), every measuring thread
-// runs bursts of kBurstCalls calls and sleeps ~10 us between bursts; each
-// call is timed alone between two fenced counter reads (lfence; rdtsc;
-// lfence), and every sample of the measured bursts is kept. The samples of
+// runs the burst harness (BurstHarness.h: bursts of 20 calls ~10 us apart,
+// each call timed alone between two fenced counter reads); the samples of
 // all threads are merged and their percentiles (nearest rank) printed in ns.
 // Nothing is subtracted: the row "empty-pair" is the two reads with nothing
 // between, measured the same way, which every sample carries; the row
@@ -32,33 +31,24 @@
 // (valgrind --tool=callgrind --toggle-collect='*countedCall*'), and the
 // empty pair and the counter read are not run. It prints how many calls
 // went through countedCall; latency_bench.sh divides.
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
 
 #include <spdlog/async.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <string_view>
-#include <thread>
 #include <vector>
 
+#include "BurstHarness.h"
 #include "CommandLine.h"
 #include "RunFiles.h"
 #include "muon/base/AsyncLogging.h"
@@ -68,13 +58,9 @@
 
 namespace {
 
-constexpr int kBurstCalls = 20;
-constexpr long kSleepNanos = 10 * 1000;
-// The kernel's default timer slack (50 us) lets a 10 us sleep last several
-// times that; 1 ns asks for the sleep as written.
-constexpr unsigned long kTimerSlackNanos = 1;
+using burst::Message;
+
 constexpr off_t kRollSize = 500 * 1000 * 1000;  // muduo's bench
-constexpr int kMaxThreads = 2;
 
 const char* const kUsage =
     "usage: log_latency [--bursts N] [--warmup N] [--quick] [--dir DIR] [--csv PATH]\n"
@@ -87,57 +73,14 @@ const char* const kUsage =
 
 const char* const kLoggers[] = {"muon-async", "muon-sync", "spdlog-async", "spdlog-sync"};
 
-enum class Message { kShort, kIntIntDouble };
-
-const char* messageName(Message m) { return m == Message::kShort ? "short" : "int-int-double"; }
-
-// What marks one of the case's lines when its files are read back.
-const char* messageMarker(Message m) {
-  return m == Message::kShort ? "Hello 0123456789" : "Logging int: ";
-}
-
 struct Options {
-  long bursts = 100000;  // measured bursts per thread
-  long warmup = 10000;   // bursts before them per thread, not kept
+  burst::Plan plan;
   std::string dir = "/tmp";
   std::string csv;  // "" for none
   std::vector<std::string> loggers{std::begin(kLoggers), std::end(kLoggers)};
   std::vector<int> threads{1, 2};
   std::vector<Message> messages{Message::kShort, Message::kIntIntDouble};
-  bool countOnly = false;  // --count-only
 };
-
-// ---- The counter -----------------------------------------------------------
-
-// One fenced read: the lfence before keeps earlier work from finishing after
-// it, the one after keeps later work from starting before it. The empty asm
-// keeps the compiler from moving memory accesses across.
-inline uint64_t readCounter() {
-#if defined(__x86_64__)
-  asm volatile("" ::: "memory");
-  _mm_lfence();
-  const uint64_t c = __rdtsc();
-  _mm_lfence();
-  asm volatile("" ::: "memory");
-  return c;
-#else
-  struct timespec ts;
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-#endif
-}
-
-uint64_t monotonicNanos() {
-  struct timespec ts;
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-void sleepNanos(long nanos) {
-  struct timespec ts = {0, nanos};
-  while (::clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR) {
-  }
-}
 
 // How counts become nanoseconds, and how that was found.
 struct CounterScale {
@@ -154,7 +97,7 @@ CounterScale prepareCounter() {
 #if defined(__x86_64__)
   for (int i = 0; i < 500 && muon::TscClock::counterAvailable() && !muon::TscClock::usingTsc(); ++i) {
     muon::TscClock::now();
-    sleepNanos(1000 * 1000);
+    burst::sleepNanos(1000 * 1000);
   }
   muon::TscClock::now();
   if (muon::TscClock::usingTsc()) {
@@ -163,10 +106,7 @@ CounterScale prepareCounter() {
     scale.how = "TSC (lfence; rdtsc; lfence), scaled by muon's TscClock";
     return scale;
   }
-  const uint64_t c0 = readCounter(), n0 = monotonicNanos();
-  sleepNanos(200 * 1000 * 1000);
-  const uint64_t c1 = readCounter(), n1 = monotonicNanos();
-  scale.nanosPerCount = static_cast<double>(n1 - n0) / static_cast<double>(c1 - c0);
+  scale.nanosPerCount = burst::calibrateCounter();
   scale.how =
       "TSC (lfence; rdtsc; lfence), scaled against CLOCK_MONOTONIC over 200 ms here (the "
       "kernel's clock source is not the TSC: readings on different CPUs may not agree)";
@@ -176,85 +116,15 @@ CounterScale prepareCounter() {
   return scale;
 }
 
-// ---- The measurement -------------------------------------------------------
-
-// One thread's samples, allocated and touched before any case runs, so that
-// storing a sample never faults a page in.
-struct ThreadSamples {
-  std::vector<uint64_t> counts;  // kBurstCalls per measured burst
-  uint64_t measuredCounts = 0;   // counter ticks from the first measured burst to the end
-};
-
-// Runs warm-up and measured bursts of `call(seq)` on this thread. seq
-// counts the thread's calls from `firstSeq`, so lines differ across threads.
-// One call, out of line where callgrind can count it (--count-only).
-template <typename Call>
-__attribute__((noipa)) void countedCall(Call& call, uint64_t seq) {
-  call(seq);
-}
-
-template <typename Call>
-void runBursts(const Options& options, uint64_t firstSeq, Call& call, ThreadSamples* out) {
-  ::prctl(PR_SET_TIMERSLACK, kTimerSlackNanos, 0, 0, 0);
-  uint64_t warmupSamples[kBurstCalls];
-  uint64_t seq = firstSeq;
-  uint64_t measuredStart = 0;
-  const long total = options.warmup + options.bursts;
-  for (long b = 0; b < total; ++b) {
-    const bool measured = b >= options.warmup;
-    if (b == options.warmup) measuredStart = readCounter();
-    uint64_t* samples =
-        measured ? out->counts.data() + static_cast<size_t>(b - options.warmup) * kBurstCalls : warmupSamples;
-    if (measured && options.countOnly) {
-      for (int k = 0; k < kBurstCalls; ++k) countedCall(call, seq++);
-      sleepNanos(kSleepNanos);
-      continue;
-    }
-    for (int k = 0; k < kBurstCalls; ++k) {
-      const uint64_t t0 = readCounter();
-      call(seq);
-      const uint64_t t1 = readCounter();
-      samples[k] = t1 - t0;
-      ++seq;
-    }
-    sleepNanos(kSleepNanos);
-  }
-  out->measuredCounts = readCounter() - measuredStart;
-}
-
-// Starts `threads` threads that begin their bursts together, and joins them.
-template <typename Call>
-void measure(const Options& options, int threads, Call call, std::vector<ThreadSamples>* samples) {
-  std::atomic<int> ready{0};
-  std::vector<std::thread> workers;
-  const uint64_t callsPerThread = static_cast<uint64_t>(options.warmup + options.bursts) * kBurstCalls;
-  for (int t = 0; t < threads; ++t) {
-    workers.emplace_back([&, t] {
-      Call own = call;
-      ready.fetch_add(1);
-      while (ready.load() < threads) std::this_thread::yield();
-      runBursts(options, callsPerThread * static_cast<uint64_t>(t), own, &(*samples)[static_cast<size_t>(t)]);
-    });
-  }
-  for (std::thread& w : workers) w.join();
-}
-
-// The two statements of each logger. The ints and the double change with
-// every call, so that no formatting is the same twice in a row.
-struct IntIntDouble {
-  int i, j;
-  double d;
-  explicit IntIntDouble(uint64_t seq)
-      : i(static_cast<int>(seq)), j(static_cast<int>(seq * 3 + 1)), d(static_cast<double>(i) * 1.5 + 0.25) {}
-};
+// ---- The loggers -----------------------------------------------------------
 
 template <typename Run>
 void measureMuon(Message message, Run run) {
   if (message == Message::kShort) {
-    run([](uint64_t) { LOG_INFO << "Hello 0123456789 abcdefghijklmnopqrstuvwxyz"; });
+    run([](uint64_t) { LOG_INFO << burst::kShortText; });
   } else {
     run([](uint64_t seq) {
-      const IntIntDouble v(seq);
+      const burst::IntIntDouble v(seq);
       LOG_INFO << "Logging int: " << v.i << ", int: " << v.j << ", double: " << v.d;
     });
   }
@@ -263,10 +133,10 @@ void measureMuon(Message message, Run run) {
 template <typename Run>
 void measureSpdlog(spdlog::logger* logger, Message message, Run run) {
   if (message == Message::kShort) {
-    run([logger](uint64_t) { logger->info("Hello 0123456789 abcdefghijklmnopqrstuvwxyz"); });
+    run([logger](uint64_t) { logger->info(burst::kShortText); });
   } else {
     run([logger](uint64_t seq) {
-      const IntIntDouble v(seq);
+      const burst::IntIntDouble v(seq);
       logger->info("Logging int: {}, int: {}, double: {}", v.i, v.j, v.d);
     });
   }
@@ -275,8 +145,8 @@ void measureSpdlog(spdlog::logger* logger, Message message, Run run) {
 // One case: its logger made in `dir`, measured, stopped. Returns the number
 // of lines the logger itself says it dropped (muon-async's count; else 0).
 uint64_t runCase(const Options& options, const std::string& logger, Message message, int threads,
-                 const std::string& dir, std::vector<ThreadSamples>* samples) {
-  auto run = [&](auto call) { measure(options, threads, call, samples); };
+                 const std::string& dir, std::vector<burst::ThreadSamples>* samples) {
+  auto run = [&](auto call) { burst::measure(options.plan, threads, call, samples); };
   const std::string base = dir + "/log_latency";
   if (logger == "muon-async") {
     muon::AsyncLogging asyncLogging(base, kRollSize);
@@ -306,36 +176,14 @@ uint64_t runCase(const Options& options, const std::string& logger, Message mess
   return 0;
 }
 
-// ---- Percentiles -----------------------------------------------------------
-
 struct Row {
   std::string logger, message;
   int threads = 0;
-  uint64_t ns[6] = {};  // p50 p90 p99 p99.9 p99.99 max
+  uint64_t ns[burst::kColumns] = {};  // p50 p90 p99 p99.9 p99.99 max
   double burstMicros = 0;  // mean time from one burst's start to the next's
   int64_t lostLines = 0;
   uint64_t reportedDropped = 0;
 };
-
-// Nearest rank, in parts per million: 50%, 90%, 99%, 99.9%, 99.99%.
-constexpr uint64_t kPercentilePpm[] = {500000, 900000, 990000, 999000, 999900};
-
-void fillPercentiles(std::vector<uint64_t>* all, double nanosPerCount, Row* row) {
-  const uint64_t n = all->size();
-  auto begin = all->begin();
-  size_t from = 0;
-  for (size_t p = 0; p < 5; ++p) {
-    uint64_t rank = (kPercentilePpm[p] * n + 999999) / 1000000;
-    if (rank < 1) rank = 1;
-    const size_t at = static_cast<size_t>(rank - 1);
-    std::nth_element(begin + static_cast<long>(from), begin + static_cast<long>(at), all->end());
-    row->ns[p] = static_cast<uint64_t>(std::llround(static_cast<double>((*all)[at]) * nanosPerCount));
-    from = at;
-  }
-  row->ns[5] = static_cast<uint64_t>(
-      std::llround(static_cast<double>(*std::max_element(begin + static_cast<long>(from), all->end())) *
-                   nanosPerCount));
-}
 
 // ---- The command line ------------------------------------------------------
 
@@ -367,11 +215,11 @@ Options parseOptions(int argc, char** argv) {
     long n = 0;
     if (arg == "--bursts") {
       if (!muon::examples::parseInt(value(), 1, 100000000, &n)) usage();
-      options.bursts = n;
+      options.plan.bursts = n;
       burstsSet = true;
     } else if (arg == "--warmup") {
       if (!muon::examples::parseInt(value(), 0, 100000000, &n)) usage();
-      options.warmup = n;
+      options.plan.warmup = n;
       warmupSet = true;
     } else if (arg == "--quick") {
       quick = true;
@@ -391,7 +239,7 @@ Options parseOptions(int argc, char** argv) {
     } else if (arg == "--threads") {
       options.threads.clear();
       for (const std::string& t : splitCommas(value())) {
-        if (!muon::examples::parseInt(t.c_str(), 1, kMaxThreads, &n)) usage();
+        if (!muon::examples::parseInt(t.c_str(), 1, burst::kMaxThreads, &n)) usage();
         if (std::find(options.threads.begin(), options.threads.end(), n) == options.threads.end()) {
           options.threads.push_back(static_cast<int>(n));
         }
@@ -401,19 +249,13 @@ Options parseOptions(int argc, char** argv) {
       options.messages.clear();
       for (const std::string& name : splitCommas(value())) {
         Message m;
-        if (name == "short") {
-          m = Message::kShort;
-        } else if (name == "int-int-double") {
-          m = Message::kIntIntDouble;
-        } else {
-          usage();
-        }
+        if (!burst::parseMessage(name, &m)) usage();
         if (std::find(options.messages.begin(), options.messages.end(), m) == options.messages.end()) {
           options.messages.push_back(m);
         }
       }
     } else if (arg == "--count-only") {
-      options.countOnly = true;
+      options.plan.countOnly = true;
     } else if (arg == "-h" || arg == "--help") {
       std::fputs(kUsage, stdout);
       std::exit(0);
@@ -422,8 +264,8 @@ Options parseOptions(int argc, char** argv) {
     }
   }
   if (quick) {
-    if (!burstsSet) options.bursts = 10000;
-    if (!warmupSet) options.warmup = 1000;
+    if (!burstsSet) options.plan.bursts = 10000;
+    if (!warmupSet) options.plan.warmup = 1000;
   }
   return options;
 }
@@ -450,49 +292,39 @@ int main(int argc, char** argv) {
   std::string top = options.dir + "/log_latency.XXXXXX";
   top = logbench::makeTempDir(top);
 
-  std::vector<ThreadSamples> samples(kMaxThreads);
-  for (ThreadSamples& s : samples) s.counts.assign(static_cast<size_t>(options.bursts) * kBurstCalls, 0);
+  std::vector<burst::ThreadSamples> samples = burst::makeSamples(options.plan);
   std::vector<uint64_t> merged;
-  merged.reserve(static_cast<size_t>(options.bursts) * kBurstCalls * kMaxThreads);
+  merged.reserve(static_cast<size_t>(options.plan.bursts) * burst::kBurstCalls * burst::kMaxThreads);
 
-  const int cases = (options.countOnly ? 0 : 2) +
+  const int cases = (options.plan.countOnly ? 0 : 2) +
                     static_cast<int>(options.loggers.size() * options.messages.size() * options.threads.size());
   std::vector<Row> rows;
   auto collect = [&](Row row, int threads) {
-    merged.clear();
-    uint64_t measuredCounts = 0;
-    for (int t = 0; t < threads; ++t) {
-      const std::vector<uint64_t>& c = samples[static_cast<size_t>(t)].counts;
-      merged.insert(merged.end(), c.begin(), c.end());
-      measuredCounts += samples[static_cast<size_t>(t)].measuredCounts;
-    }
     // The latest calibration: TscClock's scale gets better as the process runs.
     if (scale.fromTscClock) scale.nanosPerCount = muon::TscClock::nanosPerCount();
-    fillPercentiles(&merged, scale.nanosPerCount, &row);
-    row.burstMicros =
-        static_cast<double>(measuredCounts) * scale.nanosPerCount / 1000.0 / threads / static_cast<double>(options.bursts);
+    row.burstMicros = burst::percentiles(samples, threads, options.plan, scale.nanosPerCount, &merged, row.ns);
     rows.push_back(row);
     return &rows.back();
   };
 
   // The empty pair, at the first thread count asked for.
   int done = 0;
-  if (!options.countOnly) {
+  if (!options.plan.countOnly) {
     const int threads = options.threads.front();
-    const uint64_t start = monotonicNanos();
-    measure(options, threads, [](uint64_t) {}, &samples);
+    const uint64_t start = burst::monotonicNanos();
+    burst::measure(options.plan, threads, [](uint64_t) {}, &samples);
     Row row;
     row.logger = "empty-pair";
     row.message = "-";
     row.threads = threads;
     Row* r = collect(row, threads);
     std::fprintf(stderr, "[%d/%d] empty-pair, %d thread(s): %.1f s, %.1f us per burst\n", ++done, cases,
-                 threads, static_cast<double>(monotonicNanos() - start) / 1e9, r->burstMicros);
+                 threads, static_cast<double>(burst::monotonicNanos() - start) / 1e9, r->burstMicros);
   }
-  if (!options.countOnly) {
+  if (!options.plan.countOnly) {
     const int threads = options.threads.front();
-    const uint64_t start = monotonicNanos();
-    measure(options, threads,
+    const uint64_t start = burst::monotonicNanos();
+    burst::measure(options.plan, threads,
             [](uint64_t) {
               uint64_t count = muon::TscClock::readCounter();
               asm volatile("" : : "r"(count));
@@ -504,7 +336,7 @@ int main(int argc, char** argv) {
     row.threads = threads;
     Row* r = collect(row, threads);
     std::fprintf(stderr, "[%d/%d] counter-read, %d thread(s): %.1f s, %.1f us per burst\n", ++done,
-                 cases, threads, static_cast<double>(monotonicNanos() - start) / 1e9, r->burstMicros);
+                 cases, threads, static_cast<double>(burst::monotonicNanos() - start) / 1e9, r->burstMicros);
   }
 
   // The loggers of one cell (message, threads) run back to back, so that a
@@ -513,30 +345,30 @@ int main(int argc, char** argv) {
   for (Message message : options.messages) {
     for (int threads : options.threads) {
       for (const std::string& logger : options.loggers) {
-        const std::string dir = top + "/" + logger + "-" + messageName(message) + "-" + std::to_string(threads);
+        const std::string dir = top + "/" + logger + "-" + burst::messageName(message) + "-" + std::to_string(threads);
         if (::mkdir(dir.c_str(), 0700) != 0) {
           std::fprintf(stderr, "log_latency: cannot make %s: %s\n", dir.c_str(), std::strerror(errno));
           return 1;
         }
-        const uint64_t start = monotonicNanos();
+        const uint64_t start = burst::monotonicNanos();
         Row row;
         row.logger = logger;
-        row.message = messageName(message);
+        row.message = burst::messageName(message);
         row.threads = threads;
         row.reportedDropped = runCase(options, logger, message, threads, dir, &samples);
-        const double seconds = static_cast<double>(monotonicNanos() - start) / 1e9;
+        const double seconds = static_cast<double>(burst::monotonicNanos() - start) / 1e9;
 
         const uint64_t expected =
-            static_cast<uint64_t>(options.warmup + options.bursts) * kBurstCalls * static_cast<uint64_t>(threads);
+            burst::callsPerThread(options.plan) * static_cast<uint64_t>(threads);
         uint64_t bytes = 0, lines = 0;
-        if (!logbench::scanLogFiles(dir, messageMarker(message), nullptr, &bytes, &lines)) return 1;
+        if (!logbench::scanLogFiles(dir, burst::messageMarker(message), nullptr, &bytes, &lines)) return 1;
         row.lostLines = static_cast<int64_t>(expected) - static_cast<int64_t>(lines);
         std::error_code ec;
         std::filesystem::remove_all(dir, ec);
 
         Row* r = collect(row, threads);
         std::fprintf(stderr, "[%d/%d] %s, %s, %d thread(s): %.1f s, %.1f us per burst, %llu lines", ++done, cases,
-                     logger.c_str(), messageName(message), threads, seconds, r->burstMicros,
+                     logger.c_str(), burst::messageName(message), threads, seconds, r->burstMicros,
                      static_cast<unsigned long long>(lines));
         if (r->lostLines != 0) {
           lost = true;
@@ -564,17 +396,17 @@ int main(int argc, char** argv) {
     return a.threads < b.threads;
   });
 
-  if (options.countOnly) {
+  if (options.plan.countOnly) {
     uint64_t calls = 0;
-    for (const Row& r : rows) calls += static_cast<uint64_t>(options.bursts) * kBurstCalls * static_cast<uint64_t>(r.threads);
+    for (const Row& r : rows) calls += static_cast<uint64_t>(options.plan.bursts) * burst::kBurstCalls * static_cast<uint64_t>(r.threads);
     std::printf("# log_latency --count-only: %llu calls through countedCall\n", static_cast<unsigned long long>(calls));
     return lost ? 1 : 0;
   }
   std::printf("# log_latency: %s, %.4f ns per count; %ld measured bursts of %d calls after %ld warm-up bursts "
               "per thread, a %ld us sleep between bursts (timer slack %lu ns; the empty pair's bursts took "
               "%.1f us apart); %s, %ld CPUs\n",
-              scale.how.c_str(), scale.nanosPerCount, options.bursts, kBurstCalls, options.warmup,
-              kSleepNanos / 1000, kTimerSlackNanos, rows.front().burstMicros, cpuModel().c_str(),
+              scale.how.c_str(), scale.nanosPerCount, options.plan.bursts, burst::kBurstCalls, options.plan.warmup,
+              burst::kSleepNanos / 1000, burst::kTimerSlackNanos, rows.front().burstMicros, cpuModel().c_str(),
               ::sysconf(_SC_NPROCESSORS_ONLN));
   std::printf("\n| logger | message | threads | p50 | p90 | p99 | p99.9 | p99.99 | max |\n");
   std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
