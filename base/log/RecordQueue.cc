@@ -84,9 +84,9 @@ void RecordQueue::refreshLane() {
   lane_.write = write;
   constexpr size_t kMax = RecordLane::kMaxStatement;
   // The last position a record of kMax bytes may start at: contiguous
-  // before the ring's end, and the ring at most a quarter full after it.
+  // before the ring's end, and the ring no fuller than recordRoom() after it.
   const uint64_t byEnd = lapStart + capacity_ - kMax;
-  const uint64_t byRoom = cachedRead_ + quarter_ - kMax;
+  const uint64_t byRoom = cachedRead_ + recordRoom() - kMax;
   const uint64_t last = byEnd < byRoom ? byEnd : byRoom;
   lane_.limit = shared_ || inPlace_ != nullptr || quarter_ < kMax || last < position
                     ? nullptr

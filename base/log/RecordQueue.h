@@ -63,8 +63,9 @@ class RecordQueue;
 // sees it (Statement.h): where the next record goes, and up to where a
 // statement may start one in place without asking the queue. The queue
 // keeps `limit` such that a record of kMaxStatement bytes at `write` is
-// contiguous and leaves the ring at most a quarter full by the last look at
-// the consumer (nullptr in the shared mode: no statement starts in place).
+// contiguous and leaves the ring at most a quarter full (half, once the
+// consumer has been woken: RecordQueue::crowded) by the last look at the
+// consumer (nullptr in the shared mode: no statement starts in place).
 // While a statement writes its record in place, `write` holds kLaneOpen, and
 // kLaneDisturbed once anything else on the thread needed the ring meanwhile
 // (a << operand that logs): that statement then ends by the slow path.
@@ -99,8 +100,9 @@ class RecordSink {
   // This thread's queue for this sink, made on first use; nullptr if none
   // can be made (no memory): the statement then writes text instead.
   virtual RecordQueue* queueForThisThread() = 0;
-  // The queue is filling up: the consumer should run soon.
-  virtual void wake() = 0;
+  // The queue is filling up: the consumer should run soon. Returns whether
+  // it was waiting for work (it then catches up soon) rather than busy.
+  virtual bool wake() = 0;
   // The queue has no room for a record: wait for room (true: look again) or
   // count the record as dropped (false), as the sink's overflow policy says.
   virtual bool waitForRoom(RecordQueue& queue) = 0;
@@ -155,13 +157,14 @@ class RecordQueue {
 
   // ---- producer ----
   // Room for a statement's record of `size` bytes (recordSize(), <=
-  // kMaxRecord), contiguous, while the ring is at most a quarter full by
-  // the last look at the consumer's position, or nullptr. Never waits.
+  // kMaxRecord), contiguous, while the ring is at most a quarter full (half
+  // once the consumer has been woken) by the last look at the consumer's
+  // position, or nullptr. Never waits.
   char* tryReserve(size_t size) {
     if (__builtin_expect(inPlace_ != nullptr, 0)) vacate();
     if (__builtin_expect(lane_.busy(), 0)) return nullptr;
     const size_t at = static_cast<size_t>(position()) & mask_;
-    if (__builtin_expect(at + size <= capacity_ && position() + size - cachedRead_ <= quarter_ &&
+    if (__builtin_expect(at + size <= capacity_ && position() + size - cachedRead_ <= recordRoom() &&
                              !shared_,
                          1)) {
       return data_ + at;
@@ -169,10 +172,14 @@ class RecordQueue {
     return nullptr;
   }
   // Whether this thread's statements must format their own lines, after a
-  // fresh look at the consumer's position. They must while the ring is over
-  // a quarter full (the consumer is not keeping up: a record would cost it
-  // the formatting) and, once they have, until every line they put in the
-  // shared buffers meanwhile has been written (the shared mode).
+  // fresh look at the consumer's position. Past a quarter full the consumer
+  // is woken. If it was busy, it is not keeping up: a record would cost it
+  // the formatting, and the statements format their lines (the shared
+  // mode). If it was only waiting for work, it catches up soon: records go
+  // on up to half full (going shared at once left a thread that logs
+  // steadily formatting its own lines for good: see leaveShared). Once in
+  // the shared mode, they stay until every line they put in the shared
+  // buffers meanwhile has been written.
   bool crowded() {
     if (lane_.busy()) {
       disturbLane();
@@ -180,18 +187,17 @@ class RecordQueue {
     }
     if (shared_ && !leaveShared()) return true;
     cachedRead_ = read_.load(std::memory_order_acquire);
-    if (position() + kMaxRecord - cachedRead_ <= quarter_) {
+    const uint64_t used = position() + kMaxRecord - cachedRead_;
+    if (used <= quarter_) {
       wakeSent_ = false;
-      refreshLane();
-      return false;
-    }
-    if (!wakeSent_) {
+      wokeIdle_ = false;
+    } else if (!wakeSent_) {
       wakeSent_ = true;
-      sink_->wake();
+      wokeIdle_ = sink_->wake();
     }
-    shared_ = true;
+    shared_ = used > recordRoom();
     refreshLane();
-    return true;
+    return shared_;
   }
 
   // ---- the shared mode ----
@@ -329,6 +335,9 @@ class RecordQueue {
   // could fill them).
   bool leaveShared();
   uint64_t position() const { return lane_.published.load(std::memory_order_relaxed); }
+  // How full the ring may be after a statement's record: a quarter, or
+  // half after a wake that found the consumer waiting for work (crowded()).
+  size_t recordRoom() const { return wokeIdle_ ? half_ : quarter_; }
   // Sets the lane's limit from the position, the last look at the
   // consumer and the mode (RecordLane). Not while the lane is busy.
   void refreshLane();
@@ -352,6 +361,7 @@ class RecordQueue {
   alignas(64) RecordLane lane_;
   uint64_t cachedRead_ = 0;   // read_ when last looked at
   bool wakeSent_ = false;     // wake() asked since the ring was last seen emptier
+  bool wokeIdle_ = false;     // ... and found the consumer waiting for work
   void* inPlace_ = nullptr;   // the statement writing a record in place
   MoveOut moveOut_ = nullptr;
   bool shared_ = false;        // the shared mode

@@ -327,10 +327,11 @@ bool AsyncLogging::appendSlow(Buffer* full, uint64_t word, size_t len) {
 
 detail::RecordQueue* AsyncLogging::queueForThisThread() { return records_->queueForThisThread(); }
 
-void AsyncLogging::wake() {
+bool AsyncLogging::wake() {
   std::lock_guard<std::mutex> lock(mutex_);
   wakeRequested_ = true;
   backendCond_.notify_one();
+  return backendWaiting_;
 }
 
 bool AsyncLogging::waitForRoom(detail::RecordQueue& queue) {
@@ -568,7 +569,9 @@ void AsyncLogging::threadFunc() {
     // coming; none: wait a little, then up to the interval.
     if (queued_.empty() && state_ != State::kStopping && flushRequested_ == flushDone_ &&
         !wakeRequested_ && !recordsCame) {
+      backendWaiting_ = true;
       backendCond_.wait_for(lock, recordsSeen ? kRecordPollInterval : interval);
+      backendWaiting_ = false;
     }
     wakeRequested_ = false;
     bool stopNow = state_ == State::kStopping;

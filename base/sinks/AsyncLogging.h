@@ -221,7 +221,7 @@ class AsyncLogging : private detail::RecordSink {
   void threadFunc();
   // RecordSink, for the statements' records (RecordQueues.h).
   detail::RecordQueue* queueForThisThread() override;
-  void wake() override;
+  bool wake() override;
   bool waitForRoom(detail::RecordQueue& queue) override;
   uint64_t appendShared(const char* line, size_t len) override;
   // append() without the thread's queue, with the store's index if it has one.
@@ -309,6 +309,7 @@ class AsyncLogging : private detail::RecordSink {
   // Written by the backend (or stop()'s leftovers), read by stats().
   std::atomic<uint64_t> linesWritten_{0};
   bool wakeRequested_ = false;   // a producer's queue is filling up
+  bool backendWaiting_ = false;  // the backend waits for work (wake() tells the producer)
   // recordedLineGate()'s flag: written under mutex_ (only when it changes),
   // read by every crash-safe statement, so on a line of its own.
   alignas(64) std::atomic<bool> recordedLinesWanted_{true};

@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <ctime>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <string>
@@ -380,6 +381,67 @@ TEST_F(RecordQueuesTest, AThreadBehindItsBackendUsesTheSharedBuffersAndKeepsItsO
   for (int i = 0; i < n; ++i) {
     ASSERT_NE(lines[i].find("n=" + std::to_string(i) + " - "), std::string::npos) << lines[i];
   }
+}
+
+// A sink that never drains, whose consumer was waiting for work (or busy)
+// when woken.
+class UndrainedSink : public muon::detail::RecordSink {
+ public:
+  explicit UndrainedSink(bool consumerWaiting) : consumerWaiting_(consumerWaiting) {}
+  muon::detail::RecordQueue* queueForThisThread() override { return nullptr; }
+  bool wake() override {
+    ++wakes;
+    return consumerWaiting_;
+  }
+  bool waitForRoom(muon::detail::RecordQueue&) override { return false; }
+  uint64_t appendShared(const char*, size_t) override { return 1; }
+  int wakes = 0;
+
+ private:
+  const bool consumerWaiting_;
+};
+
+// Commits 64-byte records to `queue` as a statement does (tryReserve, and
+// crowded() when there is no room) until it is crowded. Returns the bytes in
+// the ring then.
+size_t recordUntilCrowded(muon::detail::RecordQueue& queue) {
+  constexpr size_t kSize = 64;
+  for (;;) {
+    char* p = queue.tryReserve(kSize);
+    if (p == nullptr) {
+      if (queue.crowded()) return queue.capacity() - queue.producerFree();
+      p = queue.tryReserve(kSize);
+      if (p == nullptr) return 0;  // not crowded, yet no room: the test fails
+    }
+    const uint32_t size = kSize;
+    std::memcpy(p, &size, sizeof size);
+    queue.commit(kSize);
+  }
+}
+
+// Past a quarter full the consumer is woken. One that was busy is not
+// keeping up: the thread formats its own lines from then on (the shared
+// mode). One that was only waiting for work catches up soon: the thread
+// records on up to half full (going shared at once left a thread that logs
+// steadily in the shared mode for good).
+TEST(RecordQueueTest, AWokenIdleConsumerLetsTheThreadRecordUpToHalfFull) {
+  UndrainedSink sink(true);
+  muon::detail::RecordQueue queue(RecordQueues::kMinQueueBytes, 1, "    1 ");
+  queue.setSink(&sink);
+  const size_t used = recordUntilCrowded(queue);
+  EXPECT_EQ(sink.wakes, 1);
+  EXPECT_GT(used, queue.capacity() / 2 - muon::detail::RecordQueue::kMaxRecord);
+  EXPECT_LE(used, queue.capacity() / 2);
+}
+
+TEST(RecordQueueTest, AWokenBusyConsumerSendsTheThreadToTheSharedModeAtAQuarter) {
+  UndrainedSink sink(false);
+  muon::detail::RecordQueue queue(RecordQueues::kMinQueueBytes, 1, "    1 ");
+  queue.setSink(&sink);
+  const size_t used = recordUntilCrowded(queue);
+  EXPECT_EQ(sink.wakes, 1);
+  EXPECT_GT(used, queue.capacity() / 4 - muon::detail::RecordQueue::kMaxRecord);
+  EXPECT_LE(used, queue.capacity() / 4);
 }
 
 TEST_F(RecordQueuesTest, ThreadsComingAndGoingHaveEveryLineWritten) {
