@@ -108,12 +108,15 @@ bool RecordQueue::appendText(const char* line, size_t len, uint64_t key) {
   return true;
 }
 
-const RecordHeader* RecordQueue::recordAt(uint64_t* position) const {
+const RecordHeader* RecordQueue::recordAt(uint64_t* position, uint64_t end) const {
   size_t at = static_cast<size_t>(*position) & mask_;
   uint32_t size;
   std::memcpy(&size, data_ + at, sizeof size);
   if (size == 0) {
+    // reserveSlow publishes a marker before the record after it: what is at
+    // the ring's start may still be the last lap's.
     *position += capacity_ - at;
+    if (*position == end) return nullptr;
     at = 0;
   }
   return reinterpret_cast<const RecordHeader*>(data_ + at);

@@ -137,8 +137,8 @@ size_t RecordQueues::drain(const std::function<void()>& roomMade) {
     s->position = s->queue->readPosition();
     s->released = s->position;
     if (s->position == s->end) continue;
-    s->head = s->queue->recordAt(&s->position);
-    draining_[active++] = s;
+    s->head = s->queue->recordAt(&s->position, s->end);
+    if (s->head != nullptr) draining_[active++] = s;
   }
   size_t formatted = 0;
   while (active > 0) {
@@ -153,7 +153,9 @@ size_t RecordQueues::drain(const std::function<void()>& roomMade) {
                                      lines_.get() + lineLength_);
     ++formatted;
     s->position += s->head->size;
-    const bool done = s->position == s->end;
+    const detail::RecordHeader* next =
+        s->position == s->end ? nullptr : s->queue->recordAt(&s->position, s->end);
+    const bool done = next == nullptr;
     if (done || s->position - s->released >= kReleaseEvery) {
       s->queue->release(s->position);
       s->released = s->position;
@@ -164,7 +166,7 @@ size_t RecordQueues::drain(const std::function<void()>& roomMade) {
     if (done) {
       draining_[first] = draining_[--active];
     } else {
-      s->head = s->queue->recordAt(&s->position);
+      s->head = next;
     }
   }
   return formatted;

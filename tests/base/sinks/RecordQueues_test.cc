@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -442,6 +444,56 @@ TEST(RecordQueueTest, AWokenBusyConsumerSendsTheThreadToTheSharedModeAtAQuarter)
   EXPECT_EQ(sink.wakes, 1);
   EXPECT_GT(used, queue.capacity() / 4 - muon::detail::RecordQueue::kMaxRecord);
   EXPECT_LE(used, queue.capacity() / 4);
+}
+
+// A record that must wrap is reserved in two steps: the wrap marker is
+// published first, the record after it when it is committed. A drain that
+// comes between must stop at the marker, not read the ring's start, which
+// still holds the last lap's records (it did, and went on past the end it
+// took, for good: the backend spun and stop() never returned).
+TEST(RecordQueueTest, ADrainThatMeetsAWrapMarkerLastStopsThere) {
+  UndrainedSink sink(true);
+  std::string written;
+  RecordQueues queues(&sink, RecordQueues::kMinQueueBytes,
+                      [&written](const char* p, size_t n) { written.append(p, n); });
+  muon::detail::RecordQueue* queue = queues.queueForThisThread();
+  ASSERT_NE(queue, nullptr);
+  const std::string line(100, 'x');
+  const size_t size = muon::detail::recordSize(line.size() + 1);
+  int lines = 0;
+  // A lap and a bit, drained as it goes, up to where the next record wraps.
+  while (lines < 1000 || (queue->committed() & (queue->capacity() - 1)) + size <= queue->capacity()) {
+    const std::string text = line + std::to_string(lines++) + "\n";
+    queue->appendLine(text.data(), text.size(), 0);
+    queues.drain([] {});
+  }
+  char* record = queue->reserve(size);  // publishes the marker
+  ASSERT_NE(record, nullptr);
+  std::atomic<bool> drained{false};
+  std::thread consumer([&] {
+    queues.drain([] {});
+    drained = true;
+  });
+  for (int i = 0; i < 1000 && !drained; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (!drained) {
+    ADD_FAILURE() << "the drain did not stop at the wrap marker";
+    std::_Exit(1);  // the consumer spins for good
+  }
+  consumer.join();
+  // The record, committed now, is the next line written.
+  const std::string last = "the record after the wrap\n";
+  muon::detail::RecordHeader header{};
+  header.size = static_cast<uint32_t>(muon::detail::recordSize(last.size()));
+  header.length = static_cast<uint16_t>(last.size());
+  header.kind = muon::detail::RecordHeader::kText;
+  std::memcpy(record, &header, sizeof header);
+  std::memcpy(record + sizeof header, last.data(), last.size());
+  queue->commit(header.size);
+  queues.drain([] {});
+  queues.writeLines();
+  ASSERT_GE(written.size(), last.size());
+  EXPECT_EQ(written.substr(written.size() - last.size()), last);
+  EXPECT_EQ(std::count(written.begin(), written.end(), '\n'), lines + 1);
 }
 
 TEST_F(RecordQueuesTest, ThreadsComingAndGoingHaveEveryLineWritten) {
