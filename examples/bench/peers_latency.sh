@@ -37,7 +37,10 @@ after 10,000). Prints the markdown table of each cell's median across the
 rounds (each percentile on its own, ns) and writes, in BUILD_DIR/bench/:
   peers_latency.csv         the medians (log_latency.csv's columns)
   peers_latency_runs.txt    what every program printed
-A program that fails or loses lines fails the script. Takes no lock
+A peer's program killed by a signal is run again, up to three times
+(fmtlog's backend crashes now and then with two threads), and the retries
+are listed under the table; muon's never is. A program that fails
+otherwise, or loses lines, fails the script. Takes no lock
 itself: on a shared machine run it under one, e.g.
   flock /tmp/muon-bench.lock examples/bench/peers_latency.sh run build PEERS_DIR
 EOF
@@ -103,7 +106,7 @@ runs_txt=$out/peers_latency_runs.txt
 # first case's exited threads), and each program then starts alike.
 programs=(muon quill fmtlog)
 IFS=, read -r -a thread_list <<<"$threads"
-csvs=()
+csvs=() crashes=()
 for ((r = 1; r <= rounds; r++)); do
   for ((k = 0; k < 3; k++)); do
     who=${programs[(r - 1 + k) % 3]}
@@ -115,11 +118,17 @@ for ((r = 1; r <= rounds; r++)); do
     for message in short int-int-double; do
       for t in "${thread_list[@]}"; do
         csv=$work/$who-$r-$message-$t.csv
-        rc=0
-        "${cmd[@]}" "${quick[@]}" --message "$message" --threads "$t" --dir "$work" --csv "$csv" \
-          >"$work/out" 2>"$work/err" || rc=$?
-        { echo "== round $r: $who, $message, $t thread(s) (exit $rc)"; cat "$work/out"
-          sed 's/^/stderr: /' "$work/err"; } >>"$runs_txt"
+        for attempt in 1 2 3; do
+          rc=0
+          "${cmd[@]}" "${quick[@]}" --message "$message" --threads "$t" --dir "$work" --csv "$csv" \
+            >"$work/out" 2>"$work/err" || rc=$?
+          { echo "== round $r: $who, $message, $t thread(s) (exit $rc)"; cat "$work/out"
+            sed 's/^/stderr: /' "$work/err"; } >>"$runs_txt"
+          # A peer killed by a signal (fmtlog's backend crashes now and then
+          # with two threads) is run again; muon never is.
+          [ $rc -gt 128 ] && [ "$who" != muon ] && [ $attempt -lt 3 ] || break
+          crashes+=("$who, $message, $t thread(s), round $r: signal $((rc - 128))")
+        done
         [ $rc -eq 0 ] || die "$who failed in round $r (exit $rc; see $runs_txt)"
         csvs+=("$csv")
       done
@@ -139,4 +148,9 @@ awk -F, "$csv_header"'
     printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $col["logger"], $col["message"], $col["threads"],
       $col["p50"], $col["p90"], $col["p99"], $col["p99_9"], $col["p99_99"], $col["max"] }' \
   "$out/peers_latency.csv" | sort -t'|' -k3,3 -k4,4n -s
+if [ ${#crashes[@]} -gt 0 ]; then
+  echo
+  echo "Run again after a crash (the crashed runs are in $runs_txt):"
+  for c in "${crashes[@]}"; do echo "- $c"; done
+fi
 echo "$bench_name: wrote $out/peers_latency.csv and $runs_txt" >&2
