@@ -403,15 +403,19 @@ class UndrainedSink : public muon::detail::RecordSink {
   const bool consumerWaiting_;
 };
 
-// Commits 64-byte records to `queue` as a statement does (tryReserve, and
-// crowded() when there is no room) until it is crowded. Returns the bytes in
-// the ring then.
-size_t recordUntilCrowded(muon::detail::RecordQueue& queue) {
+// Commits 64-byte records, as a statement does (tryReserve, and crowded()
+// when there is no room), to a queue whose consumer never drains and was
+// waiting for work (or busy) when woken, until the queue is crowded. Returns
+// the bytes in the ring then; `*wakes`, the wakes it asked for.
+size_t usedWhenCrowded(bool consumerWaiting, int* wakes) {
   constexpr size_t kSize = 64;
+  UndrainedSink sink(consumerWaiting);
+  muon::detail::RecordQueue queue(RecordQueues::kMinQueueBytes, 1, "    1 ");
+  queue.setSink(&sink);
   for (;;) {
     char* p = queue.tryReserve(kSize);
     if (p == nullptr) {
-      if (queue.crowded()) return queue.capacity() - queue.producerFree();
+      if (queue.crowded()) break;
       p = queue.tryReserve(kSize);
       if (p == nullptr) return 0;  // not crowded, yet no room: the test fails
     }
@@ -419,6 +423,8 @@ size_t recordUntilCrowded(muon::detail::RecordQueue& queue) {
     std::memcpy(p, &size, sizeof size);
     queue.commit(kSize);
   }
+  *wakes = sink.wakes;
+  return queue.capacity() - queue.producerFree();
 }
 
 // Past a quarter full the consumer is woken. One that was busy is not
@@ -427,23 +433,19 @@ size_t recordUntilCrowded(muon::detail::RecordQueue& queue) {
 // records on up to half full (going shared at once left a thread that logs
 // steadily in the shared mode for good).
 TEST(RecordQueueTest, AWokenIdleConsumerLetsTheThreadRecordUpToHalfFull) {
-  UndrainedSink sink(true);
-  muon::detail::RecordQueue queue(RecordQueues::kMinQueueBytes, 1, "    1 ");
-  queue.setSink(&sink);
-  const size_t used = recordUntilCrowded(queue);
-  EXPECT_EQ(sink.wakes, 1);
-  EXPECT_GT(used, queue.capacity() / 2 - muon::detail::RecordQueue::kMaxRecord);
-  EXPECT_LE(used, queue.capacity() / 2);
+  int wakes = 0;
+  const size_t used = usedWhenCrowded(true, &wakes);
+  EXPECT_EQ(wakes, 1);
+  EXPECT_GT(used, RecordQueues::kMinQueueBytes / 2 - muon::detail::RecordQueue::kMaxRecord);
+  EXPECT_LE(used, RecordQueues::kMinQueueBytes / 2);
 }
 
 TEST(RecordQueueTest, AWokenBusyConsumerSendsTheThreadToTheSharedModeAtAQuarter) {
-  UndrainedSink sink(false);
-  muon::detail::RecordQueue queue(RecordQueues::kMinQueueBytes, 1, "    1 ");
-  queue.setSink(&sink);
-  const size_t used = recordUntilCrowded(queue);
-  EXPECT_EQ(sink.wakes, 1);
-  EXPECT_GT(used, queue.capacity() / 4 - muon::detail::RecordQueue::kMaxRecord);
-  EXPECT_LE(used, queue.capacity() / 4);
+  int wakes = 0;
+  const size_t used = usedWhenCrowded(false, &wakes);
+  EXPECT_EQ(wakes, 1);
+  EXPECT_GT(used, RecordQueues::kMinQueueBytes / 4 - muon::detail::RecordQueue::kMaxRecord);
+  EXPECT_LE(used, RecordQueues::kMinQueueBytes / 4);
 }
 
 // A record that must wrap is reserved in two steps: the wrap marker is
