@@ -186,7 +186,7 @@ inline void Logger::begin() {
 }
 
 bool Logger::startRecordElsewhere() {
-  // Over half full: the backend is behind, and a line this thread
+  // Crowded (RecordQueue::crowded): the backend is behind, and a line this thread
   // formats costs it less than a record. Text, then, into the same queue.
   if (queue_->crowded()) return false;
   // Else the ring's end, or a stale view of the consumer: in place after

@@ -53,8 +53,8 @@ char* RecordQueue::reserveSlow(size_t size) {
     }
     if (used + need <= capacity_) {
       if (need != size) {
-        // The rest of the ring is a wrap marker; commit() publishes it with
-        // the record.
+        // The rest of the ring is a wrap marker, published at once; the
+        // record after it, at the ring's start, is published by commit().
         const uint32_t wrap = 0;
         std::memcpy(data_ + at, &wrap, sizeof wrap);
         // Published now: the marker is written, the record not yet counted.

@@ -63,9 +63,10 @@ class RecordQueue;
 // sees it (Statement.h): where the next record goes, and up to where a
 // statement may start one in place without asking the queue. The queue
 // keeps `limit` such that a record of kMaxStatement bytes at `write` is
-// contiguous and leaves the ring at most a quarter full (half, once the
-// consumer has been woken: RecordQueue::crowded) by the last look at the
-// consumer (nullptr in the shared mode: no statement starts in place).
+// contiguous and leaves the ring at most a quarter full (half after a wake
+// that found the consumer waiting for work: RecordQueue::crowded) by the
+// last look at the consumer (nullptr in the shared mode: no statement starts
+// in place).
 // While a statement writes its record in place, `write` holds kLaneOpen, and
 // kLaneDisturbed once anything else on the thread needed the ring meanwhile
 // (a << operand that logs): that statement then ends by the slow path.
@@ -158,8 +159,8 @@ class RecordQueue {
   // ---- producer ----
   // Room for a statement's record of `size` bytes (recordSize(), <=
   // kMaxRecord), contiguous, while the ring is at most a quarter full (half
-  // once the consumer has been woken) by the last look at the consumer's
-  // position, or nullptr. Never waits.
+  // after a wake that found the consumer waiting for work) by the last look
+  // at the consumer's position, or nullptr. Never waits.
   char* tryReserve(size_t size) {
     if (__builtin_expect(inPlace_ != nullptr, 0)) vacate();
     if (__builtin_expect(lane_.busy(), 0)) return nullptr;

@@ -21,9 +21,10 @@
 // records its statements' operands into a queue of its own (RecordQueue.h,
 // Options::threadQueueBytes), and the backend thread turns them into lines,
 // byte for byte the ones the statements would have made, and writes them.
-// A thread whose queue is over a quarter full (the backend behind) formats
-// its own lines into the shared buffers below, as without deferral, until
-// they are written (RecordQueue.h, the shared mode). Lines and records from
+// A thread whose queue is over a quarter full while the backend is busy
+// (behind), or over half full, formats its own lines into the shared
+// buffers below, as without deferral, until they are written (RecordQueue.h,
+// the shared mode). Lines and records from
 // one thread keep their order; across threads, the backend merges records
 // by the time they were logged.
 //
@@ -102,8 +103,9 @@ class AsyncLogging : private detail::RecordSink {
     // through Logger::attach(*this) gets a queue of this many bytes
     // (rounded up to a power of two, at least 64 KiB), resident from its
     // first statement, for the records the backend formats. A thread's
-    // records wait there; past a quarter full its statements format their
-    // own lines into the shared buffers instead. A quarter of 2 MiB holds
+    // records wait there; past a quarter full with the backend busy (half,
+    // if the backend was only asleep) its statements format their own lines
+    // into the shared buffers instead. A quarter of 2 MiB holds
     // about five thousand short statements: some 10 ms of a thread logging
     // half a million lines a second, while the backend is in a write(2) the
     // kernel holds up, or waits for a core. A thread's own append()s of

@@ -212,7 +212,7 @@ int main(int argc, char** argv) {
                    burst::messageName(message), threads, burstMicros, static_cast<unsigned long long>(lines));
       if (lines != expected) {
         lost = true;
-        std::fprintf(stderr, ", %lld LOST of %llu", static_cast<long long>(expected - lines),
+        std::fprintf(stderr, ", %s: %llu expected", lines < expected ? "LOST LINES" : "EXTRA LINES",
                      static_cast<unsigned long long>(expected));
       }
       std::fputc('\n', stderr);

@@ -460,15 +460,22 @@ TEST(RecordQueueTest, ADrainThatMeetsAWrapMarkerLastStopsThere) {
                       [&written](const char* p, size_t n) { written.append(p, n); });
   muon::detail::RecordQueue* queue = queues.queueForThisThread();
   ASSERT_NE(queue, nullptr);
-  const std::string line(100, 'x');
-  const size_t size = muon::detail::recordSize(line.size() + 1);
   int lines = 0;
-  // A lap and a bit, drained as it goes, up to where the next record wraps.
-  while (lines < 1000 || (queue->committed() & (queue->capacity() - 1)) + size <= queue->capacity()) {
-    const std::string text = line + std::to_string(lines++) + "\n";
-    queue->appendLine(text.data(), text.size(), 0);
+  auto append = [&] {
+    char text[128];
+    const int n = std::snprintf(text, sizeof text, "%0100d\n", lines++);  // all as long
+    queue->appendLine(text, static_cast<size_t>(n), 0);
+  };
+  const size_t size = muon::detail::recordSize(101);
+  const size_t capacity = queue->capacity();
+  auto at = [&] { return static_cast<size_t>(queue->committed()) & (capacity - 1); };
+  // A lap and a bit, drained as it goes, up to where one more record fits
+  // and the one after it must wrap.
+  while (lines < 1000 || at() + 2 * size <= capacity || at() + size > capacity) {
+    append();
     queues.drain([] {});
   }
+  append();  // not drained: the drain below formats it, then meets the marker
   char* record = queue->reserve(size);  // publishes the marker
   ASSERT_NE(record, nullptr);
   std::atomic<bool> drained{false};
