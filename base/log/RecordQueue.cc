@@ -109,6 +109,7 @@ bool RecordQueue::appendText(const char* line, size_t len, uint64_t key) {
 }
 
 const RecordHeader* RecordQueue::recordAt(uint64_t* position, uint64_t end) const {
+  if (*position == end) return nullptr;
   size_t at = static_cast<size_t>(*position) & mask_;
   uint32_t size;
   std::memcpy(&size, data_ + at, sizeof size);

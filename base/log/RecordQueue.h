@@ -290,11 +290,11 @@ class RecordQueue {
   uint64_t committed() const { return lane_.published.load(std::memory_order_acquire); }
   // Where the next unread record begins.
   uint64_t readPosition() const { return readLocal_; }
-  // The record at `position` (readPosition() <= position < end, `end` a
+  // The record at `position` (readPosition() <= position <= end, `end` a
   // committed() the consumer took), past a wrap marker: moves `*position`
-  // to where the record is. nullptr if the wrap marker is the last thing
-  // before `end` (its record is reserved, not yet committed); `*position`
-  // is then `end`.
+  // to where the record is. nullptr if no record lies before `end`: the
+  // position is `end`, or a wrap marker is the last thing before it (its
+  // record is reserved, not yet committed); `*position` is then `end`.
   const RecordHeader* recordAt(uint64_t* position, uint64_t end) const;
   // Gives the bytes before `position` back to the producer. seq_cst, not
   // release: a producer about to wait for room registers itself and then

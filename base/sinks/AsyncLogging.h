@@ -24,9 +24,8 @@
 // A thread whose queue is over a quarter full while the backend is busy
 // (behind), or over half full, formats its own lines into the shared
 // buffers below, as without deferral, until they are written (RecordQueue.h,
-// the shared mode). Lines and records from
-// one thread keep their order; across threads, the backend merges records
-// by the time they were logged.
+// the shared mode). Lines and records from one thread keep their order;
+// across threads, the backend merges records by the time they were logged.
 //
 // Crash-safe mode (Options::crashSafe): the buffers live in a spool file in
 // the log directory (LogSpool.h), so every line is in the kernel's page cache

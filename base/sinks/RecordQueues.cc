@@ -136,7 +136,6 @@ size_t RecordQueues::drain(const std::function<void()>& roomMade) {
     s->end = s->queue->committed();
     s->position = s->queue->readPosition();
     s->released = s->position;
-    if (s->position == s->end) continue;
     s->head = s->queue->recordAt(&s->position, s->end);
     if (s->head != nullptr) draining_[active++] = s;
   }
@@ -153,8 +152,7 @@ size_t RecordQueues::drain(const std::function<void()>& roomMade) {
                                      lines_.get() + lineLength_);
     ++formatted;
     s->position += s->head->size;
-    const detail::RecordHeader* next =
-        s->position == s->end ? nullptr : s->queue->recordAt(&s->position, s->end);
+    const detail::RecordHeader* next = s->queue->recordAt(&s->position, s->end);
     const bool done = next == nullptr;
     if (done || s->position - s->released >= kReleaseEvery) {
       s->queue->release(s->position);

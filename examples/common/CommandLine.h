@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace muon {
 namespace examples {
@@ -43,6 +44,19 @@ inline bool parseNumber(const char* s, double lo, double hi, double* out) {
   if (errno != 0 || end == s || *end != '\0' || !(v >= lo && v <= hi)) return false;
   *out = v;
   return true;
+}
+
+// "a,b,,c" -> {"a", "b", "", "c"}; "" -> {""}: a list flag's items, each
+// for the caller to check.
+inline std::vector<std::string> splitCommas(const std::string& s) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = s.find(',', start);
+    parts.push_back(s.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (comma == std::string::npos) return parts;
+    start = comma + 1;
+  }
 }
 
 // "1.2.3.4", "80" -> "1.2.3.4:80"; "::1", "80" -> "[::1]:80".

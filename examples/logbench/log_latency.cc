@@ -192,17 +192,6 @@ struct Row {
   std::exit(2);
 }
 
-std::vector<std::string> splitCommas(const std::string& s) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (;;) {
-    size_t comma = s.find(',', start);
-    parts.push_back(s.substr(start, comma == std::string::npos ? comma : comma - start));
-    if (comma == std::string::npos) return parts;
-    start = comma + 1;
-  }
-}
-
 Options parseOptions(int argc, char** argv) {
   Options options;
   bool burstsSet = false, warmupSet = false, quick = false;
@@ -229,7 +218,7 @@ Options parseOptions(int argc, char** argv) {
       options.csv = value();
     } else if (arg == "--only") {
       options.loggers.clear();
-      for (const std::string& name : splitCommas(value())) {
+      for (const std::string& name : muon::examples::splitCommas(value())) {
         if (name == "empty-pair") continue;  // always measured
         if (std::find(std::begin(kLoggers), std::end(kLoggers), name) == std::end(kLoggers)) usage();
         if (std::find(options.loggers.begin(), options.loggers.end(), name) == options.loggers.end()) {
@@ -238,7 +227,7 @@ Options parseOptions(int argc, char** argv) {
       }
     } else if (arg == "--threads") {
       options.threads.clear();
-      for (const std::string& t : splitCommas(value())) {
+      for (const std::string& t : muon::examples::splitCommas(value())) {
         if (!muon::examples::parseInt(t.c_str(), 1, burst::kMaxThreads, &n)) usage();
         if (std::find(options.threads.begin(), options.threads.end(), n) == options.threads.end()) {
           options.threads.push_back(static_cast<int>(n));
@@ -247,7 +236,7 @@ Options parseOptions(int argc, char** argv) {
       std::sort(options.threads.begin(), options.threads.end());
     } else if (arg == "--message") {
       options.messages.clear();
-      for (const std::string& name : splitCommas(value())) {
+      for (const std::string& name : muon::examples::splitCommas(value())) {
         Message m;
         if (!burst::parseMessage(name, &m)) usage();
         if (std::find(options.messages.begin(), options.messages.end(), m) == options.messages.end()) {

@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -83,24 +82,16 @@ Options parseOptions(int argc, char** argv) {
       options.csv = value();
     } else if (arg == "--threads") {
       options.threads.clear();
-      const std::string list = value();
-      for (size_t start = 0; start <= list.size();) {
-        const size_t comma = std::min(list.find(',', start), list.size());
-        if (!muon::examples::parseInt(list.substr(start, comma - start).c_str(), 1, burst::kMaxThreads, &n)) {
-          usage(stderr, 2);
-        }
+      for (const std::string& t : muon::examples::splitCommas(value())) {
+        if (!muon::examples::parseInt(t.c_str(), 1, burst::kMaxThreads, &n)) usage(stderr, 2);
         options.threads.push_back(static_cast<int>(n));
-        start = comma + 1;
       }
     } else if (arg == "--message") {
       options.messages.clear();
-      const std::string list = value();
-      for (size_t start = 0; start <= list.size();) {
-        const size_t comma = std::min(list.find(',', start), list.size());
+      for (const std::string& name : muon::examples::splitCommas(value())) {
         Message m;
-        if (!burst::parseMessage(list.substr(start, comma - start), &m)) usage(stderr, 2);
+        if (!burst::parseMessage(name, &m)) usage(stderr, 2);
         options.messages.push_back(m);
-        start = comma + 1;
       }
     } else if (arg == "-h" || arg == "--help") {
       usage(stdout, 0);
