@@ -52,11 +52,7 @@ inline LogSite* admit(LogSite& site, int level) {
   // A disabled statement returns at the first compare, before its function
   // sets up anything (the compiler places the frame after it).
   if (threshold > level) return nullptr;
-  if (__builtin_expect(threshold < 0, 0)) {
-    // The site itself, not the call's answer: the compiler then knows the
-    // pointer is the site's constant address on every path.
-    return resolveAndAdmit(site, level) != nullptr ? &site : nullptr;
-  }
+  if (__builtin_expect(threshold < 0, 0)) return resolveAndAdmit(site, level);
   return &site;
 }
 

@@ -104,8 +104,22 @@ void leaveLane(char* start) {
   if (lane->busy()) lane->queue->closeLane(start);
 }
 
-// Whether the record begun at `origin` is still there, in the lane.
-bool stillInLane(char* origin, bool inLane, char* start) { return inLane && start == origin; }
+// The slot holding the record now at `start`, if one does: the top one
+// (statements nested in its operands have ended theirs). Else the record is
+// where it began, in place in the lane.
+Slot* slotHolding(const char* start) {
+  const SlotStack& stack = t_slots;
+  if (stack.depth == 0) return nullptr;
+  Slot* top = stack.inUse[stack.depth - 1];
+  return start == top->record || start == top->heap ? top : nullptr;
+}
+
+// The site of the statement whose record is at `start` (its header's).
+const LogSite& siteOf(const char* start) {
+  const LogSite* site;
+  std::memcpy(&site, start + offsetof(RecordHeader, site), sizeof site);
+  return *site;
+}
 
 // When the statement in `slot`, its record now at `start`, began: as
 // beginSlow noted it, or, if it began in the lane, where the counter is the
@@ -121,13 +135,13 @@ void noteBegan(Slot* slot, const char* start) {
 
 unsigned statementSlotsInUse() { return t_slots.depth; }
 
-RecordPlace Statement::beginSlow(const LogSite* site, int level) noexcept {
+RecordStart Statement::beginSlow(const LogSite* site, int level) noexcept {
   ThreadRoute& route = t_route;
   if (route.generation != g_routeGeneration.load(std::memory_order_relaxed)) {
     resolveThreadRoute();
     char* start = route.lane->write;
     if (level < route.fastBelow && openLane(route.lane, start, site)) {
-      return {start, kRecordRoom, route.lane};
+      return {start, route.lane};
     }
   }
   const uint64_t count = TscClock::readCounter();
@@ -140,17 +154,21 @@ RecordPlace Statement::beginSlow(const LogSite* site, int level) noexcept {
   slot->began.count = count;
   slot->began.time = clockIsTheCounter() ? Timestamp() : Logger::now();
   std::memcpy(slot->record + offsetof(RecordHeader, key), &count, sizeof count);
-  return {slot->record, Slot::kRoom, &g_noLane};
+  std::memcpy(slot->record + offsetof(RecordHeader, site), &site, sizeof site);
+  return {slot->record, &g_noLane};
 }
 
-RecordPlace Statement::moveToScratch(char* origin, bool inLane, char* start, size_t used,
-                                     size_t size) noexcept {
-  Slot* slot = slotOf(origin);
-  if (slot == nullptr) slot = acquireSlot(origin);
+RecordPlace Statement::moveToScratch(char* start, size_t used, size_t size) noexcept {
+  Slot* slot = slotHolding(start);
+  const bool inLane = slot == nullptr;
+  if (inLane) slot = acquireSlot(start);
   const size_t need = used + size + kRecorderRoom;
+  // A record begun in the slot was given kRecordRoom of its room: it may
+  // stay where it is.
+  if (need <= Slot::kRoom && start == slot->record) return {start, Slot::kRoom, &g_noLane};
   char* to;
   size_t room;
-  if (need <= Slot::kRoom && start != slot->record) {
+  if (need <= Slot::kRoom) {
     to = slot->record;
     room = Slot::kRoom;
   } else {
@@ -159,7 +177,7 @@ RecordPlace Statement::moveToScratch(char* origin, bool inLane, char* start, siz
     if (to == nullptr) std::abort();
   }
   std::memcpy(to, start, used);
-  if (stillInLane(origin, inLane, start)) leaveLane(start);
+  if (inLane) leaveLane(start);
   if (to != slot->record) {
     delete[] slot->heap;
     slot->heap = to;
@@ -167,11 +185,11 @@ RecordPlace Statement::moveToScratch(char* origin, bool inLane, char* start, siz
   return {to, room, &g_noLane};
 }
 
-LogStream& Statement::becomeLogger(const LogSite* site, int level, char* origin, bool inLane,
-                                   char* start, size_t used) noexcept {
-  Slot* slot = slotOf(origin);
-  if (slot == nullptr) slot = acquireSlot(origin);
-  if (stillInLane(origin, inLane, start)) {
+LogStream& Statement::becomeLogger(int level, char* start, size_t used) noexcept {
+  Slot* slot = slotHolding(start);
+  const bool inLane = slot == nullptr;
+  if (inLane) {
+    slot = acquireSlot(start);
     // Out of the ring first: the Logger may take the ring.
     std::memcpy(slot->record, start, used);
     leaveLane(start);
@@ -179,7 +197,7 @@ LogStream& Statement::becomeLogger(const LogSite* site, int level, char* origin,
   }
   noteBegan(slot, start);
   Logger* logger =
-      new (slot->logger) Logger(*site, static_cast<Logger::LogLevel>(level), slot->began);
+      new (slot->logger) Logger(siteOf(start), static_cast<Logger::LogLevel>(level), slot->began);
   slot->hasLogger = true;
   replayOperands(start + sizeof(RecordHeader), used - sizeof(RecordHeader), logger->stream());
   delete[] slot->heap;
@@ -194,27 +212,26 @@ void Statement::endLogger(char* origin) noexcept {
   releaseTopSlot();
 }
 
-void Statement::commitSlow(const LogSite* site, int level, char* origin, bool inLane, char* start,
-                           size_t used) noexcept {
+void Statement::commitSlow(int level, char* start, size_t used) noexcept {
   // Out of the lane, with every operand recorded: where its Logger would
   // only make text and write it, the line is made from the record as it is.
-  Slot* slot = stillInLane(origin, inLane, start) ? nullptr : slotOf(origin);
+  Slot* slot = slotHolding(start);
   if (slot != nullptr && !slot->hasLogger) {
     noteBegan(slot, start);
-    if (Logger::writeStatementText(*site, static_cast<Logger::LogLevel>(level), slot->began,
+    if (Logger::writeStatementText(siteOf(start), static_cast<Logger::LogLevel>(level), slot->began,
                                    start + sizeof(RecordHeader), used - sizeof(RecordHeader))) {
       releaseTopSlot();
       return;
     }
   }
-  becomeLogger(site, level, origin, inLane, start, used);
-  endLogger(origin);
+  becomeLogger(level, start, used);
+  endLogger(t_slots.inUse[t_slots.depth - 1]->origin);  // the slot becomeLogger left on top
 }
 
-void Statement::abandon(char* origin, bool inLane) noexcept {
+void Statement::abandon(char* origin) noexcept {
   // An operand threw: what the statement recorded is dropped (where it
   // ended is not known); a Logger it became writes its line as far as it got.
-  if (inLane && t_route.lane->busy() && slotOf(origin) == nullptr) leaveLane(origin);
+  if (slotOf(origin) == nullptr && t_route.lane->busy()) leaveLane(origin);
   endLogger(origin);
 }
 

@@ -75,7 +75,19 @@ struct ThreadRoute {
   int fastBelow = 0;
   RecordLane* lane = nullptr;  // g_noLane once resolved, if none
 };
-inline thread_local ThreadRoute t_route __attribute__((tls_model("initial-exec")));
+//
+// Its TLS model: code in an executable (not position-independent, or
+// position-independent but an executable) finds it at a constant offset from
+// the thread pointer (local-exec: the executable's own definition is the one
+// every module uses, as the dynamic linker binds the library's references to
+// it); code in a shared object finds it through its GOT (initial-exec).
+#if !defined(__PIC__) || defined(__PIE__)
+#define MUON_ROUTE_TLS_MODEL "local-exec"
+#else
+#define MUON_ROUTE_TLS_MODEL "initial-exec"
+#endif
+inline thread_local ThreadRoute t_route __attribute__((tls_model(MUON_ROUTE_TLS_MODEL)));
+#undef MUON_ROUTE_TLS_MODEL
 // How many fields the calling thread's LogContexts hold together (LogFields.h).
 inline thread_local size_t t_contextFields __attribute__((tls_model("initial-exec"))) = 0;
 
@@ -111,14 +123,11 @@ inline constexpr size_t kMaxStoredString = 0xffff;
 // all, at least B of them free. Carried by value along the chain of <<, so
 // that the common path keeps it in registers; `used` stays a constant
 // there while the operands' sizes are (a literal, numbers), and so does
-// the record's size. L is the statement's level; `site` the statement's
-// (for the slow paths); `origin` where the record began (it may move to a
-// slot), `inLane` whether it began in place.
+// the record's size. L is the statement's level. The slow paths read the
+// statement's site from the record's header, and where the record began
+// from the thread's slots (Statement.cc): the common path carries neither.
 template <size_t B, int L>
 struct Recorder {
-  const LogSite* site;
-  char* origin;
-  bool inLane;
   char* start;
   size_t used;
   size_t room;
@@ -143,6 +152,15 @@ struct RecordPlace {
   size_t room;
   RecordLane* lane;  // the lane it is in place in, which this statement opened, or g_noLane
 };
+// Where beginSlow started a record, with its header (the counter and the
+// site) written: in place in `lane`, or in a slot of the thread's (lane
+// g_noLane). Either has kRecordRoom bytes at least; a slot has more, which
+// moveToScratch gives a record that needs it. Two words, so that it comes
+// back in registers, and the room a constant on both paths.
+struct RecordStart {
+  char* start;
+  RecordLane* lane;
+};
 
 // One LOG_* statement's scope (the for statement of MUON_LOG_AT_IF): its
 // site, and where its record began, so that its destructor can end what an
@@ -153,7 +171,7 @@ class Statement {
  public:
   __attribute__((always_inline)) explicit Statement(LogSite& s) : site(&s) {}
   __attribute__((always_inline)) ~Statement() {
-    if (__builtin_expect(origin_ != nullptr, 0)) abandon(origin_, inLane_);
+    if (__builtin_expect(origin_ != nullptr, 0)) abandon(origin_);
   }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -172,17 +190,14 @@ class Statement {
       char* start = lane->write;
       if (__builtin_expect(openLane(lane, start, site), 1)) {
         origin_ = start;
-        inLane_ = true;
-        return {site, start, true, start, sizeof(RecordHeader), kRecordRoom, lane};
+        return {start, sizeof(RecordHeader), kRecordRoom, lane};
       }
     }
     // A record begins with its header, wherever it is: `used` stays a
     // constant on both paths.
-    const RecordPlace place = beginSlow(site, Level);
+    const RecordStart place = beginSlow(site, Level);
     origin_ = place.start;
-    inLane_ = place.lane != &g_noLane;
-    return {site,       place.start, inLane_, place.start, sizeof(RecordHeader),
-            place.room, place.lane};
+    return {place.start, sizeof(RecordHeader), kRecordRoom, place.lane};
   }
 
   // Ends a statement whose operands were all recorded: publishes the
@@ -203,7 +218,7 @@ class Statement {
       lane->published.store(lane->published.load(std::memory_order_relaxed) + size,
                             std::memory_order_release);
     } else {
-      commitSlow(r.site, L, r.origin, r.inLane, r.start, r.used);
+      commitSlow(L, r.start, r.used);
     }
     origin_ = nullptr;
   }
@@ -219,7 +234,7 @@ class Statement {
   template <size_t B, int L>
   __attribute__((always_inline)) static Recorder<B, L> roomFor(Recorder<B, L> r, size_t size) {
     if (__builtin_expect(r.room - r.used >= size + kRecorderRoom, 1)) return r;
-    const RecordPlace place = moveToScratch(r.origin, r.inLane, r.start, r.used, size);
+    const RecordPlace place = moveToScratch(r.start, r.used, size);
     r.start = place.start;
     r.room = place.room;
     r.lane = &g_noLane;
@@ -229,29 +244,25 @@ class Statement {
   // are replayed into its stream, which takes the rest.
   template <size_t B, int L>
   static LogStream& toStream(const Recorder<B, L>& r) {
-    return becomeLogger(r.site, L, r.origin, r.inLane, r.start, r.used);
+    return becomeLogger(L, r.start, r.used);
   }
 
  private:
   // Out of line (Statement.cc). A record begun by the slow path: in the
   // lane after the route is resolved again, or in a slot of the thread's.
-  static RecordPlace beginSlow(const LogSite* site, int level) noexcept;
-  // The record begun at `origin` (in the lane if `inLane`), now at
-  // `start` with `used` bytes, moved to its slot with room for `size` more
-  // and kRecorderRoom.
-  static RecordPlace moveToScratch(char* origin, bool inLane, char* start, size_t used,
-                                   size_t size) noexcept;
+  static RecordStart beginSlow(const LogSite* site, int level) noexcept;
+  // The record at `start` with `used` bytes, moved to its slot with room
+  // for `size` more and kRecorderRoom.
+  static RecordPlace moveToScratch(char* start, size_t used, size_t size) noexcept;
   // A Logger in the record's slot that formats the operands recorded so far
   // and writes the line when it ends (endLogger).
-  static LogStream& becomeLogger(const LogSite* site, int level, char* origin, bool inLane,
-                                 char* start, size_t used) noexcept;
+  static LogStream& becomeLogger(int level, char* start, size_t used) noexcept;
+  // Ends the statement whose record began at `origin`.
   static void endLogger(char* origin) noexcept;
-  static void commitSlow(const LogSite* site, int level, char* origin, bool inLane, char* start,
-                         size_t used) noexcept;
-  static void abandon(char* origin, bool inLane) noexcept;
+  static void commitSlow(int level, char* start, size_t used) noexcept;
+  static void abandon(char* origin) noexcept;
 
   char* origin_ = nullptr;  // the record's first place while the statement runs
-  bool inLane_ = false;
 };
 
 // The left operand of `&` in the LOG_* macros ends the statement, whatever
@@ -284,9 +295,9 @@ __attribute__((always_inline)) inline auto recordValue(Recorder<B, L> r, Operand
   *p = static_cast<char>(tag);
   std::memcpy(p + 1, &v, sizeof v);
   if constexpr (kSize <= B) {
-    return Recorder<B - kSize, L>{r.site, r.origin, r.inLane, r.start, r.used + kSize, r.room, r.lane};
+    return Recorder<B - kSize, L>{r.start, r.used + kSize, r.room, r.lane};
   } else {
-    return Recorder<kRecorderRoom, L>{r.site, r.origin, r.inLane, r.start, r.used + kSize, r.room, r.lane};
+    return Recorder<kRecorderRoom, L>{r.start, r.used + kSize, r.room, r.lane};
   }
 }
 
@@ -391,9 +402,9 @@ __attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, const ch
     std::memcpy(p + kOperandBytesHeader, s, len);
     const size_t used = r.used + kOperandBytesHeader + len;
     if constexpr (kSize <= B) {
-      return Recorder<B - kSize, L>{r.site, r.origin, r.inLane, r.start, used, r.room, r.lane};
+      return Recorder<B - kSize, L>{r.start, used, r.room, r.lane};
     } else {
-      return Recorder<kRecorderRoom, L>{r.site, r.origin, r.inLane, r.start, used, r.room, r.lane};
+      return Recorder<kRecorderRoom, L>{r.start, used, r.room, r.lane};
     }
   }
 }
