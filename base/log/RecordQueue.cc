@@ -33,6 +33,7 @@ RecordQueue::RecordQueue(size_t capacity, int tid, std::string tidString)
       tid_(tid),
       tidString_(std::move(tidString)) {
   lane_.queue = this;
+  lane_.published.store(data_, std::memory_order_relaxed);
   refreshLane();
 }
 
@@ -51,14 +52,16 @@ char* RecordQueue::reserveSlow(size_t size) {
       wakeSent_ = true;
       sink_->wake();
     }
-    if (used + need <= capacity_) {
+    // Less than a full lap ahead of the consumer, which tells positions
+    // a lap apart by no more than their place in the ring (committed()).
+    if (used + need < capacity_) {
       if (need != size) {
         // The rest of the ring is a wrap marker, published at once; the
         // record after it, at the ring's start, is published by commit().
         const uint32_t wrap = 0;
         std::memcpy(data_ + at, &wrap, sizeof wrap);
         // Published now: the marker is written, the record not yet counted.
-        lane_.published.store(position() + tail, std::memory_order_release);
+        lane_.published.store(data_ + capacity_, std::memory_order_release);
       }
       refreshLane();
       return data_ + (static_cast<size_t>(position()) & mask_);
@@ -78,6 +81,7 @@ bool RecordQueue::leaveShared() {
 
 void RecordQueue::refreshLane() {
   if (lane_.busy()) return;
+  settleLap();
   const uint64_t position = this->position();
   const uint64_t lapStart = position & ~static_cast<uint64_t>(mask_);
   char* const write = data_ + (position - lapStart);

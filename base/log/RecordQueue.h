@@ -84,9 +84,12 @@ struct RecordLane {
 
   char* write = nullptr;
   char* limit = nullptr;
-  // Where `write` is in the ring's stream of bytes: where the records end.
-  // Written by the owner only, so it reads it relaxed.
-  std::atomic<uint64_t> published{0};
+  // Where the committed records end, as a place in the ring (its end, once
+  // a record ends there, until the next begins at the start). The consumer
+  // turns it into a position in the ring's stream of bytes
+  // (RecordQueue::committed); a statement's commit stores its record's end
+  // as it is. Written by the owner only, so it reads it relaxed.
+  std::atomic<char*> published{nullptr};
 };
 
 // A sink that takes records: what the producer's slow paths ask of it.
@@ -164,6 +167,7 @@ class RecordQueue {
   char* tryReserve(size_t size) {
     if (__builtin_expect(inPlace_ != nullptr, 0)) vacate();
     if (__builtin_expect(lane_.busy(), 0)) return nullptr;
+    settleLap();
     const size_t at = static_cast<size_t>(position()) & mask_;
     if (__builtin_expect(at + size <= capacity_ && position() + size - cachedRead_ <= recordRoom() &&
                              !shared_,
@@ -228,6 +232,7 @@ class RecordQueue {
   // record (nullptr), as the sink says.
   char* reserve(size_t size) {
     if (__builtin_expect(inPlace_ != nullptr, 0)) vacate();
+    settleLap();
     const size_t at = static_cast<size_t>(position()) & mask_;
     if (__builtin_expect(at + size <= capacity_ && position() + size - cachedRead_ <= half_, 1)) {
       return data_ + at;
@@ -255,7 +260,8 @@ class RecordQueue {
 
   // Makes the record reserved last visible to the consumer.
   void commit(size_t size) {
-    lane_.published.store(position() + size, std::memory_order_release);
+    lane_.published.store(lane_.published.load(std::memory_order_relaxed) + size,
+                          std::memory_order_release);
     refreshLane();
   }
   // The lane a statement's common path writes through (Statement.h).
@@ -286,8 +292,13 @@ class RecordQueue {
   void setSink(RecordSink* sink) { sink_ = sink; }
 
   // ---- consumer ----
-  // Where the records end (the producer may be adding more).
-  uint64_t committed() const { return lane_.published.load(std::memory_order_acquire); }
+  // Where the records end (the producer may be adding more): less than a
+  // lap ahead of the consumer, so the place the producer published is
+  // that many bytes past readPosition().
+  uint64_t committed() const {
+    const char* end = lane_.published.load(std::memory_order_acquire);
+    return readLocal_ + (static_cast<uint64_t>(end - data_ - readLocal_) & mask_);
+  }
   // Where the next unread record begins.
   uint64_t readPosition() const { return readLocal_; }
   // The record at `position` (readPosition() <= position <= end, `end` a
@@ -338,7 +349,17 @@ class RecordQueue {
   // each partly filled buffer turned them over faster than one producer
   // could fill them).
   bool leaveShared();
-  uint64_t position() const { return lane_.published.load(std::memory_order_relaxed); }
+  uint64_t position() const {
+    return lap_ + static_cast<uint64_t>(lane_.published.load(std::memory_order_relaxed) - data_);
+  }
+  // Before a record is placed: once the records end at the ring's end, the
+  // next one begins a lap at its start (the same position for both sides).
+  void settleLap() {
+    if (lane_.published.load(std::memory_order_relaxed) == data_ + capacity_) {
+      lap_ += capacity_;
+      lane_.published.store(data_, std::memory_order_relaxed);
+    }
+  }
   // How full the ring may be after a statement's record: a quarter, or
   // half after a wake that found the consumer waiting for work (crowded()).
   size_t recordRoom() const { return wokeIdle_ ? half_ : quarter_; }
@@ -363,6 +384,7 @@ class RecordQueue {
 
   // The producer's line: its lane.
   alignas(64) RecordLane lane_;
+  uint64_t lap_ = 0;          // the position of the ring's start in this lap
   uint64_t cachedRead_ = 0;   // read_ when last looked at
   bool wakeSent_ = false;     // wake() asked since the ring was last seen emptier
   bool wokeIdle_ = false;     // ... and found the consumer waiting for work

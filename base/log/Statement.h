@@ -215,8 +215,7 @@ class Statement {
                              uint64_t{static_cast<unsigned>(L)} << 56;
       std::memcpy(r.start, &first, sizeof first);
       lane->write = r.start + size;
-      lane->published.store(lane->published.load(std::memory_order_relaxed) + size,
-                            std::memory_order_release);
+      lane->published.store(r.start + size, std::memory_order_release);
     } else {
       commitSlow(L, r.start, r.used);
     }

@@ -39,8 +39,10 @@ rounds (each percentile on its own, ns) and writes, in BUILD_DIR/bench/:
   peers_latency_runs.txt    what every program printed
 A peer's program killed by a signal is run again, up to three times
 (fmtlog's backend crashes now and then with two threads), and the retries
-are listed under the table; muon's never is. A program that fails
-otherwise, or loses lines, fails the script. Takes no lock
+are listed under the table; a cell killed in all three attempts is left
+out of that round (its median is of the rounds that finished it) and listed
+too. muon's program is never run again. A program that fails otherwise, or
+loses lines, fails the script. Takes no lock
 itself: on a shared machine run it under one, e.g.
   flock /tmp/muon-bench.lock examples/bench/peers_latency.sh run build PEERS_DIR
 EOF
@@ -106,7 +108,7 @@ runs_txt=$out/peers_latency_runs.txt
 # first case's exited threads), and each program then starts alike.
 programs=(muon quill fmtlog)
 IFS=, read -r -a thread_list <<<"$threads"
-csvs=() crashes=()
+csvs=() crashes=() unfinished=()
 for ((r = 1; r <= rounds; r++)); do
   for ((k = 0; k < 3; k++)); do
     who=${programs[(r - 1 + k) % 3]}
@@ -129,7 +131,14 @@ for ((r = 1; r <= rounds; r++)); do
           [ $rc -gt 128 ] && [ "$who" != muon ] && [ $attempt -lt 3 ] || break
           crashes+=("$who, $message, $t thread(s), round $r: signal $((rc - 128))")
         done
-        [ $rc -eq 0 ] || die "$who failed in round $r (exit $rc; see $runs_txt)"
+        if [ $rc -ne 0 ]; then
+          # A peer that crashed in all three attempts leaves its cell out of
+          # this round (its row is the median of the rounds it finished);
+          # any other failure, and any of muon's, ends the run.
+          [ $rc -gt 128 ] && [ "$who" != muon ] || die "$who failed in round $r (exit $rc; see $runs_txt)"
+          unfinished+=("$who, $message, $t thread(s), round $r: signal $((rc - 128)) in each of 3 attempts")
+          continue
+        fi
         csvs+=("$csv")
       done
     done
@@ -148,6 +157,11 @@ awk -F, "$csv_header"'
     printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $col["logger"], $col["message"], $col["threads"],
       $col["p50"], $col["p90"], $col["p99"], $col["p99_9"], $col["p99_99"], $col["max"] }' \
   "$out/peers_latency.csv" | sort -t'|' -k3,3 -k4,4n -s
+if [ ${#unfinished[@]} -gt 0 ]; then
+  echo
+  echo "Cells left out of a round (the peer crashed in every attempt; see $runs_txt):"
+  for c in "${unfinished[@]}"; do echo "- $c"; done
+fi
 if [ ${#crashes[@]} -gt 0 ]; then
   echo
   echo "Run again after a crash (the crashed runs are in $runs_txt):"

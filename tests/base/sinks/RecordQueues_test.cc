@@ -505,6 +505,78 @@ TEST(RecordQueueTest, ADrainThatMeetsAWrapMarkerLastStopsThere) {
   EXPECT_EQ(std::count(written.begin(), written.end(), '\n'), lines + 1);
 }
 
+// Commits a line as a text record the way a statement commits its record
+// in place (Statement.h): at the lane's write position, published with one
+// store of its end, nothing else told. False if the lane has no room.
+bool commitInPlace(muon::detail::RecordQueue* queue, const char* text, size_t len) {
+  muon::detail::RecordLane* lane = queue->lane();
+  char* at = lane->write;
+  if (at > lane->limit) return false;
+  muon::detail::RecordHeader header{};
+  header.size = static_cast<uint32_t>(muon::detail::recordSize(len));
+  header.length = static_cast<uint16_t>(len);
+  header.kind = muon::detail::RecordHeader::kText;
+  std::memcpy(at, &header, sizeof header);
+  std::memcpy(at + sizeof header, text, len);
+  lane->write = at + header.size;
+  lane->published.store(at + header.size, std::memory_order_release);
+  return true;
+}
+
+// Records of 128 bytes, a lap's size divides by: each lap's last record ends
+// exactly at the ring's end, and the next lap's first begins at its start.
+// The producer publishes where its records end as a place in the ring, by
+// its slow paths and in place; both sides' positions must still count every
+// byte, lap after lap, and every line must come out once, in order.
+TEST(RecordQueueTest, RecordsEndingAtTheRingsEndAreFollowedByALapFromItsStart) {
+  UndrainedSink sink(true);
+  std::string written;
+  RecordQueues queues(&sink, RecordQueues::kMinQueueBytes,
+                      [&written](const char* p, size_t n) { written.append(p, n); });
+  muon::detail::RecordQueue* queue = queues.queueForThisThread();
+  ASSERT_NE(queue, nullptr);
+  constexpr size_t kLine = 96;  // with the header, 128 bytes
+  ASSERT_EQ(muon::detail::recordSize(kLine), 128u);
+  const size_t perLap = queue->capacity() / 128;
+  const size_t lines = perLap * 5 / 2;
+  std::string expected;
+  for (size_t i = 0; i < lines; ++i) {
+    char text[kLine + 1];
+    std::snprintf(text, sizeof text, "%095zu\n", i);
+    if (i % 3 == 0 || !commitInPlace(queue, text, kLine)) queue->appendLine(text, kLine, 0);
+    expected.append(text, kLine);
+    ASSERT_EQ(queue->committed(), (i + 1) * 128) << "after line " << i;
+    if (i % 7 == 6) queues.drain([] {});
+  }
+  queues.drain([] {});
+  queues.writeLines();
+  EXPECT_EQ(queue->readPosition(), lines * 128);
+  EXPECT_EQ(written, expected);
+}
+
+// Without a consumer the ring fills up to less than a whole lap: a lap
+// ahead of the consumer would look, by its place in the ring, like nothing
+// ahead. Every line taken is written; the ones past are dropped.
+TEST(RecordQueueTest, ARingWithoutAConsumerFillsToLessThanALap) {
+  UndrainedSink sink(true);
+  std::string written;
+  RecordQueues queues(&sink, RecordQueues::kMinQueueBytes,
+                      [&written](const char* p, size_t n) { written.append(p, n); });
+  muon::detail::RecordQueue* queue = queues.queueForThisThread();
+  ASSERT_NE(queue, nullptr);
+  constexpr size_t kLine = 96;
+  const size_t perLap = queue->capacity() / 128;
+  for (size_t i = 0; i < perLap + 4; ++i) {
+    char text[kLine + 1];
+    std::snprintf(text, sizeof text, "%095zu\n", i);
+    queue->appendLine(text, kLine, 0);
+  }
+  EXPECT_EQ(queue->committed(), (perLap - 1) * 128);
+  queues.drain([] {});
+  queues.writeLines();
+  EXPECT_EQ(static_cast<size_t>(std::count(written.begin(), written.end(), '\n')), perLap - 1);
+}
+
 TEST_F(RecordQueuesTest, ThreadsComingAndGoingHaveEveryLineWritten) {
   constexpr int kWaves = 20;
   constexpr int kThreads = 3;
