@@ -62,6 +62,7 @@ char* RecordQueue::reserveSlow(size_t size) {
         std::memcpy(data_ + at, &wrap, sizeof wrap);
         // Published now: the marker is written, the record not yet counted.
         lane_.published.store(data_ + capacity_, std::memory_order_release);
+        settleLap();  // the record goes at the start, whether the lane is busy or not
       }
       refreshLane();
       return data_ + (static_cast<size_t>(position()) & mask_);

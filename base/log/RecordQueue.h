@@ -288,6 +288,8 @@ class RecordQueue {
   size_t producerFree() const {
     return capacity_ - static_cast<size_t>(position() - read_.load(std::memory_order_seq_cst));
   }
+  // Whether `p` is a place in the ring.
+  bool holds(const char* p) const { return p >= data_ && p < data_ + capacity_; }
   // The sink this queue belongs to (set by it, before the queue is used).
   void setSink(RecordSink* sink) { sink_ = sink; }
 
@@ -357,7 +359,9 @@ class RecordQueue {
   void settleLap() {
     if (lane_.published.load(std::memory_order_relaxed) == data_ + capacity_) {
       lap_ += capacity_;
-      lane_.published.store(data_, std::memory_order_relaxed);
+      // The same position to the consumer; release, so that one that reads
+      // it sees what the store of the ring's end published.
+      lane_.published.store(data_, std::memory_order_release);
     }
   }
   // How full the ring may be after a statement's record: a quarter, or

@@ -105,8 +105,9 @@ void leaveLane(char* start) {
 }
 
 // The slot holding the record now at `start`, if one does: the top one
-// (statements nested in its operands have ended theirs). Else the record is
-// where it began, in place in the lane.
+// (statements nested in its operands have ended theirs, or left the lane if
+// they threw: abandon). Else the record is where it began, in place in the
+// lane.
 Slot* slotHolding(const char* start) {
   const SlotStack& stack = t_slots;
   if (stack.depth == 0) return nullptr;
@@ -231,7 +232,15 @@ void Statement::commitSlow(int level, char* start, size_t used) noexcept {
 void Statement::abandon(char* origin) noexcept {
   // An operand threw: what the statement recorded is dropped (where it
   // ended is not known); a Logger it became writes its line as far as it got.
-  if (slotOf(origin) == nullptr && t_route.lane->busy()) leaveLane(origin);
+  // A statement still writing in place holds the lane and no slot. Its
+  // origin, a place in the ring, may also be the origin of an outer
+  // statement whose record left the ring for a slot (the lane reopened
+  // there): so the lane decides, not the slots.
+  RecordLane* lane = t_route.lane;
+  if (lane != nullptr && lane->busy() && lane->queue->holds(origin)) {
+    leaveLane(origin);
+    return;
+  }
   endLogger(origin);
 }
 

@@ -166,7 +166,7 @@ struct RecordStart {
 // site, and where its record began, so that its destructor can end what an
 // exception thrown by an operand left open. Only inline code touches it,
 // so it lives in registers; the slow paths keep what they need in the
-// thread's slots (Statement.cc), found by the record's origin.
+// thread's slots (Statement.cc), found by where the record is now.
 class Statement {
  public:
   __attribute__((always_inline)) explicit Statement(LogSite& s) : site(&s) {}
@@ -250,8 +250,8 @@ class Statement {
   // Out of line (Statement.cc). A record begun by the slow path: in the
   // lane after the route is resolved again, or in a slot of the thread's.
   static RecordStart beginSlow(const LogSite* site, int level) noexcept;
-  // The record at `start` with `used` bytes, moved to its slot with room
-  // for `size` more and kRecorderRoom.
+  // The record at `start` with `used` bytes, with room for `size` more and
+  // kRecorderRoom: in its slot, or on the heap (it may stay where it is).
   static RecordPlace moveToScratch(char* start, size_t used, size_t size) noexcept;
   // A Logger in the record's slot that formats the operands recorded so far
   // and writes the line when it ends (endLogger).

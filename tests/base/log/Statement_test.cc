@@ -168,6 +168,45 @@ TEST_F(StatementTest, AnOperandThatThrowsLeavesTheLaneToTheNextStatement) {
   }
 }
 
+// A statement that logs, in the operands of one whose record left the lane
+// for a slot (a long string), and throws: the lane was reopened where the
+// outer record began, so the inner one begins at that same place. Its
+// throw must leave the lane and nothing else, not the outer statement's
+// slot, which goes on (once with its record in the slot, once on the heap:
+// over a slot's room, a line cut at its end), and every line after must
+// come out whole.
+int logsAndCatches(int i) {
+  try {
+    LOG_INFO << "inner " << i << throws();
+  } catch (const std::runtime_error&) {
+  }
+  return i;
+}
+
+TEST_F(StatementTest, AThrowNestedInAMovedRecordsOperandsLeavesTheOuterStatementWhole) {
+  // Past the room in place with kRecorderRoom after it (so the line is cut).
+  const std::string big(2975, 'y');
+  const std::string huge(7000, 'z');
+  const std::vector<std::string> lines = deferred([&] {
+    for (int i = 0; i < 3; ++i) {
+      LOG_INFO << big << " outer " << logsAndCatches(i) << " end";
+      LOG_INFO << huge << " outer " << logsAndCatches(i) << big << " end";
+      LOG_INFO << "after " << i;
+      EXPECT_TRUE(infoTakesTheLane());
+      EXPECT_FALSE(muon::detail::t_route.lane->busy());
+      EXPECT_EQ(muon::detail::statementSlotsInUse(), 0u);
+    }
+  });
+  ASSERT_EQ(lines.size(), 9u);
+  for (int i = 0; i < 3; ++i) {
+    const std::string n = std::to_string(i);
+    EXPECT_NE(lines[3 * i].find("INFO  " + big.substr(0, 2000)), std::string::npos);
+    EXPECT_NE(lines[3 * i + 1].find("INFO  " + huge.substr(0, 2000)), std::string::npos);
+    EXPECT_NE(lines[3 * i + 2].find("INFO  after " + n + " - "), std::string::npos)
+        << lines[3 * i + 2];
+  }
+}
+
 TEST_F(StatementTest, AThrowOffTheCommonPathReleasesWhatTheStatementHeld) {
   const std::vector<std::string> lines = direct([] {
     EXPECT_THROW(LOG_INFO << "lost " << throws(), std::runtime_error);
