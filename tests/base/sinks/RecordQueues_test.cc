@@ -448,17 +448,23 @@ TEST(RecordQueueTest, AWokenBusyConsumerSendsTheThreadToTheSharedModeAtAQuarter)
   EXPECT_LE(used, RecordQueues::kMinQueueBytes / 4);
 }
 
+// One thread's queue of the smallest size, drained only when a test says,
+// its lines written into `written`.
+class RecordQueueRingTest : public ::testing::Test {
+ protected:
+  UndrainedSink sink{true};
+  std::string written;
+  RecordQueues queues{&sink, RecordQueues::kMinQueueBytes,
+                      [this](const char* p, size_t n) { written.append(p, n); }};
+  muon::detail::RecordQueue* queue = queues.queueForThisThread();
+};
+
 // A record that must wrap is reserved in two steps: the wrap marker is
 // published first, the record after it when it is committed. A drain that
 // comes between must stop at the marker, not read the ring's start, which
 // still holds the last lap's records (it did, and went on past the end it
 // took, for good: the backend spun and stop() never returned).
-TEST(RecordQueueTest, ADrainThatMeetsAWrapMarkerLastStopsThere) {
-  UndrainedSink sink(true);
-  std::string written;
-  RecordQueues queues(&sink, RecordQueues::kMinQueueBytes,
-                      [&written](const char* p, size_t n) { written.append(p, n); });
-  muon::detail::RecordQueue* queue = queues.queueForThisThread();
+TEST_F(RecordQueueRingTest, ADrainThatMeetsAWrapMarkerLastStopsThere) {
   ASSERT_NE(queue, nullptr);
   int lines = 0;
   auto append = [&] {
@@ -528,12 +534,7 @@ bool commitInPlace(muon::detail::RecordQueue* queue, const char* text, size_t le
 // The producer publishes where its records end as a place in the ring, by
 // its slow paths and in place; both sides' positions must still count every
 // byte, lap after lap, and every line must come out once, in order.
-TEST(RecordQueueTest, RecordsEndingAtTheRingsEndAreFollowedByALapFromItsStart) {
-  UndrainedSink sink(true);
-  std::string written;
-  RecordQueues queues(&sink, RecordQueues::kMinQueueBytes,
-                      [&written](const char* p, size_t n) { written.append(p, n); });
-  muon::detail::RecordQueue* queue = queues.queueForThisThread();
+TEST_F(RecordQueueRingTest, RecordsEndingAtTheRingsEndAreFollowedByALapFromItsStart) {
   ASSERT_NE(queue, nullptr);
   constexpr size_t kLine = 96;  // with the header, 128 bytes
   ASSERT_EQ(muon::detail::recordSize(kLine), 128u);
@@ -557,12 +558,7 @@ TEST(RecordQueueTest, RecordsEndingAtTheRingsEndAreFollowedByALapFromItsStart) {
 // Without a consumer the ring fills up to less than a whole lap: a lap
 // ahead of the consumer would look, by its place in the ring, like nothing
 // ahead. Every line taken is written; the ones past are dropped.
-TEST(RecordQueueTest, ARingWithoutAConsumerFillsToLessThanALap) {
-  UndrainedSink sink(true);
-  std::string written;
-  RecordQueues queues(&sink, RecordQueues::kMinQueueBytes,
-                      [&written](const char* p, size_t n) { written.append(p, n); });
-  muon::detail::RecordQueue* queue = queues.queueForThisThread();
+TEST_F(RecordQueueRingTest, ARingWithoutAConsumerFillsToLessThanALap) {
   ASSERT_NE(queue, nullptr);
   constexpr size_t kLine = 96;
   const size_t perLap = queue->capacity() / 128;
