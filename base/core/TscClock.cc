@@ -1,5 +1,8 @@
 #include "muon/base/TscClock.h"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <atomic>
 #include <cstdint>
 #include <ctime>
@@ -173,6 +176,22 @@ bool tryCalibrate() {
   return true;
 }
 
+// fork() copies only the calling thread: a child that inherited a
+// calibration another thread was publishing (its sequence odd, for good)
+// would spin at its first reading of the clock. So the fork waits for the
+// calibration under way and keeps others out; both sides then let them in.
+void holdCalibrationBeforeFork() {
+  while (g_state.calibrating.test_and_set(std::memory_order_acquire)) sched_yield();
+}
+void releaseCalibrationAfterFork() { g_state.calibrating.clear(std::memory_order_release); }
+struct AtForkRegistration {
+  AtForkRegistration() {
+    ::pthread_atfork(&holdCalibrationBeforeFork, &releaseCalibrationAfterFork,
+                     &releaseCalibrationAfterFork);
+  }
+};
+AtForkRegistration g_atForkRegistration;
+
 Timestamp fromNanos(uint64_t ns) { return Timestamp(static_cast<int64_t>(ns / 1000)); }
 
 // One consistent read of the calibration. (This and nowNanos are forced
@@ -222,6 +241,15 @@ inline __attribute__((always_inline)) uint64_t nowNanos(Snapshot* snap, uint64_t
 }
 
 }  // namespace
+
+void detail::whileCalibrating(void (*f)(void*), void* arg) {
+  while (g_state.calibrating.test_and_set(std::memory_order_acquire)) sched_yield();
+  const uint32_t seq = detail::g_tscCalibration.load(std::memory_order_relaxed);
+  detail::g_tscCalibration.store(seq + 1, std::memory_order_relaxed);
+  f(arg);
+  detail::g_tscCalibration.store(seq + 2, std::memory_order_release);
+  g_state.calibrating.clear(std::memory_order_release);
+}
 
 Timestamp TscClock::now() {
   Snapshot snap;

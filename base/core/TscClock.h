@@ -33,6 +33,9 @@ namespace detail {
 extern std::atomic<uint32_t> g_tscCalibration;
 // Whether now() reads the counter (usingTsc()), for inline readers.
 extern std::atomic<bool> g_tscInUse;
+// For tests: runs f(arg) as a calibration publishes (its sequence odd, other
+// calibrations kept out), as if this thread were calibrating meanwhile.
+void whileCalibrating(void (*f)(void*), void* arg);
 }  // namespace detail
 
 class TscClock {

@@ -28,6 +28,7 @@
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/CurrentThread.h"
 #include "muon/base/LogFile.h"
+#include "muon/base/TscClock.h"
 #include "muon/base/Logging.h"
 #include "muon/base/TimeZone.h"
 
@@ -299,6 +300,44 @@ TEST(Fork, ChildIsNotBlockedByTheBacktraceRingInAnotherThread) {
   Logger::enableBacktrace(0);
   Logger::setOutput(nullptr);
   EXPECT_EQ(hung, 0) << "a child hung on the backtrace ring's lock it inherited: " << stuck;
+}
+
+// And for the clock: another thread is publishing a calibration (its
+// sequence odd, as readers must not use it) when this one forks. A child
+// that inherited it half published would spin for good at its first
+// reading of the clock; the fork waits for the calibration to end instead.
+TEST(Fork, ChildIsNotBlockedByACalibrationInAnotherThread) {
+  if (!muon::TscClock::counterAvailable()) {
+    GTEST_SKIP() << "no invariant counter here: the clock reads clock_gettime and never calibrates";
+  }
+  // The counter is the clock once its first scale is measured (kWarmupMs).
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!muon::TscClock::usingTsc() && std::chrono::steady_clock::now() < until) {
+    muon::TscClock::now();
+  }
+  ASSERT_TRUE(muon::TscClock::usingTsc());
+  std::atomic<bool> inside{false};
+  std::thread calibrator([&inside] {
+    muon::detail::whileCalibrating(
+        [](void* p) {
+          static_cast<std::atomic<bool>*>(p)->store(true);
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        },
+        &inside);
+  });
+  // Nothing here reads the clock until the fork: it would wait too.
+  while (!inside.load()) std::this_thread::yield();
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    muon::TscClock::now();
+    ::_exit(0);
+  }
+  int status = 0;
+  std::string stuck;
+  const bool exited = waitWithDeadline(pid, &status, std::chrono::seconds(5), &stuck);
+  calibrator.join();
+  EXPECT_TRUE(exited) << "a child hung on the calibration it inherited: " << stuck;
 }
 
 }  // namespace
