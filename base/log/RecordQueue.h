@@ -299,7 +299,7 @@ class RecordQueue {
   // that many bytes past readPosition().
   uint64_t committed() const {
     const char* end = lane_.published.load(std::memory_order_acquire);
-    return readLocal_ + (static_cast<uint64_t>(end - data_ - readLocal_) & mask_);
+    return readLocal_ + ((static_cast<uint64_t>(end - data_) - readLocal_) & mask_);
   }
   // Where the next unread record begins.
   uint64_t readPosition() const { return readLocal_; }
