@@ -176,18 +176,20 @@ bool tryCalibrate() {
   return true;
 }
 
-// fork() copies only the calling thread: a child that inherited a
-// calibration another thread was publishing (its sequence odd, for good)
-// would spin at its first reading of the clock. So the fork waits for the
-// calibration under way and keeps others out; both sides then let them in.
-void holdCalibrationBeforeFork() {
+// Waits for the calibration under way, if any, and keeps others out until
+// releaseCalibration().
+void holdCalibration() {
   while (g_state.calibrating.test_and_set(std::memory_order_acquire)) sched_yield();
 }
-void releaseCalibrationAfterFork() { g_state.calibrating.clear(std::memory_order_release); }
+void releaseCalibration() { g_state.calibrating.clear(std::memory_order_release); }
+
+// fork() copies only the calling thread: a child that inherited a
+// calibration another thread was publishing (its sequence odd, for good)
+// would spin at its first reading of the clock. So the fork holds the
+// calibration, and both sides then release it.
 struct AtForkRegistration {
   AtForkRegistration() {
-    ::pthread_atfork(&holdCalibrationBeforeFork, &releaseCalibrationAfterFork,
-                     &releaseCalibrationAfterFork);
+    ::pthread_atfork(&holdCalibration, &releaseCalibration, &releaseCalibration);
   }
 };
 AtForkRegistration g_atForkRegistration;
@@ -243,12 +245,12 @@ inline __attribute__((always_inline)) uint64_t nowNanos(Snapshot* snap, uint64_t
 }  // namespace
 
 void detail::whileCalibrating(void (*f)(void*), void* arg) {
-  while (g_state.calibrating.test_and_set(std::memory_order_acquire)) sched_yield();
+  holdCalibration();
   const uint32_t seq = detail::g_tscCalibration.load(std::memory_order_relaxed);
   detail::g_tscCalibration.store(seq + 1, std::memory_order_relaxed);
   f(arg);
   detail::g_tscCalibration.store(seq + 2, std::memory_order_release);
-  g_state.calibrating.clear(std::memory_order_release);
+  releaseCalibration();
 }
 
 Timestamp TscClock::now() {
