@@ -72,12 +72,22 @@ char* RecordQueue::reserveSlow(size_t size) {
 }
 
 bool RecordQueue::leaveShared() {
-  if (sink_->writtenThrough(sharedThrough_)) {
-    shared_ = false;
-    refreshLane();
-    return true;
+  if (!sink_->writtenThrough(sharedThrough_)) {
+    // Its lines still wait in the shared buffers. One hold at a time: a
+    // later one would let the consumer past the earlier one's position.
+    if (!sink_->writtenThrough(holdSequence_.load(std::memory_order_relaxed))) return false;
+    cachedRead_ = read_.load(std::memory_order_acquire);
+    if (position() - cachedRead_ > quarter_ / 2) return false;
+    // Its later shared lines must go after the records it now commits:
+    // into a later buffer, which the sink writes after those records.
+    if (!sink_->sealShared(sharedThrough_)) return false;
+    settleLap();  // the position the next record gets
+    holdSequence_.store(sharedThrough_, std::memory_order_relaxed);
+    holdPosition_.store(position(), std::memory_order_release);
   }
-  return false;
+  shared_ = false;
+  refreshLane();
+  return true;
 }
 
 void RecordQueue::refreshLane() {

@@ -115,6 +115,15 @@ class RecordSink {
   // committed before it. Returns the sequence number of the buffer it went
   // to (0: dropped, and counted).
   virtual uint64_t appendShared(const char* line, size_t len) = 0;
+  // Makes sure that lines appended to the shared buffers from now on go to
+  // a buffer after `sequence` (one a thread's last line went to), taking a
+  // fresh buffer if `sequence` is the one being filled; false if none can
+  // be had now. A sink that cannot answers false: its threads then leave
+  // the shared mode only once their lines are written.
+  virtual bool sealShared(uint64_t sequence) {
+    static_cast<void>(sequence);
+    return false;
+  }
   // Whether every line in shared buffers up to `sequence` has been written
   // (or dropped).
   bool writtenThrough(uint64_t sequence) const {
@@ -179,12 +188,15 @@ class RecordQueue {
   // Whether this thread's statements must format their own lines, after a
   // fresh look at the consumer's position. Past a quarter full the consumer
   // is woken. If it was busy, it is not keeping up: a record would cost it
-  // the formatting, and the statements format their lines (the shared
-  // mode). If it was only waiting for work, it catches up soon: records go
-  // on up to half full (going shared at once left a thread that logs
-  // steadily formatting its own lines for good: see leaveShared). Once in
-  // the shared mode, they stay until every line they put in the shared
-  // buffers meanwhile has been written.
+  // the formatting, and the statements format their lines, which cost it a
+  // copy. If it was only waiting for work, it catches up soon: records go
+  // on up to half full (going to text at once left a thread that logs
+  // steadily formatting its own lines for good). The lines go into the
+  // ring as kText records, in order with the records, so that the thread
+  // takes up records again as soon as the consumer has caught up: the
+  // two threads share the formatting. Only a quarter further on, when the
+  // consumer cannot keep up even with copying, do they go to the sink's
+  // larger shared buffers (the shared mode; leaveShared says when it ends).
   bool crowded() {
     if (lane_.busy()) {
       disturbLane();
@@ -200,9 +212,9 @@ class RecordQueue {
       wakeSent_ = true;
       wokeIdle_ = sink_->wake();
     }
-    shared_ = used > recordRoom();
+    shared_ = used > recordRoom() + quarter_;
     refreshLane();
-    return shared_;
+    return used > recordRoom();
   }
 
   // ---- the shared mode ----
@@ -210,9 +222,10 @@ class RecordQueue {
   // sink's shared buffers (RecordSink::appendShared) instead of the ring:
   // there they cost the consumer a write and no copy, and wait in the
   // sink's larger buffers. The consumer writes the records committed
-  // before it takes a shared buffer ahead of that buffer; the thread comes
-  // back to the ring only once its last line in the shared buffers has
-  // been written. Either way its lines keep their order.
+  // before it takes a shared buffer ahead of that buffer. The thread comes
+  // back to the ring once its last line in the shared buffers has been
+  // written, or sooner, once the consumer has caught up with the ring,
+  // behind a hold (hold()). Either way its lines keep their order.
   bool shared() const { return shared_; }
   // Queues a finished line (a statement's text, or what the thread
   // appended to the sink itself) where this thread's lines go now: to the
@@ -288,6 +301,15 @@ class RecordQueue {
   size_t producerFree() const {
     return capacity_ - static_cast<size_t>(position() - read_.load(std::memory_order_seq_cst));
   }
+  // The last hold this thread left the shared mode behind (leaveShared):
+  // its records from `*position` on wait until the sink has written its
+  // shared buffers through `*sequence`. Read committed() first: the hold
+  // of any record it covers is then the one read here (or a later one, which
+  // holds from no earlier). {0, 0} if none was ever set.
+  void hold(uint64_t* position, uint64_t* sequence) const {
+    *position = holdPosition_.load(std::memory_order_acquire);
+    *sequence = holdSequence_.load(std::memory_order_relaxed);
+  }
   // Whether `p` is a place in the ring.
   bool holds(const char* p) const { return p >= data_ && p < data_ + capacity_; }
   // The sink this queue belongs to (set by it, before the queue is used).
@@ -344,12 +366,15 @@ class RecordQueue {
     const uint64_t sequence = sink_->appendShared(line, len);
     if (sequence != 0) sharedThrough_ = sequence;
   }
-  // Whether the shared mode can end (its lines are written). The consumer
-  // is not woken for it: a thread that logs on fills the shared buffer, which
-  // is then written, and one that stopped waits at most the sink's flush
-  // interval, formatting its own lines meanwhile (waking the consumer for
-  // each partly filled buffer turned them over faster than one producer
-  // could fill them).
+  // Whether the shared mode can end: its lines are written, or the
+  // consumer has caught up with the ring (at most an eighth full) and the
+  // thread goes back to it behind a hold. The consumer is not woken for the
+  // lines: a thread that logs on fills the shared buffer, which is then
+  // written, and one that stopped waits at most the sink's flush interval,
+  // formatting its own lines meanwhile (waking the consumer for each partly
+  // filled buffer turned them over faster than one producer could fill
+  // them). Without the hold a thread that logs on stayed in the shared mode
+  // for good: it always has a line in the buffer being filled.
   bool leaveShared();
   uint64_t position() const {
     return lap_ + static_cast<uint64_t>(lane_.published.load(std::memory_order_relaxed) - data_);
@@ -396,6 +421,10 @@ class RecordQueue {
   MoveOut moveOut_ = nullptr;
   bool shared_ = false;        // the shared mode
   uint64_t sharedThrough_ = 0; // the buffer of its last line in the shared buffers
+  // The hold (hold()): the sequence stored first, the position after it
+  // (release), both before any record past the position is committed.
+  std::atomic<uint64_t> holdSequence_{0};
+  std::atomic<uint64_t> holdPosition_{0};
   // The consumer's line.
   alignas(64) std::atomic<uint64_t> read_{0};
   uint64_t readLocal_ = 0;

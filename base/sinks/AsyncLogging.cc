@@ -251,6 +251,12 @@ uint64_t AsyncLogging::appendShared(const char* line, size_t len) {
   return appendToBuffer(line, len);
 }
 
+bool AsyncLogging::sealShared(uint64_t sequence) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const Buffer* current = slots_[reserve_.load(std::memory_order_relaxed) >> kSlotShift];
+  return current->sequence > sequence || retireCurrent();
+}
+
 uint64_t AsyncLogging::appendToBuffer(const char* logline, size_t len) {
   // One body, instantiated with the index and without, so that a store
   // without one (the plain mode) costs none of its arithmetic. A line
@@ -672,6 +678,7 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
     store_->writeReport(line, static_cast<size_t>(n), dropped.buffers, dropped.messages, &output_);
   }
   for (Buffer* b : batch) {
+    releaseHeldRecords(b->sequence);
     b->waitForWriters();
     linesWritten_.fetch_add(b->messages(), std::memory_order_relaxed);
     // Written at once (LogFile is unbuffered); a failure is LogFile's to
@@ -697,7 +704,24 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
     updateRecordedLineGate();
     producerCond_.notify_all();
   }
+  {
+    // Nothing queued or in flight: every buffer before the current one is
+    // written or was dropped. (A dropped one counts as written only once a
+    // later one is; records held behind it would wait until then.)
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (queued_.empty() && inFlight_ == 0) setWrittenThrough(buffersActivated_ - 1);
+  }
+  releaseHeldRecords(UINT64_MAX);
   output_.flush();
+}
+
+void AsyncLogging::releaseHeldRecords(uint64_t before) {
+  if (!records_) return;
+  for (;;) {
+    const uint64_t held = records_->heldFor();
+    if (held == 0 || held >= before || !writtenThrough(held)) return;
+    drainRecords(true);
+  }
 }
 
 }  // namespace muon

@@ -22,10 +22,12 @@
 // Options::threadQueueBytes), and the backend thread turns them into lines,
 // byte for byte the ones the statements would have made, and writes them.
 // A thread whose queue is over a quarter full while the backend is busy
-// (behind), or over half full, formats its own lines into the shared
-// buffers below, as without deferral, until they are written (RecordQueue.h,
-// the shared mode). Lines and records from one thread keep their order;
-// across threads, the backend merges records by the time they were logged.
+// (behind), or over half full, formats its own lines, as without deferral,
+// into its queue (the backend copies them, and formats the records before
+// them meanwhile); a quarter further on, into the shared buffers below
+// (RecordQueue.h, the shared mode), until the backend has caught up with
+// its queue. Lines and records from one thread keep their order; across
+// threads, the backend merges records by the time they were logged.
 //
 // Crash-safe mode (Options::crashSafe): the buffers live in a spool file in
 // the log directory (LogSpool.h), so every line is in the kernel's page cache
@@ -225,6 +227,11 @@ class AsyncLogging : private detail::RecordSink {
   bool wake() override;
   bool waitForRoom(detail::RecordQueue& queue) override;
   uint64_t appendShared(const char* line, size_t len) override;
+  bool sealShared(uint64_t sequence) override;
+  // Formats and writes the records held behind shared buffers that are
+  // now written (RecordQueues::heldFor), those whose turn comes before the
+  // buffer numbered `before`. Backend thread.
+  void releaseHeldRecords(uint64_t before);
   // append() without the thread's queue, with the store's index if it has one.
   uint64_t appendToBuffer(const char* logline, size_t len);
   // Formats what the queues hold; writes the lines if `write` or the

@@ -132,9 +132,19 @@ size_t RecordQueues::drain(const std::function<void()>& roomMade) {
   takeSources(&draining_);
   // The sources with records, each at its first.
   size_t active = 0;
+  heldFor_ = 0;
   for (Source* s : draining_) {
     s->end = s->queue->committed();
     s->position = s->queue->readPosition();
+    // Records behind a hold wait for the shared buffers it names
+    // (RecordQueue::leaveShared).
+    uint64_t holdAt;
+    uint64_t holdFor;
+    s->queue->hold(&holdAt, &holdFor);
+    if (holdAt >= s->position && holdAt < s->end && !sink_->writtenThrough(holdFor)) {
+      s->end = holdAt;
+      if (heldFor_ == 0 || holdFor < heldFor_) heldFor_ = holdFor;
+    }
     s->released = s->position;
     s->head = s->queue->recordAt(&s->position, s->end);
     if (s->head != nullptr) draining_[active++] = s;

@@ -8,7 +8,10 @@
 // keys (the counter each statement read: the order of the statements in
 // time, as far as the counter shows it); one thread's records keep their
 // order. The lines go into a line buffer of kLineBufferSize bytes, handed to
-// the writer whenever it fills and when writeLines() is called.
+// the writer whenever it fills and when writeLines() is called. A thread
+// back from the shared mode may hold its later records until its lines in
+// the sink's shared buffers are written (RecordQueue::leaveShared): the
+// sink then drains again, before it writes any later shared buffer.
 //
 // Thread safety: queueForThisThread() and existingQueueForThisThread() from
 // any thread (each for itself); drain(), writeLines(), bufferedBytes() from
@@ -64,10 +67,15 @@ class RecordQueues {
   void removeWaiter() { waiters_.fetch_sub(1, std::memory_order_relaxed); }
 
   // ---- the consumer ----
-  // Formats the records committed before the call; returns how many.
-  // `roomMade` is called (no lock held) when a queue a producer waits on
-  // has been given room.
+  // Formats the records committed before the call, up to any hold
+  // (RecordQueue::hold) whose shared buffers are not yet written; returns
+  // how many. `roomMade` is called (no lock held) when a queue a producer
+  // waits on has been given room.
   size_t drain(const std::function<void()>& roomMade);
+  // The earliest shared buffer the last drain() found records held behind
+  // (its sequence number), 0 if none: once it is written, drain again, before
+  // any later buffer is written.
+  uint64_t heldFor() const { return heldFor_; }
   // Hands the formatted lines to the writer.
   void writeLines();
   size_t bufferedBytes() const { return lineLength_; }
@@ -93,6 +101,7 @@ class RecordQueues {
   std::unique_ptr<char[]> lines_;
   size_t lineLength_ = 0;
   std::vector<Source*> draining_;
+  uint64_t heldFor_ = 0;
 };
 
 }  // namespace muon

@@ -404,14 +404,10 @@ class UndrainedSink : public muon::detail::RecordSink {
 };
 
 // Commits 64-byte records, as a statement does (tryReserve, and crowded()
-// when there is no room), to a queue whose consumer never drains and was
-// waiting for work (or busy) when woken, until the queue is crowded. Returns
-// the bytes in the ring then; `*wakes`, the wakes it asked for.
-size_t usedWhenCrowded(bool consumerWaiting, int* wakes) {
+// when there is no room), to `queue`, whose consumer never drains, until
+// the queue is crowded. Returns the bytes in the ring then.
+size_t usedWhenCrowded(muon::detail::RecordQueue& queue) {
   constexpr size_t kSize = 64;
-  UndrainedSink sink(consumerWaiting);
-  muon::detail::RecordQueue queue(RecordQueues::kMinQueueBytes, 1, "    1 ");
-  queue.setSink(&sink);
   for (;;) {
     char* p = queue.tryReserve(kSize);
     if (p == nullptr) {
@@ -423,29 +419,109 @@ size_t usedWhenCrowded(bool consumerWaiting, int* wakes) {
     std::memcpy(p, &size, sizeof size);
     queue.commit(kSize);
   }
-  *wakes = sink.wakes;
   return queue.capacity() - queue.producerFree();
 }
 
 // Past a quarter full the consumer is woken. One that was busy is not
-// keeping up: the thread formats its own lines from then on (the shared
-// mode). One that was only waiting for work catches up soon: the thread
-// records on up to half full (going shared at once left a thread that logs
-// steadily in the shared mode for good).
+// keeping up: the thread formats its own lines from then on, into the ring
+// (not yet the shared mode). One that was only waiting for work catches up
+// soon: the thread records on up to half full (going to text at once left
+// a thread that logs steadily formatting its own lines for good).
 TEST(RecordQueueTest, AWokenIdleConsumerLetsTheThreadRecordUpToHalfFull) {
-  int wakes = 0;
-  const size_t used = usedWhenCrowded(true, &wakes);
-  EXPECT_EQ(wakes, 1);
+  UndrainedSink sink(true);
+  muon::detail::RecordQueue queue(RecordQueues::kMinQueueBytes, 1, "    1 ");
+  queue.setSink(&sink);
+  const size_t used = usedWhenCrowded(queue);
+  EXPECT_EQ(sink.wakes, 1);
   EXPECT_GT(used, RecordQueues::kMinQueueBytes / 2 - muon::detail::RecordQueue::kMaxRecord);
   EXPECT_LE(used, RecordQueues::kMinQueueBytes / 2);
+  EXPECT_FALSE(queue.shared());
 }
 
-TEST(RecordQueueTest, AWokenBusyConsumerSendsTheThreadToTheSharedModeAtAQuarter) {
-  int wakes = 0;
-  const size_t used = usedWhenCrowded(false, &wakes);
-  EXPECT_EQ(wakes, 1);
+TEST(RecordQueueTest, AWokenBusyConsumerHasTheThreadFormatItsLinesFromAQuarter) {
+  UndrainedSink sink(false);
+  muon::detail::RecordQueue queue(RecordQueues::kMinQueueBytes, 1, "    1 ");
+  queue.setSink(&sink);
+  const size_t used = usedWhenCrowded(queue);
+  EXPECT_EQ(sink.wakes, 1);
   EXPECT_GT(used, RecordQueues::kMinQueueBytes / 4 - muon::detail::RecordQueue::kMaxRecord);
   EXPECT_LE(used, RecordQueues::kMinQueueBytes / 4);
+  EXPECT_FALSE(queue.shared());
+}
+
+// The lines a crowded thread formats go into its ring, in order with its
+// records, while the ring has room for them: the consumer copies them,
+// and formats the records before them meanwhile, and the thread takes up
+// records again as soon as it has caught up. Only a quarter further on
+// (the consumer cannot keep up even with copying) do they go to the
+// shared buffers.
+TEST(RecordQueueTest, ACrowdedThreadsLinesGoToTheSharedBuffersOnlyAQuarterFurtherOn) {
+  UndrainedSink sink(false);
+  muon::detail::RecordQueue queue(RecordQueues::kMinQueueBytes, 1, "    1 ");
+  queue.setSink(&sink);
+  ASSERT_GT(usedWhenCrowded(queue), 0u);
+  const char line[] = "a line its statement formatted\n";
+  uint64_t lines = 0;
+  while (queue.crowded() && !queue.shared() && lines < RecordQueues::kMinQueueBytes) {
+    queue.appendLine(line, sizeof line - 1, 0);
+    ++lines;
+  }
+  ASSERT_TRUE(queue.shared()) << "the thread never went to the shared buffers";
+  const size_t used = queue.capacity() - queue.producerFree();
+  EXPECT_GT(used, RecordQueues::kMinQueueBytes / 2 - muon::detail::RecordQueue::kMaxRecord);
+  EXPECT_LE(used, RecordQueues::kMinQueueBytes / 2);
+  EXPECT_EQ(queue.committed(), used) << "the lines before went into the ring";
+}
+
+// A sink whose shared buffers the test says are written, for holds.
+class HoldingSink : public UndrainedSink {
+ public:
+  HoldingSink() : UndrainedSink(false) {}
+  bool sealShared(uint64_t sequence) override {
+    sealed = sequence;
+    return true;
+  }
+  void writeThrough(uint64_t sequence) { setWrittenThrough(sequence); }
+  uint64_t sealed = 0;
+};
+
+// A thread in the shared mode comes back to its ring once the consumer
+// has caught up with it, though its lines in the shared buffers are not
+// written yet (it always has one in the buffer being filled): the buffer
+// is sealed, and its records from then on are held until the buffer is
+// written. One hold at a time: until then it does not leave the shared
+// mode again behind another.
+TEST(RecordQueueTest, AThreadLeavesTheSharedModeBehindAHoldUntilItsLinesAreWritten) {
+  HoldingSink sink;
+  std::string written;
+  RecordQueues queues{&sink, RecordQueues::kMinQueueBytes,
+                      [&](const char* p, size_t n) { written.append(p, n); }};
+  muon::detail::RecordQueue* queue = queues.queueForThisThread();
+  ASSERT_NE(queue, nullptr);
+  const std::string before = "recorded before\n";
+  queue->appendLine(before.data(), before.size(), 1);
+  // A line too long for a record takes the thread to the shared buffers
+  // (UndrainedSink: into buffer 1).
+  const std::string longLine(muon::detail::RecordQueue::kMaxText + 1, 'x');
+  queue->appendLine(longLine.data(), longLine.size(), 2);
+  ASSERT_TRUE(queue->shared());
+  EXPECT_EQ(queues.drain([] {}), 1u);  // the consumer catches up
+  EXPECT_FALSE(queue->crowded());
+  EXPECT_FALSE(queue->shared());
+  EXPECT_EQ(sink.sealed, 1u);
+  const std::string after = "recorded after\n";
+  queue->appendLine(after.data(), after.size(), 3);
+  EXPECT_EQ(queues.drain([] {}), 0u) << "a record passed its hold";
+  EXPECT_EQ(queues.heldFor(), 1u);
+  // Back to the shared buffers: no second hold while the first stands.
+  queue->appendLine(longLine.data(), longLine.size(), 4);
+  EXPECT_TRUE(queue->crowded());
+  EXPECT_TRUE(queue->shared());
+  sink.writeThrough(1);
+  EXPECT_EQ(queues.drain([] {}), 1u);
+  EXPECT_EQ(queues.heldFor(), 0u);
+  queues.writeLines();
+  EXPECT_EQ(written, before + after);
 }
 
 // One thread's queue of the smallest size, drained only when a test says,
