@@ -427,26 +427,26 @@ size_t usedWhenCrowded(muon::detail::RecordQueue& queue) {
 // (not yet the shared mode). One that was only waiting for work catches up
 // soon: the thread records on up to half full (going to text at once left
 // a thread that logs steadily formatting its own lines for good).
-TEST(RecordQueueTest, AWokenIdleConsumerLetsTheThreadRecordUpToHalfFull) {
-  UndrainedSink sink(true);
+// A queue of the smallest size, crowded as above, its consumer waiting for
+// work (or busy) when woken: one wake, crowded within a record of `limit`
+// bytes, and its thread not in the shared mode.
+void expectCrowdedAt(bool consumerWaiting, size_t limit) {
+  UndrainedSink sink(consumerWaiting);
   muon::detail::RecordQueue queue(RecordQueues::kMinQueueBytes, 1, "    1 ");
   queue.setSink(&sink);
   const size_t used = usedWhenCrowded(queue);
   EXPECT_EQ(sink.wakes, 1);
-  EXPECT_GT(used, RecordQueues::kMinQueueBytes / 2 - muon::detail::RecordQueue::kMaxRecord);
-  EXPECT_LE(used, RecordQueues::kMinQueueBytes / 2);
+  EXPECT_GT(used, limit - muon::detail::RecordQueue::kMaxRecord);
+  EXPECT_LE(used, limit);
   EXPECT_FALSE(queue.shared());
 }
 
+TEST(RecordQueueTest, AWokenIdleConsumerLetsTheThreadRecordUpToHalfFull) {
+  expectCrowdedAt(true, RecordQueues::kMinQueueBytes / 2);
+}
+
 TEST(RecordQueueTest, AWokenBusyConsumerHasTheThreadFormatItsLinesFromAQuarter) {
-  UndrainedSink sink(false);
-  muon::detail::RecordQueue queue(RecordQueues::kMinQueueBytes, 1, "    1 ");
-  queue.setSink(&sink);
-  const size_t used = usedWhenCrowded(queue);
-  EXPECT_EQ(sink.wakes, 1);
-  EXPECT_GT(used, RecordQueues::kMinQueueBytes / 4 - muon::detail::RecordQueue::kMaxRecord);
-  EXPECT_LE(used, RecordQueues::kMinQueueBytes / 4);
-  EXPECT_FALSE(queue.shared());
+  expectCrowdedAt(false, RecordQueues::kMinQueueBytes / 4);
 }
 
 // The lines a crowded thread formats go into its ring, in order with its
