@@ -82,8 +82,8 @@ bool RecordQueue::leaveShared() {
     // into a later buffer, which the sink writes after those records.
     if (!sink_->sealShared(sharedThrough_)) return false;
     settleLap();  // the position the next record gets
-    holdSequence_.store(sharedThrough_, std::memory_order_relaxed);
-    holdPosition_.store(position(), std::memory_order_release);
+    holdPosition_.store(position(), std::memory_order_relaxed);
+    holdSequence_.store(sharedThrough_, std::memory_order_release);
   }
   shared_ = false;
   refreshLane();

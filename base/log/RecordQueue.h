@@ -303,12 +303,12 @@ class RecordQueue {
   }
   // The last hold this thread left the shared mode behind (leaveShared):
   // its records from `*position` on wait until the sink has written its
-  // shared buffers through `*sequence`. Read committed() first: the hold
-  // of any record it covers is then the one read here (or a later one, which
-  // holds from no earlier). {0, 0} if none was ever set.
+  // shared buffers through `*sequence`. Read committed() first: for every
+  // record it covers, the hold read here is that record's, or a later one
+  // whose earlier holds' buffers are written. {0, 0} if none was ever set.
   void hold(uint64_t* position, uint64_t* sequence) const {
-    *position = holdPosition_.load(std::memory_order_acquire);
-    *sequence = holdSequence_.load(std::memory_order_relaxed);
+    *sequence = holdSequence_.load(std::memory_order_acquire);
+    *position = holdPosition_.load(std::memory_order_relaxed);
   }
   // Whether `p` is a place in the ring.
   bool holds(const char* p) const { return p >= data_ && p < data_ + capacity_; }
@@ -421,8 +421,11 @@ class RecordQueue {
   MoveOut moveOut_ = nullptr;
   bool shared_ = false;        // the shared mode
   uint64_t sharedThrough_ = 0; // the buffer of its last line in the shared buffers
-  // The hold (hold()): the sequence stored first, the position after it
-  // (release), both before any record past the position is committed.
+  // The hold (hold()): the position stored first, the sequence after it
+  // (release), both before any record past the position is committed. A
+  // consumer that reads a sequence reads its position or a later one; a
+  // later position comes with a sequence already written (one hold at a
+  // time), and it has not seen the records past it.
   std::atomic<uint64_t> holdSequence_{0};
   std::atomic<uint64_t> holdPosition_{0};
   // The consumer's line.

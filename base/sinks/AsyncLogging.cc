@@ -254,7 +254,10 @@ uint64_t AsyncLogging::appendShared(const char* line, size_t len) {
 bool AsyncLogging::sealShared(uint64_t sequence) {
   std::lock_guard<std::mutex> lock(mutex_);
   const Buffer* current = slots_[reserve_.load(std::memory_order_relaxed) >> kSlotShift];
-  return current->sequence > sequence || retireCurrent();
+  if (current->sequence > sequence) return true;
+  // Not at the bound: a seal must neither drop buffers (kDrop) nor take
+  // one past kMaxBuffers (kBlock). The thread stays shared meanwhile.
+  return queued_.size() + inFlight_ < kMaxPendingBuffers && retireCurrent();
 }
 
 uint64_t AsyncLogging::appendToBuffer(const char* logline, size_t len) {
@@ -644,6 +647,7 @@ AsyncLogging::Dropped AsyncLogging::takeBatch(std::vector<Buffer*>& batch) {
   // this may queue one buffer over the bound, briefly.) Should no fresh
   // buffer be had, the current one stays and is taken next time.
   if (bytesOf(reserve_.load(std::memory_order_relaxed)) != 0) retireCurrent();
+  batchThrough_ = slots_[reserve_.load(std::memory_order_relaxed) >> kSlotShift]->sequence - 1;
   batch.swap(queued_);
   inFlight_ = batch.size();
   updateRecordedLineGate();
@@ -678,6 +682,10 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
     store_->writeReport(line, static_cast<size_t>(n), dropped.buffers, dropped.messages, &output_);
   }
   for (Buffer* b : batch) {
+    // Every buffer before this one is written or was dropped (the batch is
+    // in order, and the ones before it were taken earlier), and the records
+    // held behind them go first.
+    setWrittenThrough(b->sequence - 1);
     releaseHeldRecords(b->sequence);
     b->waitForWriters();
     linesWritten_.fetch_add(b->messages(), std::memory_order_relaxed);
@@ -704,13 +712,9 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
     updateRecordedLineGate();
     producerCond_.notify_all();
   }
-  {
-    // Nothing queued or in flight: every buffer before the current one is
-    // written or was dropped. (A dropped one counts as written only once a
-    // later one is; records held behind it would wait until then.)
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (queued_.empty() && inFlight_ == 0) setWrittenThrough(buffersActivated_ - 1);
-  }
+  // So is every buffer before the one that was current when the batch was
+  // taken: a dropped one holds back no thread's records.
+  setWrittenThrough(batchThrough_);
   releaseHeldRecords(UINT64_MAX);
   output_.flush();
 }

@@ -312,6 +312,10 @@ class AsyncLogging : private detail::RecordSink {
   Dropped unreported_;   // not yet written to the file
   uint64_t producerWaits_ = 0;
   uint64_t buffersActivated_ = 0;  // the last sequence number given to a buffer
+  // The buffer before the one current when the last batch was taken: once
+  // the batch is written, every buffer up to it is written or was dropped.
+  // Backend thread (set under mutex_).
+  uint64_t batchThrough_ = 0;
   uint64_t buffersMapped_ = 0;
   uint64_t linesRecovered_ = 0;  // set in the constructor
   // Written by the backend (or stop()'s leftovers), read by stats().

@@ -385,6 +385,94 @@ TEST_F(RecordQueuesTest, AThreadBehindItsBackendUsesTheSharedBuffersAndKeepsItsO
   }
 }
 
+// Lines longer than a record holds: a thread's own append() of one goes to
+// the shared buffers (and takes the thread to the shared mode). With
+// `tag`, so that the file tells them apart.
+constexpr size_t kLongLine = 5000;
+std::string longLine(const std::string& tag) {
+  std::string line = tag + ' ' + std::string(kLongLine - tag.size() - 2, 'x') + '\n';
+  return line;
+}
+// The long lines that fill one shared buffer.
+constexpr size_t kLongLinesPerBuffer = AsyncLogging::kBufferSize / kLongLine;
+
+// A thread leaves the shared mode behind a hold only when its buffer can be
+// sealed without breaking the pending bound: at kMaxPendingBuffers waiting,
+// a seal would drop all but two of them (kDrop), or take a buffer past the
+// most there may be (kBlock). It stays shared instead, and nothing is lost.
+TEST_F(RecordQueuesTest, AThreadStaysSharedRatherThanSealABufferPastThePendingBound) {
+  AsyncLogging log(dir_.file("bound"), 1L << 40, 3, AsyncLogging::kDrop);
+  auto attached = Logger::attach(log);
+  LOG_INFO << "first";  // the thread's queue
+  muon::detail::RecordQueue* queue = muon::detail::t_recordQueue.queue;
+  ASSERT_NE(queue, nullptr);
+  const std::string line = longLine("shared");
+  // kMaxPendingBuffers full buffers wait (no backend yet), and the current
+  // one holds the thread's last line.
+  for (size_t i = 0; i < AsyncLogging::kMaxPendingBuffers * kLongLinesPerBuffer + 1; ++i) {
+    log.append(line.data(), line.size());
+  }
+  ASSERT_TRUE(queue->shared());
+  ASSERT_EQ(log.stats().messagesDropped, 0u);
+  LOG_INFO << "after";  // its ring is empty: it would leave, behind a seal
+  EXPECT_TRUE(queue->shared());
+  EXPECT_EQ(log.stats().messagesDropped, 0u);
+  log.start();
+  log.stop();
+  // (The backend's own first retire passes the bound: kDrop drops then,
+  // and reports it in a line of its own.)
+  const std::vector<std::string> lines = readLines(dir_.files()[0]);
+  const auto reports = std::count_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.rfind("Dropped log messages", 0) == 0;
+  });
+  EXPECT_EQ(lines.size() - static_cast<size_t>(reports) + log.stats().messagesDropped,
+            AsyncLogging::kMaxPendingBuffers * kLongLinesPerBuffer + 3);
+}
+
+// Records held behind a shared buffer that was dropped (kDrop, the pending
+// bound passed after the seal) are written before any later buffer: a
+// dropped buffer counts as written once the buffers after it come up.
+TEST_F(RecordQueuesTest, RecordsHeldBehindADroppedBufferAreWrittenBeforeTheThreadsLaterLines) {
+  AsyncLogging log(dir_.file("dropped"), 1L << 40, 3, AsyncLogging::kDrop);
+  auto attached = Logger::attach(log);
+  LOG_INFO << "r0";
+  muon::detail::RecordQueue* queue = muon::detail::t_recordQueue.queue;
+  ASSERT_NE(queue, nullptr);
+  // Two full buffers wait, and the current one holds the thread's last line.
+  const std::string shared = longLine("shared");
+  for (size_t i = 0; i < 2 * kLongLinesPerBuffer + 1; ++i) log.append(shared.data(), shared.size());
+  ASSERT_TRUE(queue->shared());
+  LOG_INFO << "r1";  // leaves behind a hold on that buffer, sealed third in line
+  ASSERT_FALSE(queue->shared());
+  // Another thread, without a queue, passes the pending bound by one (3
+  // waiting, 23 more): all but the first two buffers are dropped, the
+  // sealed one among them, and its last line starts the buffer that comes
+  // up next.
+  std::thread other([&log] {
+    const std::string line = longLine("other");
+    for (size_t i = 0; i < (AsyncLogging::kMaxPendingBuffers - 2) * kLongLinesPerBuffer + 1; ++i) {
+      log.append(line.data(), line.size());
+    }
+  });
+  other.join();
+  ASSERT_GT(log.stats().messagesDropped, 0u);
+  const std::string last = longLine("last");
+  log.append(last.data(), last.size());  // back to the shared buffers, after the dropped ones
+  log.start();
+  log.stop();
+  const std::vector<std::string> lines = readLines(dir_.files()[0]);
+  auto at = [&lines](const std::string& prefix) {
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].find(prefix) != std::string::npos) return static_cast<long>(i);
+    }
+    return -1L;
+  };
+  ASSERT_GE(at(" r1 - "), 0);
+  ASSERT_GE(at("last x"), 0);
+  EXPECT_LT(at(" r0 - "), at(" r1 - "));
+  EXPECT_LT(at(" r1 - "), at("last x")) << "a line written before the record logged ahead of it";
+}
+
 // A sink that never drains, whose consumer was waiting for work (or busy)
 // when woken.
 class UndrainedSink : public muon::detail::RecordSink {
