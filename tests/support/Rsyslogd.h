@@ -158,6 +158,18 @@ class Rsyslogd {
     }
     return lines;
   }
+  // Waits until a line from `app` holding `text` arrived; false after the timeout.
+  bool waitForLine(const std::string& app, const std::string& text,
+                   std::chrono::milliseconds timeout) const {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      for (const std::string& line : received(app)) {
+        if (line.find(text) != std::string::npos) return true;
+      }
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
   // Waits until at least n lines from `app` arrived; false after the timeout.
   bool waitFor(const std::string& app, size_t n, std::chrono::milliseconds timeout) const {
     auto deadline = std::chrono::steady_clock::now() + timeout;
