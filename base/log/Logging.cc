@@ -234,6 +234,12 @@ void Logger::recordToText(void* self, LogStream&) {
 // line became text after all.
 inline bool Logger::commitRecorded(const detail::LoggerConfig& config) {
   if (queue_ == nullptr) return commitRecordedLine(config);
+  // A line logged from its operands took the thread to the shared mode:
+  // this one, logged after it, goes there too, after it, as text.
+  if (__builtin_expect(queue_->shared(), 0)) {
+    stream_.stopRecording();
+    return false;
+  }
   commitRecord();
   return true;
 }

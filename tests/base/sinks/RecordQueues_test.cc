@@ -473,6 +473,34 @@ TEST_F(RecordQueuesTest, RecordsHeldBehindADroppedBufferAreWrittenBeforeTheThrea
   EXPECT_LT(at(" r1 - "), at("last x")) << "a line written before the record logged ahead of it";
 }
 
+// An operand that appends a line too long for a record to the sink: the
+// thread goes to the shared mode in the middle of a statement.
+struct AppendsALongLine {
+  AsyncLogging* log;
+};
+muon::LogStream& operator<<(muon::LogStream& s, const AppendsALongLine& a) {
+  const std::string line = longLine("nested");
+  a.log->append(line.data(), line.size());
+  return s << "operand";
+}
+
+// A statement whose operand took the thread to the shared mode ends there
+// too, after the line that did: its record, committed to the queue, was
+// written first (the backend drains the queues before it writes the
+// shared buffers).
+TEST_F(RecordQueuesTest, AStatementWhoseOperandWentSharedIsWrittenAfterThatLine) {
+  AsyncLogging log(dir_.file("nested"), 1L << 40, 3, AsyncLogging::kBlock);
+  auto attached = Logger::attach(log);
+  LOG_INFO << "first";
+  LOG_INFO << "outer " << AppendsALongLine{&log};
+  log.start();
+  log.stop();
+  const std::vector<std::string> lines = readLines(dir_.files()[0]);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_NE(lines[1].find("nested x"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find("outer operand - "), std::string::npos) << lines[2];
+}
+
 // A sink that never drains, whose consumer was waiting for work (or busy)
 // when woken.
 class UndrainedSink : public muon::detail::RecordSink {
