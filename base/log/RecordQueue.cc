@@ -81,7 +81,8 @@ bool RecordQueue::leaveShared() {
     // Its later shared lines must go after the records it now commits:
     // into a later buffer, which the sink writes after those records.
     if (!sink_->sealShared(sharedThrough_)) return false;
-    settleLap();  // the position the next record gets
+    // position(): where the next record begins (at the ring's end, the
+    // same number as the next lap's start).
     holdPosition_.store(position(), std::memory_order_relaxed);
     holdSequence_.store(sharedThrough_, std::memory_order_release);
   }

@@ -161,26 +161,29 @@ class Rsyslogd {
   // Waits until a line from `app` holding `text` arrived; false after the timeout.
   bool waitForLine(const std::string& app, const std::string& text,
                    std::chrono::milliseconds timeout) const {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
+    return waitUntil(timeout, [&] {
       for (const std::string& line : received(app)) {
         if (line.find(text) != std::string::npos) return true;
       }
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+      return false;
+    });
   }
   // Waits until at least n lines from `app` arrived; false after the timeout.
   bool waitFor(const std::string& app, size_t n, std::chrono::milliseconds timeout) const {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (received(app).size() < n) {
+    return waitUntil(timeout, [&] { return received(app).size() >= n; });
+  }
+
+ private:
+  // Polls `done` every 10 ms until it answers true; false after the timeout.
+  template <typename Done>
+  static bool waitUntil(std::chrono::milliseconds timeout, Done done) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!done()) {
       if (std::chrono::steady_clock::now() > deadline) return false;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return true;
   }
-
- private:
   std::string portFile() const { return dir_.file("tcp.port"); }
 
   static std::string readAll(const std::string& path) {

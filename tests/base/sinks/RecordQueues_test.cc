@@ -390,8 +390,7 @@ TEST_F(RecordQueuesTest, AThreadBehindItsBackendUsesTheSharedBuffersAndKeepsItsO
 // `tag`, so that the file tells them apart.
 constexpr size_t kLongLine = 5000;
 std::string longLine(const std::string& tag) {
-  std::string line = tag + ' ' + std::string(kLongLine - tag.size() - 2, 'x') + '\n';
-  return line;
+  return tag + ' ' + std::string(kLongLine - tag.size() - 2, 'x') + '\n';
 }
 // The long lines that fill one shared buffer.
 constexpr size_t kLongLinesPerBuffer = AsyncLogging::kBufferSize / kLongLine;
