@@ -502,14 +502,14 @@ Logger::~Logger() {
 
 bool Logger::writeStatementText(const detail::LogSite& site, LogLevel level,
                                 const detail::StatementTime& began, const char* operands,
-                                size_t n, detail::RecordQueue* crowded) {
+                                size_t n) {
   // What a Logger would do with these operands, where it would make text
   // and write it as ~Logger's common path does; elsewhere it is left to one.
   if (__builtin_expect(detail::t_contextFields != 0, 0)) return false;
   const detail::LoggerConfig& config = detail::loggerConfig();
   if (level >= config.attentionLevel) return false;
-  detail::RecordQueue* queue = crowded;
-  if (queue == nullptr && config.records != nullptr) {
+  detail::RecordQueue* queue = nullptr;
+  if (config.records != nullptr) {
     // Text only while the queue is crowded: else the statement is a record.
     queue = detail::recordQueueFor(*config.records);
     if (queue == nullptr || !queue->crowded()) return false;

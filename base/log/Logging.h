@@ -284,12 +284,9 @@ class Logger {
   // a Logger of it would make text and write it on its common path (no
   // context fields, a level below the attention level, a text sink, or a
   // record queue that is crowded); false, with nothing done, elsewhere.
-  // `crowded`: the thread's queue, which the statement found crowded itself
-  // (RecordQueue::reserveToFormat), for the line; nullptr: the
-  // configuration's sink, or its queue if crowded() says so now.
   static bool writeStatementText(const detail::LogSite& site, LogLevel level,
                                  const detail::StatementTime& began, const char* operands,
-                                 size_t n, detail::RecordQueue* crowded = nullptr);
+                                 size_t n);
   // Puts the record in this thread's queue (or counts it dropped).
   void commitRecord();
   bool commitRecorded(const detail::LoggerConfig& config);

@@ -70,20 +70,15 @@ class RecordQueue;
 // While a statement writes its record in place, `write` holds kLaneOpen, and
 // kLaneDisturbed once anything else on the thread needed the ring meanwhile
 // (a << operand that logs): that statement then ends by the slow path.
-// kLaneFormat is kLaneOpen for a statement that began while the thread
-// formats its own lines (RecordQueue::reserveToFormat): it ends by the slow
-// path too, which turns its record into its line in the same place.
 // Owner thread only, but `published`, which the consumer reads.
 struct RecordLane {
   static constexpr uintptr_t kLaneOpen = ~uintptr_t{0};
   static constexpr uintptr_t kLaneDisturbed = ~uintptr_t{1};
-  static constexpr uintptr_t kLaneFormat = ~uintptr_t{2};
   // The largest statement record written in place: its header and
   // LogStream::kBufferSize bytes of operands.
   static constexpr size_t kMaxStatement = sizeof(RecordHeader) + 4000;
 
-  bool busy() const { return reinterpret_cast<uintptr_t>(write) >= kLaneFormat; }
-  bool formatting() const { return reinterpret_cast<uintptr_t>(write) == kLaneFormat; }
+  bool busy() const { return reinterpret_cast<uintptr_t>(write) >= kLaneDisturbed; }
 
   RecordQueue* queue = nullptr;         // whose lane this is
 
@@ -222,23 +217,6 @@ class RecordQueue {
     return used > recordRoom();
   }
 
-  // A statement that found no room in place by the lane's limit, while
-  // the thread formats its own lines (crowded(), after a fresh look at the
-  // consumer, and not shared()): room for its record in place all the same,
-  // at the write position, contiguous for RecordLane::kMaxStatement bytes.
-  // The statement formats its line from it when it ends and queues the line
-  // there (appendLine): one record's room, whichever it becomes, and no
-  // copy to a slot of the thread's first. nullptr where it may not: the
-  // lane busy, a Logger's record in place, the shared mode, not crowded (the
-  // lane's limit is then renewed: a record may start in place after all),
-  // or the ring's end too near.
-  char* reserveToFormat() {
-    if (lane_.busy() || inPlace_ != nullptr || shared_) return nullptr;
-    if (!crowded() || shared_) return nullptr;  // crowded() may have entered the shared mode
-    // crowded() renewed the lane: `write` is the position, its lap settled.
-    if (lane_.write + RecordLane::kMaxStatement > data_ + capacity_) return nullptr;
-    return lane_.write;
-  }
   // ---- the shared mode ----
   // While the consumer is behind, this thread's finished lines go to the
   // sink's shared buffers (RecordSink::appendShared) instead of the ring:

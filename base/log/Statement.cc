@@ -122,18 +122,14 @@ const LogSite& siteOf(const char* start) {
   return *site;
 }
 
-// When a statement that began in the lane began (the counter is then the
-// clock): its record's key.
-StatementTime beganInLane(const char* start) {
-  StatementTime began{0, Timestamp()};
-  std::memcpy(&began.count, start + offsetof(RecordHeader, key), sizeof began.count);
-  return began;
-}
-
 // When the statement in `slot`, its record now at `start`, began: as
-// beginSlow noted it, or, if it began in the lane, its record's key.
+// beginSlow noted it, or, if it began in the lane, where the counter is the
+// clock, its record's key.
 void noteBegan(Slot* slot, const char* start) {
-  if (slot->origin != slot->record) slot->began = beganInLane(start);
+  if (slot->origin != slot->record) {
+    std::memcpy(&slot->began.count, start + offsetof(RecordHeader, key), sizeof slot->began.count);
+    slot->began.time = Timestamp();
+  }
 }
 
 }  // namespace
@@ -148,19 +144,6 @@ RecordStart Statement::beginSlow(const LogSite* site, int level) noexcept {
     if (level < route.fastBelow && openLane(route.lane, start, site)) {
       return {start, route.lane};
     }
-  }
-  // No room in place by the lane's limit: a fresh look at the consumer,
-  // which may find the thread formatting its own lines (the record stays in
-  // place, to become its line when the statement ends: commitSlow), or room
-  // for a record after all.
-  RecordLane* const routeLane = route.lane;
-  if (level < route.fastBelow && !routeLane->busy()) {
-    if (char* start = routeLane->queue->reserveToFormat()) {
-      startInLane(routeLane, start, site, RecordLane::kLaneFormat);
-      return {start, routeLane};
-    }
-    char* start = routeLane->write;
-    if (openLane(routeLane, start, site)) return {start, routeLane};
   }
   const uint64_t count = TscClock::readCounter();
   // A statement inside another's operands while that one writes in place:
@@ -234,18 +217,7 @@ void Statement::commitSlow(int level, char* start, size_t used) noexcept {
   // Out of the lane, with every operand recorded: where its Logger would
   // only make text and write it, the line is made from the record as it is.
   Slot* slot = slotHolding(start);
-  RecordLane* lane = t_route.lane;
-  if (slot == nullptr && lane != nullptr && lane->formatting()) {
-    // Begun while the thread formats its own lines (beginSlow): its line
-    // goes where its record is, once the record is read.
-    lane->queue->closeLane(start);
-    if (Logger::writeStatementText(siteOf(start), static_cast<Logger::LogLevel>(level),
-                                   beganInLane(start),
-                                   start + sizeof(RecordHeader), used - sizeof(RecordHeader),
-                                   lane->queue)) {
-      return;
-    }
-  } else if (slot != nullptr && !slot->hasLogger) {
+  if (slot != nullptr && !slot->hasLogger) {
     noteBegan(slot, start);
     if (Logger::writeStatementText(siteOf(start), static_cast<Logger::LogLevel>(level), slot->began,
                                    start + sizeof(RecordHeader), used - sizeof(RecordHeader))) {

@@ -134,21 +134,15 @@ struct Recorder {
   RecordLane* lane;  // open by this statement, or g_noLane
 };
 
-// Marks `lane` open (`mark`: kLaneOpen, or kLaneFormat) for a statement at
-// `site` whose record starts at `at`, its write position, and writes the
-// counter and the site into the record's header.
-__attribute__((always_inline)) inline void startInLane(RecordLane* lane, char* at,
-                                                       const LogSite* site, uintptr_t mark) {
-  lane->write = reinterpret_cast<char*>(mark);
-  TscClock::storeCounter(at + offsetof(RecordHeader, key));
-  std::memcpy(at + offsetof(RecordHeader, site), &site, sizeof site);
-}
 // Opens `lane` for a statement at `site` if a record of the largest size may
-// start at `at`, its write position. False, with nothing changed, where it
-// may not (g_noLane never lets one).
+// start at `at`, its write position: marks it open and writes the counter
+// and the site into the record's header. False, with nothing changed, where
+// it may not (g_noLane never lets one).
 __attribute__((always_inline)) inline bool openLane(RecordLane* lane, char* at, const LogSite* site) {
   if (__builtin_expect(at > lane->limit, 0)) return false;
-  startInLane(lane, at, site, RecordLane::kLaneOpen);
+  lane->write = reinterpret_cast<char*>(RecordLane::kLaneOpen);
+  TscClock::storeCounter(at + offsetof(RecordHeader, key));
+  std::memcpy(at + offsetof(RecordHeader, site), &site, sizeof site);
   return true;
 }
 
