@@ -178,8 +178,9 @@ TEST(Fork, ChildOfRunningAsyncLoggingLogsToItsOwnOutput) {
       ASSERT_GT(pid, 0);
       childPids.push_back(pid);
       int status = 0;
-      ASSERT_TRUE(waitWithDeadline(pid, &status, std::chrono::seconds(5)))
-          << "child " << k << " hung";
+      std::string stuck;
+      ASSERT_TRUE(waitWithDeadline(pid, &status, std::chrono::seconds(5), &stuck))
+          << "child " << k << " hung: " << stuck;
       ASSERT_TRUE(WIFEXITED(status)) << "child " << k << " status " << status;
       EXPECT_EQ(WEXITSTATUS(status), 0) << "child " << k << " (2: wrong thread id)";
     }
