@@ -335,8 +335,9 @@ TEST(TcpServer, PausedReaderHitsHighWaterMarkOnceThenGetsEveryByteInOrder) {
       if (!conn->connected()) return;
       conn->setHighWaterMarkCallback(
           [&](const TcpConnectionPtr&, size_t size) {
-            marks.fetch_add(1);
+            // The size first: the test reads it once it sees the count.
             markSize = size;
+            marks.fetch_add(1);
           },
           kMark);
       // 64 KiB at a time: the buffer crosses the mark once, on the way up.
@@ -634,8 +635,8 @@ TEST(TcpServer, InputLimitHoldsAFloodingClientWhileAnotherIsServed) {
   ServerThread server(1, [&](TcpServer& s) {
     s.setInputLimitCallback(
         [&](const TcpConnectionPtr&, size_t size) {
+          atLimit = size;  // before the count the test waits on
           limits.fetch_add(1);
-          atLimit = size;
         },
         kLimit);
     // "flood" lines are kept (an application that never gets to them);
