@@ -18,6 +18,7 @@
 #include "muon/base/LogRecord.h"
 #include "muon/base/LogSinks.h"
 #include "muon/base/LoggerConfig.h"
+#include "muon/base/OperandReplay.h"
 #include "muon/base/RecordQueue.h"
 #include "muon/base/TimeZone.h"
 #include "muon/base/TscClock.h"
@@ -322,9 +323,9 @@ namespace {
 // statement that began at `began` (nullptr: now); its counter (the line's
 // order key), microsecond and second to *count, *micro and *second.
 // Returns the header's length.
-inline size_t writeLineHeader(LogStream::Buffer& buf, Logger::LogLevel level,
-                              const detail::StatementTime* began, uint64_t* count, int* micro,
-                              int64_t* second) {
+__attribute__((always_inline)) inline size_t writeLineHeader(
+    LogStream::Buffer& buf, Logger::LogLevel level, const detail::StatementTime* began,
+    uint64_t* count, int* micro, int64_t* second) {
   // The common case reads the counter and finds it in this thread's window
   // on the prefix's second: no shared state but two read-mostly words.
   const Logger::ClockFunc clock = g_clock.load(std::memory_order_relaxed);
@@ -524,7 +525,7 @@ bool Logger::writeStatementText(const detail::LogSite& site, LogLevel level,
   int micro;
   int64_t second;
   writeLineHeader(stream.buffer(), level, &began, &count, &micro, &second);
-  static_cast<void>(detail::replayOperands(operands, n, stream));
+  static_cast<void>(detail::replayOperandsInline(operands, n, stream));
   stream.closeFields();
   if (detail::appendTrailer(stream, site.where)) detail::countTruncatedLine();
   const LogStream::Buffer& buf = stream.buffer();

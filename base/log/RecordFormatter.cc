@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "muon/base/LogOperands.h"
 #include "muon/base/LogSite.h"
 #include "muon/base/Logging.h"
+#include "muon/base/OperandReplay.h"
 
 namespace muon {
 namespace detail {
@@ -81,7 +81,7 @@ size_t RecordFormatter::formatText(const RecordHeader& record, LinePrefix& prefi
   LogStream::Buffer& buf = stream.buffer();
   buf.redirect(out);
   header_ = writeHeader(buf, prefix, micro, level);
-  replayOperands(body, record.length, stream);
+  replayOperandsInline(body, record.length, stream);
   stream.closeFields();
   if (appendTrailer(stream, record.site->where)) countTruncatedLine();
   *fieldsFrom = stream.trailingFieldsFrom(buf.length() - record.site->where.length);

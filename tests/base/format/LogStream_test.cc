@@ -678,12 +678,24 @@ TEST_F(ControlCharacters, LinesWithoutThemAreByteForByteAndChecksSeeEveryPositio
   // its tail).
   std::string clean = "plain\ttext \xe4\xb8\xad 0123456789 ~!@#$%^&*()_+{}|:<>?";
   EXPECT_EQ(streamed(clean), "user " + clean + " done");
-  for (size_t len = 1; len <= 20; ++len) {
+  for (size_t len = 1; len <= 40; ++len) {
     for (size_t at = 0; at < len; ++at) {
       std::string t(len, 'a');
       t[at] = '\r';
       std::string want = t.substr(0, at) + "\\r" + t.substr(at + 1);
       EXPECT_EQ(streamed(t), "user " + want + " done") << len << " " << at;
+      // The ends of the ranges the scan tests: 0x1f and DEL are escaped,
+      // a space and bytes from 0x80 up are not.
+      t[at] = '\x1f';
+      EXPECT_EQ(streamed(t), "user " + t.substr(0, at) + "\\x1f" + t.substr(at + 1) + " done")
+          << len << " " << at;
+      t[at] = '\x7f';
+      EXPECT_EQ(streamed(t), "user " + t.substr(0, at) + "\\x7f" + t.substr(at + 1) + " done")
+          << len << " " << at;
+      for (char kept : {' ', '\x80', '\xff'}) {
+        t[at] = kept;
+        EXPECT_EQ(streamed(t), "user " + t + " done") << len << " " << at;
+      }
     }
   }
 }

@@ -1,0 +1,149 @@
+// OperandReplay: the recorded operands (LogOperands.h) back into a
+// LogStream, for the code that makes a line of every deferred record (the
+// backend's formatter, a crowded statement's own line), where the call
+// would cost the line more than its body. Everyone else calls
+// replayOperands(). An internal header of the deferred path. Pure
+// functions: any thread.
+#pragma once
+
+#include <cstring>
+#include <string_view>
+#include <type_traits>
+
+#include "muon/base/LogOperands.h"
+#include "muon/base/LogStream.h"
+
+namespace muon {
+namespace detail {
+
+template <typename T>
+inline T loadOperand(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+inline bool isNumberTag(uint8_t tag) { return tag >= kOperandI32 && tag <= kOperandPtr; }
+
+// One switch on the tag per operand, each case checking its own length: the
+// replay runs once per deferred line on the backend, so its per-operand cost
+// is the backend's. A struct LogStream befriends, for its private writers.
+struct OperandReplay {
+  // A number stored as T at v (after its tag; `left` bytes from the tag
+  // on), streamed as As: where the next operand begins, or nullptr.
+  template <typename T, typename As = T>
+  __attribute__((always_inline)) static const char* value(const char* v, size_t left,
+                                                          LogStream& out) {
+    if (left < 1 + sizeof(T)) return nullptr;
+    const T stored = loadOperand<T>(v);
+    if constexpr (std::is_pointer_v<As>) {
+      out << reinterpret_cast<As>(stored);
+    } else {
+      out << static_cast<As>(stored);
+    }
+    return v + sizeof(T);
+  }
+
+  // The operand at p, other than a kFieldOne start, into `out`; where the
+  // next one begins, or nullptr if the bytes do not hold a whole operand.
+  __attribute__((always_inline)) static const char* plain(const char* p, const char* end,
+                                                          LogStream& out) {
+    const auto left = static_cast<size_t>(end - p);
+    const char* v = p + 1;
+    switch (static_cast<uint8_t>(*p)) {
+      case kOperandChar:
+        if (left < 2) return nullptr;
+        out << *v;
+        return v + 1;
+      case kOperandFieldEnd:
+        if (left < 2) return nullptr;
+        out.endField();
+        return v + 1;
+      case kOperandI32:
+        return value<int32_t>(v, left, out);
+      case kOperandU32:
+        return value<uint32_t>(v, left, out);
+      case kOperandF32:
+        return value<float>(v, left, out);
+      case kOperandI64:
+        return value<int64_t, long long>(v, left, out);
+      case kOperandU64:
+        return value<uint64_t, unsigned long long>(v, left, out);
+      case kOperandF64:
+        return value<double>(v, left, out);
+      case kOperandPtr:
+        return value<uint64_t, const void*>(v, left, out);
+      case kOperandText:
+      case kOperandRaw:
+      case kOperandWhole:
+      case kOperandFieldText:
+      case kOperandFieldBare: {
+        if (left < kOperandBytesHeader) return nullptr;
+        const size_t len = loadOperand<uint16_t>(v);
+        const char* bytes = p + kOperandBytesHeader;
+        if (left - kOperandBytesHeader < len) return nullptr;
+        const auto tag = static_cast<uint8_t>(*p);
+        if (tag == kOperandText) {
+          out.appendText(bytes, len);
+        } else if (tag == kOperandRaw) {
+          out.append(bytes, len);
+        } else if (tag == kOperandWhole) {
+          out.appendWhole(bytes, len);
+        } else {
+          out.beginField(std::string_view(bytes, len), tag == kOperandFieldText);
+        }
+        return bytes + len;
+      }
+      default:
+        return nullptr;
+    }
+  }
+
+  // The operand at p, a kFieldOne start included: the starts in a row and
+  // the one operand after them, which ends them all. (The bytes end after
+  // such a start when the statement fell back to text there: it wrote the
+  // value and ended the field itself.)
+  __attribute__((always_inline)) static const char* one(const char* p, const char* end,
+                                                        LogStream& out) {
+    auto tag = static_cast<uint8_t>(*p);
+    if (__builtin_expect(tag != kOperandFieldOneText && tag != kOperandFieldOneBare, 1)) {
+      return plain(p, end, out);
+    }
+    unsigned open = 0;
+    bool bare = false;
+    do {
+      if (static_cast<size_t>(end - p) < kOperandBytesHeader) return nullptr;
+      const size_t len = loadOperand<uint16_t>(p + 1);
+      const char* bytes = p + kOperandBytesHeader;
+      if (static_cast<size_t>(end - bytes) < len) return nullptr;
+      // As one operand's field: a stream that records (a Logger replaying a
+      // statement's operands) records it so, with no end.
+      out.beginOneOperandField(std::string_view(bytes, len), tag == kOperandFieldOneText, false);
+      ++open;
+      bare = tag == kOperandFieldOneBare;
+      p = bytes + len;
+      if (p == end) return p;
+      tag = static_cast<uint8_t>(*p);
+    } while (tag == kOperandFieldOneText || tag == kOperandFieldOneBare);
+    // A bare value that is a number needs no encoding.
+    const bool number = bare && isNumberTag(tag);
+    p = plain(p, end, out);
+    if (p == nullptr) return nullptr;
+    for (; open > 0; --open) out.endOneOperandField(number);
+    return p;
+  }
+};
+
+// replayOperands(), inlined where it is called.
+__attribute__((always_inline)) inline bool replayOperandsInline(const char* p, size_t n,
+                                                                LogStream& out) {
+  const char* const end = p + n;
+  while (p < end) {
+    p = OperandReplay::one(p, end, out);
+    if (p == nullptr) return false;
+  }
+  return true;
+}
+
+}  // namespace detail
+}  // namespace muon
