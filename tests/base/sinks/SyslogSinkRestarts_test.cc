@@ -2,8 +2,8 @@
 // and restarted on the same port five times, 200,000 numbered lines logged
 // at 20,000 a second: every line either arrives or is counted (lost,
 // dropped) but for a few: at most 500 a run (the datagrams sent before a
-// refusal came back, and what the restarted daemon's kernel dropped before
-// it read). It prints how long append() took around the restarts, for
+// refusal came back, those a killed daemon had not read), beyond what the
+// kernel counts it dropped at a daemon's full receive buffer. It prints how long append() took around the restarts, for
 // examples/bench/syslog_restart_bench.sh, which runs it several times; a
 // time is not asserted here. And the count that shows append() cannot wait
 // for a malloc lock (the sender's frees, a fork()): once warm, it
@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <set>
 #include <string>
 #include <thread>
@@ -56,6 +57,43 @@ void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
+
+// Datagrams the kernel dropped because a UDP socket's receive buffer was
+// full, over IPv4 and IPv6, system-wide (/proc/net/snmp, /proc/net/snmp6);
+// -1 if they cannot be read.
+long udpReceiveBufferDrops() {
+  long total = 0;
+  bool found = false;
+  if (FILE* f = std::fopen("/proc/net/snmp", "r")) {
+    char names[1024], values[1024];
+    while (std::fgets(names, sizeof names, f) != nullptr &&
+           std::fgets(values, sizeof values, f) != nullptr) {
+      if (std::strncmp(names, "Udp: ", 5) != 0) continue;
+      // The two lines name and give the fields in the same order.
+      char* nameSave = nullptr;
+      char* valueSave = nullptr;
+      char* name = strtok_r(names, " \n", &nameSave);
+      char* value = strtok_r(values, " \n", &valueSave);
+      for (; name != nullptr && value != nullptr;
+           name = strtok_r(nullptr, " \n", &nameSave), value = strtok_r(nullptr, " \n", &valueSave)) {
+        if (std::strcmp(name, "RcvbufErrors") == 0) {
+          total += std::atol(value);
+          found = true;
+        }
+      }
+    }
+    std::fclose(f);
+  }
+  if (FILE* f = std::fopen("/proc/net/snmp6", "r")) {
+    char name[128];
+    long value;
+    while (std::fscanf(f, "%127s %ld", name, &value) == 2) {
+      if (std::strcmp(name, "Udp6RcvbufErrors") == 0) total += value;
+    }
+    std::fclose(f);
+  }
+  return found ? total : -1;
+}
 
 // The calling thread's context switches: voluntary (it waited) and not
 // (the scheduler gave its CPU to another).
@@ -95,6 +133,7 @@ TEST(SyslogSinkRestarts, UdpFiveDaemonRestartsLoseAtMost500LinesUncounted) {
   options.port = daemon.udpPort();
   options.appName = "muon-restarts";
   SyslogSink sink(options);
+  const long kernelDropsBefore = udpReceiveBufferDrops();
 
   // The producer: line i at i / kPerSecond seconds, each append timed, and
   // whether the thread slept in it (a voluntary context switch: a wait) or
@@ -153,6 +192,12 @@ TEST(SyslogSinkRestarts, UdpFiveDaemonRestartsLoseAtMost500LinesUncounted) {
   const SyslogSink::Stats stats = sink.stats();
   const long counted = static_cast<long>(stats.lost + stats.dropped);
   const long uncounted = lines - static_cast<long>(received.size()) - counted;
+  // A daemon that a loaded machine keeps from reading loses datagrams at
+  // its full receive buffer, which the kernel counts (system-wide: another
+  // test's drops only widen the allowance); no sender can count those.
+  const long kernelDropsAfter = udpReceiveBufferDrops();
+  const long kernelDrops =
+      kernelDropsBefore >= 0 && kernelDropsAfter >= 0 ? kernelDropsAfter - kernelDropsBefore : 0;
 
   // Appends around the restarts (100 ms before to 1 s after each), and over 1 ms.
   int64_t maxNearRestart = 0;
@@ -169,10 +214,11 @@ TEST(SyslogSinkRestarts, UdpFiveDaemonRestartsLoseAtMost500LinesUncounted) {
   }
   std::vector<int64_t> sorted = appendNs;
   std::sort(sorted.begin(), sorted.end());
-  std::printf("lines %ld received %zu lost %llu dropped %llu uncounted %ld reconnects %llu\n",
+  std::printf("lines %ld received %zu lost %llu dropped %llu uncounted %ld reconnects %llu "
+              "kernel receive-buffer drops %ld\n",
               lines, received.size(), static_cast<unsigned long long>(stats.lost),
               static_cast<unsigned long long>(stats.dropped), uncounted,
-              static_cast<unsigned long long>(stats.reconnects));
+              static_cast<unsigned long long>(stats.reconnects), kernelDrops);
   std::printf("append: median %lld ns, p99.9 %lld ns, max %lld ns, max near restarts %lld ns, "
               "over 1 ms %ld (preempted %ld), slept %ld\n",
               static_cast<long long>(sorted[sorted.size() / 2]),
@@ -187,7 +233,8 @@ TEST(SyslogSinkRestarts, UdpFiveDaemonRestartsLoseAtMost500LinesUncounted) {
   }
   std::printf("\n");
   EXPECT_GE(uncounted, 0) << "a line counted lost also arrived";
-  EXPECT_LE(uncounted, 500);
+  EXPECT_LE(uncounted, 500 + kernelDrops)
+      << kernelDrops << " of them the kernel dropped at a full receive buffer";
 }
 
 // append() copies a line into the queue's buffer, which the sender hands
