@@ -1,12 +1,15 @@
-# muon_add_library(<part> SOURCES ... HEADERS ... [DEPENDS ...] [HEADER_DIR dir])
+# muon_add_library(<part> SOURCES ... HEADERS ... [INTERNAL_HEADERS ...]
+#                  [DEPENDS ...] [HEADER_DIR dir])
 # Defines target muon_<part>, exported as muon::<part>. SOURCES and HEADERS
 # are paths below the part's folder, which has a subfolder per concern
 # (base/log/Logging.h); users include every header by its name alone,
 # "muon/<HEADER_DIR>/Logging.h" (HEADER_DIR defaults to <part>), in the
-# build tree (muon_link_headers) and installed alike. One function so every
-# part is built the same way.
+# build tree (muon_link_headers) and installed alike. INTERNAL_HEADERS are
+# muon's own ("muon/<HEADER_DIR>/internal/RecordQueue.h"): installed because
+# the public headers' inline code needs some of them, but not an interface.
+# One function so every part is built the same way.
 function(muon_add_library part)
-  cmake_parse_arguments(ARG "" "HEADER_DIR" "SOURCES;HEADERS;DEPENDS" ${ARGN})
+  cmake_parse_arguments(ARG "" "HEADER_DIR" "SOURCES;HEADERS;INTERNAL_HEADERS;DEPENDS" ${ARGN})
   if(NOT ARG_HEADER_DIR)
     set(ARG_HEADER_DIR ${part})
   endif()
@@ -22,6 +25,11 @@ function(muon_add_library part)
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   muon_link_headers(${ARG_HEADER_DIR} ${ARG_HEADERS})
   install(FILES ${ARG_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/muon/${ARG_HEADER_DIR})
+  if(ARG_INTERNAL_HEADERS)
+    muon_link_headers(${ARG_HEADER_DIR}/internal ${ARG_INTERNAL_HEADERS})
+    install(FILES ${ARG_INTERNAL_HEADERS}
+            DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/muon/${ARG_HEADER_DIR}/internal)
+  endif()
 endfunction()
 
 # muon_link_headers(<dir> HEADER...): makes each header (a path below the

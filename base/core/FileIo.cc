@@ -1,4 +1,4 @@
-#include "muon/base/FileIo.h"
+#include "muon/base/internal/FileIo.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

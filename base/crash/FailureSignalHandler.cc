@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "muon/base/FileIo.h"
+#include "muon/base/internal/FileIo.h"
 #include "muon/base/Logging.h"
 
 namespace muon {

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "muon/base/FileIo.h"
+#include "muon/base/internal/FileIo.h"
 
 namespace muon {
 

@@ -1,6 +1,6 @@
-#include "muon/base/LogOperands.h"
+#include "muon/base/internal/LogOperands.h"
 
-#include "muon/base/OperandReplay.h"
+#include "muon/base/internal/OperandReplay.h"
 
 namespace muon {
 namespace detail {

@@ -33,7 +33,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "muon/base/LogOperands.h"
+#include "muon/base/internal/LogOperands.h"
 #include "muon/base/Logfmt.h"
 
 namespace muon {

@@ -1,4 +1,4 @@
-#include "muon/base/BacktraceRing.h"
+#include "muon/base/internal/BacktraceRing.h"
 
 #include <mutex>
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "muon/base/JsonLines.h"
-#include "muon/base/LineLayout.h"
+#include "muon/base/internal/LineLayout.h"
 #include "muon/base/Logfmt.h"
 #include "muon/base/TimeZone.h"
 #include "muon/base/Timestamp.h"

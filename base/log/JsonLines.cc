@@ -11,7 +11,7 @@
 #include <cstring>
 #include <vector>
 
-#include "muon/base/LineLayout.h"
+#include "muon/base/internal/LineLayout.h"
 #include "muon/base/Logfmt.h"
 #include "muon/base/TimeZone.h"
 #include "muon/base/Timestamp.h"

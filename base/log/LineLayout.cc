@@ -1,4 +1,4 @@
-#include "muon/base/LineLayout.h"
+#include "muon/base/internal/LineLayout.h"
 
 #include <cstring>
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "muon/base/Logging.h"
-#include "muon/base/LoggerConfig.h"
+#include "muon/base/internal/LoggerConfig.h"
 
 namespace muon {
 

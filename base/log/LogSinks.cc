@@ -1,5 +1,5 @@
 // The attached sinks: one called directly, or several through a fan-out.
-#include "muon/base/LogSinks.h"
+#include "muon/base/internal/LogSinks.h"
 
 #include <algorithm>
 #include <utility>

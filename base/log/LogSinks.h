@@ -10,7 +10,7 @@
 // for Logging.cc.
 #pragma once
 
-#include "muon/base/LoggerConfig.h"
+#include "muon/base/internal/LoggerConfig.h"
 
 namespace muon {
 namespace detail {

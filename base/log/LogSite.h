@@ -18,7 +18,7 @@
 #include <atomic>
 #include <cstddef>
 
-#include "muon/base/LineLayout.h"
+#include "muon/base/internal/LineLayout.h"
 
 namespace muon {
 namespace detail {

@@ -1,13 +1,13 @@
 // The one logger configuration, its publication, and the registry of sites
 // whose levels are resolved from it (under the same mutex).
-#include "muon/base/LoggerConfig.h"
+#include "muon/base/internal/LoggerConfig.h"
 
 #include <pthread.h>
 
 #include <algorithm>
 #include <mutex>
 
-#include "muon/base/BacktraceRing.h"
+#include "muon/base/internal/BacktraceRing.h"
 
 namespace muon {
 namespace detail {

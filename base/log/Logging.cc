@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "muon/base/BacktraceRing.h"
+#include "muon/base/internal/BacktraceRing.h"
 #include "muon/base/CurrentThread.h"
-#include "muon/base/FileIo.h"
+#include "muon/base/internal/FileIo.h"
 #include "muon/base/LogRecord.h"
-#include "muon/base/LogSinks.h"
-#include "muon/base/LoggerConfig.h"
-#include "muon/base/OperandReplay.h"
-#include "muon/base/RecordQueue.h"
+#include "muon/base/internal/LogSinks.h"
+#include "muon/base/internal/LoggerConfig.h"
+#include "muon/base/internal/OperandReplay.h"
+#include "muon/base/internal/RecordQueue.h"
 #include "muon/base/TimeZone.h"
 #include "muon/base/TscClock.h"
 

@@ -38,7 +38,7 @@
 #include "muon/base/JsonLines.h"
 #include "muon/base/LogAttachment.h"
 #include "muon/base/LogFields.h"
-#include "muon/base/LogSite.h"
+#include "muon/base/internal/LogSite.h"
 #include "muon/base/LogStream.h"
 #include "muon/base/Timestamp.h"
 
@@ -389,8 +389,8 @@ const char* strerror_tl(int savedErrno);
 #define LOG_SYSFATAL ::muon::Logger(MUON_LOG_SITE, true).stream()
 
 // The statement's common path (MUON_LOGGER_STREAM_AT).
-#include "muon/base/Statement.h"
+#include "muon/base/internal/Statement.h"
 // LOG_IF, LOG_EVERY_N, LOG_FIRST_N, LOG_EVERY_T.
-#include "muon/base/RateLimit.h"
+#include "muon/base/internal/RateLimit.h"
 // CHECK, CHECK_EQ ..., CHECK_NOTNULL, PCHECK, DCHECK ...
-#include "muon/base/Check.h"
+#include "muon/base/internal/Check.h"

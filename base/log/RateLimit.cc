@@ -1,4 +1,4 @@
-#include "muon/base/RateLimit.h"
+#include "muon/base/internal/RateLimit.h"
 
 #include "muon/base/LogStream.h"
 #include "muon/base/Logging.h"

@@ -1,11 +1,11 @@
-#include "muon/base/RecordFormatter.h"
+#include "muon/base/internal/RecordFormatter.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "muon/base/LogSite.h"
+#include "muon/base/internal/LogSite.h"
 #include "muon/base/Logging.h"
-#include "muon/base/OperandReplay.h"
+#include "muon/base/internal/OperandReplay.h"
 
 namespace muon {
 namespace detail {

@@ -17,8 +17,8 @@
 #include <string_view>
 
 #include "muon/base/JsonLines.h"
-#include "muon/base/LineLayout.h"
-#include "muon/base/RecordQueue.h"
+#include "muon/base/internal/LineLayout.h"
+#include "muon/base/internal/RecordQueue.h"
 #include "muon/base/TscClock.h"
 
 namespace muon {

@@ -1,4 +1,4 @@
-#include "muon/base/RecordQueue.h"
+#include "muon/base/internal/RecordQueue.h"
 
 #include <sys/mman.h>
 

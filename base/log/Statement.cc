@@ -1,4 +1,4 @@
-#include "muon/base/Statement.h"
+#include "muon/base/internal/Statement.h"
 
 #include <algorithm>
 #include <new>

@@ -51,10 +51,10 @@
 #include <type_traits>
 
 #include "muon/base/LogFields.h"
-#include "muon/base/LogOperands.h"
-#include "muon/base/LogSite.h"
+#include "muon/base/internal/LogOperands.h"
+#include "muon/base/internal/LogSite.h"
 #include "muon/base/LogStream.h"
-#include "muon/base/RecordQueue.h"
+#include "muon/base/internal/RecordQueue.h"
 #include "muon/base/TscClock.h"
 
 namespace muon {

@@ -9,10 +9,10 @@
 
 #include <sys/prctl.h>
 
-#include "muon/base/BufferStore.h"
+#include "muon/base/internal/BufferStore.h"
 #include "muon/base/LogSpool.h"
-#include "muon/base/RecordFormatter.h"
-#include "muon/base/RecordQueues.h"
+#include "muon/base/internal/RecordFormatter.h"
+#include "muon/base/internal/RecordQueues.h"
 #include "muon/base/Timestamp.h"
 #include "muon/base/TscClock.h"
 

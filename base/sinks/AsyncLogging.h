@@ -67,7 +67,7 @@
 
 #include "muon/base/FileUtil.h"
 #include "muon/base/LogFile.h"
-#include "muon/base/RecordQueue.h"
+#include "muon/base/internal/RecordQueue.h"
 
 namespace muon {
 

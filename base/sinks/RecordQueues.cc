@@ -1,10 +1,10 @@
-#include "muon/base/RecordQueues.h"
+#include "muon/base/internal/RecordQueues.h"
 
 #include <algorithm>
 #include <utility>
 
 #include "muon/base/CurrentThread.h"
-#include "muon/base/Statement.h"
+#include "muon/base/internal/Statement.h"
 
 namespace muon {
 

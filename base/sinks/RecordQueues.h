@@ -28,9 +28,9 @@
 #include <mutex>
 #include <vector>
 
-#include "muon/base/LineLayout.h"
-#include "muon/base/RecordFormatter.h"
-#include "muon/base/RecordQueue.h"
+#include "muon/base/internal/LineLayout.h"
+#include "muon/base/internal/RecordFormatter.h"
+#include "muon/base/internal/RecordQueue.h"
 
 namespace muon {
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "muon/base/LoggerConfig.h"
+#include "muon/base/internal/LoggerConfig.h"
 #include "muon/base/Logging.h"
 #include "muon/base/TimeZone.h"
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "muon/base/JsonLines.h"
-#include "muon/base/LineLayout.h"
+#include "muon/base/internal/LineLayout.h"
 #include "muon/base/LogRecord.h"
 #include "muon/base/Logfmt.h"
 

@@ -85,7 +85,7 @@
 #include <thread>
 #include <vector>
 
-#include "muon/base/FlushTickets.h"
+#include "muon/base/internal/FlushTickets.h"
 
 namespace muon {
 

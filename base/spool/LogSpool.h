@@ -43,8 +43,8 @@
 #include <string>
 #include <vector>
 
-#include "muon/base/BufferStore.h"
-#include "muon/base/SpoolFormat.h"
+#include "muon/base/internal/BufferStore.h"
+#include "muon/base/internal/SpoolFormat.h"
 #include "muon/base/SpoolRecovery.h"
 
 namespace muon {

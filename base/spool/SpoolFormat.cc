@@ -1,9 +1,9 @@
-#include "muon/base/SpoolFormat.h"
+#include "muon/base/internal/SpoolFormat.h"
 
 #include <algorithm>
 
 #include "muon/base/Logging.h"
-#include "muon/base/RecordFormatter.h"
+#include "muon/base/internal/RecordFormatter.h"
 #include "muon/base/TimeZone.h"
 
 namespace muon {

@@ -13,8 +13,8 @@
 #include <cstring>
 
 #include "muon/base/LogFile.h"
-#include "muon/base/RecordFormatter.h"
-#include "muon/base/SpoolFormat.h"
+#include "muon/base/internal/RecordFormatter.h"
+#include "muon/base/internal/SpoolFormat.h"
 #include "muon/base/Logging.h"
 #include "muon/base/Timestamp.h"
 

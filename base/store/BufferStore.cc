@@ -1,4 +1,4 @@
-#include "muon/base/BufferStore.h"
+#include "muon/base/internal/BufferStore.h"
 
 #include <sys/mman.h>
 

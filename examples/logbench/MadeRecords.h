@@ -10,10 +10,10 @@
 #include <cstring>
 #include <memory>
 
-#include "muon/base/LogSite.h"
+#include "muon/base/internal/LogSite.h"
 #include "muon/base/LogStream.h"
 #include "muon/base/Logging.h"
-#include "muon/base/RecordQueue.h"
+#include "muon/base/internal/RecordQueue.h"
 #include "muon/base/Timestamp.h"
 #include "muon/base/TscClock.h"
 

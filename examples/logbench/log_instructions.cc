@@ -17,7 +17,7 @@
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/LogStream.h"
 #include "muon/base/Logging.h"
-#include "muon/base/RecordFormatter.h"
+#include "muon/base/internal/RecordFormatter.h"
 #include "muon/base/SyslogSink.h"
 
 namespace {

@@ -39,7 +39,7 @@
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/LogStream.h"
 #include "muon/base/Logging.h"
-#include "muon/base/RecordFormatter.h"
+#include "muon/base/internal/RecordFormatter.h"
 #include "muon/base/TscClock.h"
 #include "muon/base/filestages/AesGcmStage.h"
 #include "muon/base/filestages/ZstdStage.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "muon/base/AsyncLogging.h"
-#include "muon/base/LoggerConfig.h"
+#include "muon/base/internal/LoggerConfig.h"
 #include "muon/base/SyslogSink.h"
 #include "muon/net/inspect/MetricsWriter.h"
 

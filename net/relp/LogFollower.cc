@@ -10,7 +10,7 @@
 #include <cstring>
 #include <ctime>
 
-#include "muon/base/FileIo.h"
+#include "muon/base/internal/FileIo.h"
 #include "muon/base/LogFile.h"
 #include "muon/base/filestages/LogReader.h"
 

@@ -10,7 +10,7 @@
 #include <limits>
 #include <mutex>
 
-#include "muon/base/FileIo.h"
+#include "muon/base/internal/FileIo.h"
 #include "muon/base/Logging.h"
 #include "muon/base/SyslogFormat.h"
 #include "muon/net/Channel.h"

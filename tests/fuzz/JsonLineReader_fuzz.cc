@@ -11,7 +11,7 @@
 
 #include "FuzzCheck.h"
 #include "muon/base/JsonLines.h"
-#include "muon/base/LineLayout.h"
+#include "muon/base/internal/LineLayout.h"
 
 namespace {
 

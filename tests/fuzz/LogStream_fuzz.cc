@@ -27,7 +27,7 @@
 #include <string>
 
 #include "FuzzCheck.h"
-#include "muon/base/LogOperands.h"
+#include "muon/base/internal/LogOperands.h"
 #include "muon/base/LogStream.h"
 
 namespace {

@@ -29,9 +29,9 @@
 
 #include "FuzzCheck.h"
 #include "muon/base/LogStream.h"
-#include "muon/base/RecordFormatter.h"
+#include "muon/base/internal/RecordFormatter.h"
 #include "muon/base/LogSpool.h"
-#include "muon/base/SpoolFormat.h"
+#include "muon/base/internal/SpoolFormat.h"
 #include "muon/base/SpoolRecovery.h"
 #include "muon/base/TimeZone.h"
 

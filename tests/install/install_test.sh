@@ -3,7 +3,8 @@
 # What README promises to a project that uses muon: `cmake --install` gives
 # headers, libraries and a CMake package; examples/hello, a project of its
 # own, finds it with find_package(muon), builds, runs, and its lines land in
-# the log file in muduo's format. The same programs build without CMake,
+# the log file in muduo's format; muon's internal headers are installed only
+# under muon/base/internal/. The same programs build without CMake,
 # with `g++ ... $(pkg-config --cflags --libs muon)` from the installed muon.pc
 # alone (the libraries are static: the .pc must list what they link to);
 # every installed library has a .pc of its own whose Requires resolve, and
@@ -21,6 +22,12 @@ cmake --install "$build" --prefix "$work/prefix" >/dev/null
 test -f "$work/prefix/include/muon/base/Logging.h"
 test -f "$work/prefix/include/muon/net/TcpServer.h"
 test -f "$work/prefix/include/muon/net/http/HttpServer.h"
+# muon's internal headers only under internal/ (docs/architecture.md): no
+# user's #include can reach them by their old names.
+for h in RecordQueue.h LoggerConfig.h BufferStore.h Statement.h RecordFormatter.h SpoolFormat.h; do
+  test ! -e "$work/prefix/include/muon/base/$h" || { echo "installed outside internal/: $h" >&2; exit 1; }
+  test -f "$work/prefix/include/muon/base/internal/$h" || { echo "not installed: internal/$h" >&2; exit 1; }
+done
 cmake -S "$src/examples/hello" -B "$work/hello" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/hello" --parallel "$(nproc)" >/dev/null

@@ -17,7 +17,7 @@
 #include "FaultEnv.h"
 #include "PosixRegex.h"
 #include "TempDir.h"
-#include "muon/base/FileIo.h"
+#include "muon/base/internal/FileIo.h"
 #include "muon/base/Logging.h"
 #include "muon/base/TimeZone.h"
 

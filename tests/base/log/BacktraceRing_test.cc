@@ -1,5 +1,5 @@
 // Logger::enableBacktrace: the ring of lines below the level (base/log/BacktraceRing.h).
-#include "muon/base/BacktraceRing.h"
+#include "muon/base/internal/BacktraceRing.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

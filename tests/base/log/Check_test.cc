@@ -1,5 +1,5 @@
 // CHECK, CHECK_op, CHECK_NOTNULL, PCHECK, DCHECK (base/log/Check.h).
-#include "muon/base/Check.h"
+#include "muon/base/internal/Check.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

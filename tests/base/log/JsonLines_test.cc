@@ -15,7 +15,7 @@
 
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
-#include "muon/base/LineLayout.h"
+#include "muon/base/internal/LineLayout.h"
 #include "muon/base/LogFile.h"
 #include "muon/base/Logging.h"
 #include "muon/base/StdoutSink.h"

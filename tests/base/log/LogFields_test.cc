@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "muon/base/LogOperands.h"
+#include "muon/base/internal/LogOperands.h"
 #include "muon/base/Logfmt.h"
 #include "muon/base/Logging.h"
 

@@ -1,6 +1,6 @@
 // Several sinks at once (Logger::addSink): every line to each sink its
 // level reaches, flushes to all, each attachment ending on its own.
-#include "muon/base/LogSinks.h"
+#include "muon/base/internal/LogSinks.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // LoggerConfig: the settings as one object replaced whole, read by logging
 // threads while other threads change it (run under ThreadSanitizer too).
-#include "muon/base/LoggerConfig.h"
+#include "muon/base/internal/LoggerConfig.h"
 
 #include <gtest/gtest.h>
 

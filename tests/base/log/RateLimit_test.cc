@@ -1,5 +1,5 @@
 // LOG_IF, LOG_EVERY_N, LOG_FIRST_N, LOG_EVERY_T (base/log/RateLimit.h).
-#include "muon/base/RateLimit.h"
+#include "muon/base/internal/RateLimit.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // and every way off it: a statement nested in another's operands, an operand
 // that throws, a string past the record's room, an operand the recorder does
 // not store, a configuration or a context that changes the route.
-#include "muon/base/Statement.h"
+#include "muon/base/internal/Statement.h"
 
 #include <gtest/gtest.h>
 

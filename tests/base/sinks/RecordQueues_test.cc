@@ -1,7 +1,7 @@
 // Deferred formatting end to end: statements attached to AsyncLogging write
 // records into their threads' queues (RecordQueues.h) and the backend
 // formats them; the lines must be the ones a statement formats itself.
-#include "muon/base/RecordQueues.h"
+#include "muon/base/internal/RecordQueues.h"
 
 #include <gtest/gtest.h>
 
