@@ -41,13 +41,15 @@ int severityOf(Logger::LogLevel level) {
   }
 }
 
+// RFC 5424's TIMESTAMP, "2026-11-21T08:15:02.123456Z": the RFC 3339 form
+// JSON lines' @timestamp has, by the same writer (LineLayout.h).
 std::string utcTimestamp(Timestamp time) {
-  const DateTime dt = TimeZone::toUtcTime(time.secondsSinceEpoch());
-  const int year = std::clamp(dt.year, 0, 9999);
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", year, dt.month, dt.day,
-                dt.hour, dt.minute, dt.second, time.microSecondsInSecond());
-  return buf;
+  size_t n = detail::writeDateTimeToSecond(buf, TimeZone::toUtcTime(time.secondsSinceEpoch()), true);
+  detail::writeMicro(buf + n, time.microSecondsInSecond());
+  n += 6;
+  buf[n++] = 'Z';
+  return std::string(buf, n);
 }
 
 std::string header(int facility, int severity, const std::string& timestamp,
