@@ -64,10 +64,18 @@ inline void echo(const TcpConnectionPtr& conn, Buffer* buf, Timestamp) { conn->s
 
 inline InetAddress loopback(uint16_t port, bool ipv6 = false) { return InetAddress(port, true, ipv6); }
 
-// A blocking socket connected to addr, or -1.
-inline int connectTo(const InetAddress& addr) {
+// A blocking socket connected to addr, or -1. A receiveBuffer (bytes, set
+// before the connect, so that the window it advertises is small) bounds
+// what the kernels can hold of a server's sends: a test that needs bytes to
+// stay queued in the server's output buffer asks for one.
+inline int connectTo(const InetAddress& addr, int receiveBuffer = 0) {
   int fd = ::socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
+  if (receiveBuffer > 0 &&
+      ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, sizeof receiveBuffer) != 0) {
+    ::close(fd);
+    return -1;
+  }
   if (::connect(fd, addr.getSockAddr(), addr.sockLen()) != 0) {
     ::close(fd);
     return -1;

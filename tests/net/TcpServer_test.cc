@@ -244,7 +244,8 @@ TEST(TcpServer, ShutdownWithEightMiBQueuedDeliversAllThenEof) {
       queued = conn->outputBuffer()->readableBytes() > 0;
     });
   });
-  int fd = connectTo(server.address());
+  // A small window: the kernels cannot take the 8 MiB at once.
+  int fd = connectTo(server.address(), 64 << 10);
   ASSERT_GE(fd, 0);
   std::string got = readExactly(fd, data.size());
   EXPECT_TRUE(queued.load());
@@ -269,12 +270,13 @@ TEST(TcpServer, WriteCompleteFiresOnceWhenTheOutputBufferDrains) {
     });
     s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
       if (!conn->connected()) return;
-      // The client is not reading: the kernel takes a few MiB at most.
+      // The client is not reading and its window is small: the kernels
+      // take a few MiB at most.
       conn->send(data);
       connected.set_value(conn);
     });
   });
-  int fd = connectTo(server.address());
+  int fd = connectTo(server.address(), 64 << 10);
   ASSERT_GE(fd, 0);
   TcpConnectionPtr conn = connected.get_future().get();
   EventLoop* ioLoop = conn->getLoop();
