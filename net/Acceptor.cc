@@ -1,4 +1,4 @@
-#include "muon/net/Acceptor.h"
+#include "muon/net/internal/Acceptor.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include "muon/base/Logging.h"
 #include "muon/net/EventLoop.h"
 #include "muon/net/InetAddress.h"
-#include "muon/net/SocketsOps.h"
+#include "muon/net/internal/SocketsOps.h"
 
 namespace muon {
 namespace net {

@@ -20,7 +20,7 @@
 #include <functional>
 
 #include "muon/net/Channel.h"
-#include "muon/net/Socket.h"
+#include "muon/net/internal/Socket.h"
 #include "muon/net/TimerId.h"
 
 namespace muon {

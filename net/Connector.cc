@@ -1,4 +1,4 @@
-#include "muon/net/Connector.h"
+#include "muon/net/internal/Connector.h"
 
 #include <errno.h>
 
@@ -8,7 +8,7 @@
 #include "muon/base/Logging.h"
 #include "muon/net/Channel.h"
 #include "muon/net/EventLoop.h"
-#include "muon/net/SocketsOps.h"
+#include "muon/net/internal/SocketsOps.h"
 
 namespace muon {
 namespace net {

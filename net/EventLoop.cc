@@ -11,8 +11,8 @@
 
 #include "muon/base/Logging.h"
 #include "muon/net/Channel.h"
-#include "muon/net/Poller.h"
-#include "muon/net/TimerQueue.h"
+#include "muon/net/internal/Poller.h"
+#include "muon/net/internal/TimerQueue.h"
 
 namespace muon {
 namespace net {

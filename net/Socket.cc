@@ -1,4 +1,4 @@
-#include "muon/net/Socket.h"
+#include "muon/net/internal/Socket.h"
 
 #include <errno.h>
 #include <sys/socket.h>
@@ -7,7 +7,7 @@
 
 #include "muon/base/Logging.h"
 #include "muon/net/InetAddress.h"
-#include "muon/net/SocketsOps.h"
+#include "muon/net/internal/SocketsOps.h"
 
 namespace muon {
 namespace net {

@@ -1,4 +1,4 @@
-#include "muon/net/SocketsOps.h"
+#include "muon/net/internal/SocketsOps.h"
 
 #include <errno.h>
 #include <sys/socket.h>

@@ -3,9 +3,9 @@
 #include <cassert>
 
 #include "muon/base/Logging.h"
-#include "muon/net/Connector.h"
+#include "muon/net/internal/Connector.h"
 #include "muon/net/EventLoop.h"
-#include "muon/net/SocketsOps.h"
+#include "muon/net/internal/SocketsOps.h"
 #include "muon/net/TcpConnection.h"
 
 namespace muon {

@@ -6,8 +6,8 @@
 
 #include "muon/base/Logging.h"
 #include "muon/net/EventLoop.h"
-#include "muon/net/Poller.h"
-#include "muon/net/Socket.h"
+#include "muon/net/internal/Poller.h"
+#include "muon/net/internal/Socket.h"
 
 namespace muon {
 namespace net {

@@ -42,7 +42,7 @@
 #include "muon/net/Buffer.h"
 #include "muon/net/Callbacks.h"
 #include "muon/net/InetAddress.h"
-#include "muon/net/Transport.h"
+#include "muon/net/internal/Transport.h"
 
 struct tcp_info;
 

@@ -3,10 +3,10 @@
 #include <cassert>
 
 #include "muon/base/Logging.h"
-#include "muon/net/Acceptor.h"
+#include "muon/net/internal/Acceptor.h"
 #include "muon/net/EventLoop.h"
 #include "muon/net/EventLoopThreadPool.h"
-#include "muon/net/SocketsOps.h"
+#include "muon/net/internal/SocketsOps.h"
 #include "muon/net/TcpConnection.h"
 
 namespace muon {

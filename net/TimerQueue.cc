@@ -1,4 +1,4 @@
-#include "muon/net/TimerQueue.h"
+#include "muon/net/internal/TimerQueue.h"
 
 #include <sys/timerfd.h>
 #include <time.h>

@@ -1,4 +1,4 @@
-#include "muon/net/EPollPoller.h"
+#include "muon/net/internal/EPollPoller.h"
 
 #include <errno.h>
 #include <unistd.h>

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "muon/net/Poller.h"
+#include "muon/net/internal/Poller.h"
 
 namespace muon {
 namespace net {

@@ -1,4 +1,4 @@
-#include "muon/net/PollPoller.h"
+#include "muon/net/internal/PollPoller.h"
 
 #include <errno.h>
 

@@ -1,4 +1,4 @@
-#include "muon/net/Poller.h"
+#include "muon/net/internal/Poller.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -8,12 +8,12 @@
 
 #include "muon/base/Logging.h"
 #include "muon/net/Channel.h"
-#include "muon/net/EPollPoller.h"
+#include "muon/net/internal/EPollPoller.h"
 #include "muon/net/EventLoop.h"
-#include "muon/net/PollPoller.h"
-#include "muon/net/ReadinessTransport.h"
+#include "muon/net/internal/PollPoller.h"
+#include "muon/net/internal/ReadinessTransport.h"
 #ifdef MUON_HAVE_URING
-#include "muon/net/UringPoller.h"
+#include "muon/net/internal/UringPoller.h"
 #endif
 
 namespace muon {

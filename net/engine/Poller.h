@@ -13,7 +13,7 @@
 
 #include "muon/base/Timestamp.h"
 #include "muon/net/EventLoop.h"
-#include "muon/net/Transport.h"
+#include "muon/net/internal/Transport.h"
 
 namespace muon {
 namespace net {

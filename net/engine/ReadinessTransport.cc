@@ -1,12 +1,12 @@
-#include "muon/net/ReadinessTransport.h"
+#include "muon/net/internal/ReadinessTransport.h"
 
 #include <errno.h>
 
 #include "muon/base/Logging.h"
 #include "muon/net/Buffer.h"
 #include "muon/net/EventLoop.h"
-#include "muon/net/LoopBuffer.h"
-#include "muon/net/SocketsOps.h"
+#include "muon/net/internal/LoopBuffer.h"
+#include "muon/net/internal/SocketsOps.h"
 
 namespace muon {
 namespace net {

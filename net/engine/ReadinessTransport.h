@@ -8,7 +8,7 @@
 #pragma once
 
 #include "muon/net/Channel.h"
-#include "muon/net/Transport.h"
+#include "muon/net/internal/Transport.h"
 
 namespace muon {
 namespace net {

@@ -1,6 +1,6 @@
-#include "muon/net/Transport.h"
+#include "muon/net/internal/Transport.h"
 
-#include "muon/net/SocketsOps.h"
+#include "muon/net/internal/SocketsOps.h"
 
 namespace muon {
 namespace net {

@@ -1,4 +1,4 @@
-#include "muon/net/UringPoller.h"
+#include "muon/net/internal/UringPoller.h"
 
 #include <poll.h>
 
@@ -8,7 +8,7 @@
 
 #include "muon/base/Logging.h"
 #include "muon/net/Channel.h"
-#include "muon/net/UringTransport.h"
+#include "muon/net/internal/UringTransport.h"
 
 namespace muon {
 namespace net {

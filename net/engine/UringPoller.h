@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "muon/net/Poller.h"
-#include "muon/net/UringReceiveBlocks.h"
+#include "muon/net/internal/Poller.h"
+#include "muon/net/internal/UringReceiveBlocks.h"
 
 namespace muon {
 namespace net {

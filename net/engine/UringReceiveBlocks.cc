@@ -1,4 +1,4 @@
-#include "muon/net/UringReceiveBlocks.h"
+#include "muon/net/internal/UringReceiveBlocks.h"
 
 #include <sys/mman.h>
 

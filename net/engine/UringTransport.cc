@@ -1,4 +1,4 @@
-#include "muon/net/UringTransport.h"
+#include "muon/net/internal/UringTransport.h"
 
 #include <errno.h>
 #include <sys/socket.h>
@@ -7,7 +7,7 @@
 #include <cassert>
 
 #include "muon/net/EventLoop.h"
-#include "muon/net/UringPoller.h"
+#include "muon/net/internal/UringPoller.h"
 
 namespace muon {
 namespace net {

@@ -22,7 +22,7 @@
 #include <memory>
 
 #include "muon/net/Buffer.h"
-#include "muon/net/Transport.h"
+#include "muon/net/internal/Transport.h"
 
 namespace muon {
 namespace net {

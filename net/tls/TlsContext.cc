@@ -7,8 +7,8 @@
 
 #include "muon/base/Logging.h"
 #include "muon/net/InetAddress.h"
-#include "muon/net/SocketsOps.h"
-#include "muon/net/TlsTransport.h"
+#include "muon/net/internal/SocketsOps.h"
+#include "muon/net/internal/TlsTransport.h"
 
 namespace muon {
 namespace net {

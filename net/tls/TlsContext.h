@@ -22,7 +22,7 @@
 #include <string>
 
 #include "muon/net/TlsOptions.h"
-#include "muon/net/Transport.h"
+#include "muon/net/internal/Transport.h"
 
 // <openssl/ssl.h>'s own typedef, repeated so this header need not include it.
 typedef struct ssl_session_st SSL_SESSION;

@@ -1,4 +1,4 @@
-#include "muon/net/TlsTransport.h"
+#include "muon/net/internal/TlsTransport.h"
 
 #include <errno.h>
 #include <openssl/err.h>
@@ -11,8 +11,8 @@
 
 #include "muon/base/Logging.h"
 #include "muon/net/EventLoop.h"
-#include "muon/net/LoopBuffer.h"
-#include "muon/net/Poller.h"
+#include "muon/net/internal/LoopBuffer.h"
+#include "muon/net/internal/Poller.h"
 #include "muon/net/TlsContext.h"
 
 namespace muon {

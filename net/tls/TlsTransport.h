@@ -29,7 +29,7 @@
 
 #include "muon/net/Buffer.h"
 #include "muon/net/TimerId.h"
-#include "muon/net/Transport.h"
+#include "muon/net/internal/Transport.h"
 
 namespace muon {
 namespace net {

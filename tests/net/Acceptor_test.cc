@@ -1,6 +1,6 @@
 // Acceptor on the failure paths (label `fault`): running out of fds, and
 // accept errors other than EMFILE.
-#include "muon/net/Acceptor.h"
+#include "muon/net/internal/Acceptor.h"
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -16,7 +16,7 @@
 #include "muon/net/Buffer.h"
 #include "muon/net/Channel.h"
 #include "muon/net/EventLoop.h"
-#include "muon/net/SocketsOps.h"
+#include "muon/net/internal/SocketsOps.h"
 #include "muon/net/TcpConnection.h"
 #include "muon/net/TcpServer.h"
 

@@ -1,5 +1,5 @@
 // Connector: the retry back-off when nothing listens (label `fault`).
-#include "muon/net/Connector.h"
+#include "muon/net/internal/Connector.h"
 
 #include <unistd.h>
 

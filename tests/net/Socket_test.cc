@@ -1,5 +1,5 @@
 // Socket: the options it sets and clears.
-#include "muon/net/Socket.h"
+#include "muon/net/internal/Socket.h"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "muon/net/SocketsOps.h"
+#include "muon/net/internal/SocketsOps.h"
 
 using muon::net::Socket;
 namespace sockets = muon::net::sockets;

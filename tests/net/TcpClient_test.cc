@@ -24,7 +24,7 @@
 #include "muon/net/Channel.h"
 #include "muon/net/EventLoop.h"
 #include "muon/net/EventLoopThread.h"
-#include "muon/net/SocketsOps.h"
+#include "muon/net/internal/SocketsOps.h"
 #include "muon/net/TcpConnection.h"
 #include "muon/net/TcpServer.h"
 

@@ -158,7 +158,7 @@ TEST(UringPoller, RemovedChannelIsNotCalledWhenItsFdIsReused) {
 #include <vector>
 
 #include "muon/net/Buffer.h"
-#include "muon/net/UringReceiveBlocks.h"
+#include "muon/net/internal/UringReceiveBlocks.h"
 
 using muon::net::Buffer;
 using muon::net::UringReceiveBlocks;

@@ -2,7 +2,7 @@
 // path as on plain TCP, close_notify, and every way a handshake fails
 // ending in a clear reason with nothing left open. Label `tls`; run on each
 // engine (epoll, poll., uring.).
-#include "muon/net/TlsTransport.h"
+#include "muon/net/internal/TlsTransport.h"
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
