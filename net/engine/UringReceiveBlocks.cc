@@ -36,13 +36,12 @@ std::unique_ptr<UringReceiveBlocks> UringReceiveBlocks::create(struct io_uring* 
     *reason = std::string("io_uring_register_buf_ring: ") + std::strerror(-rc);
     return nullptr;
   }
-  std::unique_ptr<UringReceiveBlocks> blocks(new UringReceiveBlocks(ring, bufRing));
+  std::unique_ptr<UringReceiveBlocks> blocks(new UringReceiveBlocks(bufRing));
   for (unsigned i = 0; i < kInitialBlocks; ++i) blocks->grow();
   return blocks;
 }
 
-UringReceiveBlocks::UringReceiveBlocks(struct io_uring* ring, struct io_uring_buf_ring* bufRing)
-    : ring_(ring), bufRing_(bufRing) {
+UringReceiveBlocks::UringReceiveBlocks(struct io_uring_buf_ring* bufRing) : bufRing_(bufRing) {
   slots_.reserve(kMaxBlocks);
 }
 

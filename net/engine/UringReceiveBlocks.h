@@ -67,7 +67,7 @@ class UringReceiveBlocks {
   size_t freeBlocks() const { return free_.size(); }
 
  private:
-  UringReceiveBlocks(struct io_uring* ring, struct io_uring_buf_ring* bufRing);
+  explicit UringReceiveBlocks(struct io_uring_buf_ring* bufRing);
   static bool isBlock(const Buffer& buf) {
     return buf.readableBytes() == 0 && buf.prependableBytes() == Buffer::kCheapPrepend &&
            buf.writableBytes() == kBlockBytes;
@@ -75,7 +75,6 @@ class UringReceiveBlocks {
   Buffer newBlock();
   void provide(uint16_t id);
 
-  struct io_uring* const ring_;
   struct io_uring_buf_ring* const bufRing_;  // mmap'ed, shared with the kernel
   std::vector<Buffer> slots_;  // by buffer id: the block the ring holds under that id
   std::vector<Buffer> free_;   // recycled blocks, the most recent last
