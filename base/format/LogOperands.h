@@ -68,7 +68,7 @@ inline constexpr size_t kOperandBytesHeader = 3;
 // field may be left open (the statement goes on, or the bytes lost its
 // end): whoever ends the line calls out.closeFields() first.
 bool replayOperands(const char* p, size_t n, LogStream& out);
-// replayOperands' writer, a friend of LogStream (LogOperands.cc).
+// replayOperands' writer, a friend of LogStream (OperandReplay.h).
 struct OperandReplay;
 
 }  // namespace detail
