@@ -1,7 +1,6 @@
 #include "muon/base/SyslogFormat.h"
 
-#include <algorithm>
-#include <cstdio>
+#include <string>
 
 #include "muon/base/JsonLines.h"
 #include "muon/base/internal/LineLayout.h"
