@@ -236,17 +236,21 @@ TEST(TcpServer, SendFromEightThreadsArrivesWholeAndInOrder) {
 TEST(TcpServer, ShutdownWithEightMiBQueuedDeliversAllThenEof) {
   const std::string data = makePattern(8 << 20, 7);
   std::atomic<bool> queued{false};
+  std::atomic<bool> sent{false};
   ServerThread server(1, [&](TcpServer& s) {
     s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
       if (!conn->connected()) return;
       conn->send(data);
       conn->shutdown();  // while most of it is still queued
       queued = conn->outputBuffer()->readableBytes() > 0;
+      sent = true;
     });
   });
-  // A small window: the kernels cannot take the 8 MiB at once.
+  // A small window, and no read before the server has queued: the kernels
+  // cannot take the 8 MiB at once, whatever the engine.
   int fd = connectTo(server.address(), 64 << 10);
   ASSERT_GE(fd, 0);
+  ASSERT_TRUE(waitFor([&] { return sent.load(); }));
   std::string got = readExactly(fd, data.size());
   EXPECT_TRUE(queued.load());
   ASSERT_EQ(got.size(), data.size());
