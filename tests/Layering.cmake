@@ -3,7 +3,7 @@
 # it: a file may include headers of its own folder and of the folders before
 # it, never of one after it; nothing in base/ includes net/. Prints each
 # include that breaks the order and fails if there is one.
-set(order core format log file store spool sinks crash filestages tools)
+set(order core format log encode file store spool sinks crash filestages tools)
 
 file(GLOB_RECURSE headers RELATIVE ${SOURCE_DIR}/base ${SOURCE_DIR}/base/*.h)
 foreach(header ${headers})

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "muon/base/internal/LineEncoders.h"
 #include "muon/base/Logging.h"
 #include "muon/base/TimeZone.h"
 
@@ -58,6 +59,7 @@ LogFile::LogFile(const std::string& basename, off_t rollSize, bool threadSafe, i
       flushInterval_(flushInterval),
       checkEveryN_(checkEveryN > 0 ? checkEveryN : 1),
       options_(options),
+      encoder_(detail::encoderFor(options.format)),
       env_(options.env ? options.env : Env::defaultEnv()),
       mutex_(threadSafe ? new std::mutex : nullptr),
       clock_(options.clock ? options.clock : &Timestamp::now) {
@@ -84,11 +86,12 @@ void LogFile::setClock(ClockFunc clock) {
 
 WriteResult LogFile::append(const char* logline, size_t len) {
   MaybeLock lock(mutex_.get());
-  if (options_.format == LineFormat::kJson && !detail::allJsonObjects(std::string_view(logline, len))) {
-    json_.clear();
-    detail::appendJsonLines(std::string_view(logline, len), Logger::timeZone(),
-                            detail::FieldsInText::kNone, &json_);
-    return appendUnlocked(json_.data(), json_.size());
+  const std::string_view chunk(logline, len);
+  if (!detail::allEncodedLines(encoder_, chunk)) {
+    encoded_.clear();
+    detail::appendTextLines(encoder_, chunk, Logger::timeZone(), detail::FieldsInText::kNone,
+                            &encoded_);
+    return appendUnlocked(encoded_.data(), encoded_.size());
   }
   return appendUnlocked(logline, len);
 }

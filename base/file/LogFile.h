@@ -31,11 +31,14 @@
 #include "muon/base/Env.h"
 #include "muon/base/FileStage.h"
 #include "muon/base/FileUtil.h"
-#include "muon/base/JsonLines.h"
+#include "muon/base/LineFormat.h"
 #include "muon/base/LogFilePin.h"
 #include "muon/base/Timestamp.h"
 
 namespace muon {
+namespace detail {
+struct LineEncoder;
+}  // namespace detail
 
 class LogFile {
  public:
@@ -73,13 +76,14 @@ class LogFile {
     // Write through a 64 KiB buffer (lines), or each append at once as one
     // chunk (AsyncLogging's 4 MiB buffers: it turns this off).
     bool buffered = true;
-    // What the files hold: muon's text lines, or JSON lines (JsonLines.h).
-    // For JSON, whoever formats a statement's line makes its JSON
-    // (AsyncLogging's backend, a statement through a JSON sink, a recovery);
-    // append() writes a line that starts with '{' as it is and turns any
-    // other (a text line appended directly) into an object whose message is
-    // its whole text, before the stages. Chunks given to append() must be
-    // whole lines.
+    // What the files hold: muon's text lines, JSON lines (JsonLines.h) or
+    // logfmt lines (LineFormat.h). For JSON and logfmt, whoever formats a
+    // statement's line encodes it (AsyncLogging's backend, a statement
+    // through such a sink, a recovery); append() writes a line already in
+    // the format (a JSON object, a logfmt line starting "time=") as it is and
+    // turns any other (a text line appended directly) into one whose message
+    // is its whole text after the level, before the stages. Chunks given to
+    // append() must be whole lines.
     LineFormat format = LineFormat::kText;
     // The steps each chunk takes into the file, in order (FileStage.h):
     // e.g. ZstdStage then AesGcmStage. Empty: plain text.
@@ -177,7 +181,8 @@ class LogFile {
   const int flushInterval_;
   const int checkEveryN_;
   const Options options_;
-  std::string json_;  // format kJson: a chunk's JSON lines; under the lock
+  const detail::LineEncoder& encoder_;  // options_.format's
+  std::string encoded_;  // not text: a chunk's lines in the format; under the lock
   Env* const env_;  // options_.env, or the default
 
   std::unique_ptr<std::mutex> mutex_;  // null unless threadSafe

@@ -70,11 +70,13 @@ bool LogStream::finishLine(const char* trailer, size_t n) {
   const size_t need = n + (cut ? kCutMarker.size() : 0);
   if (buffer_.room() < need) buffer_.unwind(std::min(buffer_.length(), need - buffer_.room()));
   if (cut) {
-    const auto at = static_cast<uint32_t>(buffer_.length());
+    const auto at = here();
     noteFieldBegins(at);
     std::memcpy(buffer_.current(), kCutMarker.data(), kCutMarker.size());
     buffer_.add(kCutMarker.size());
-    fieldsEnd_ = static_cast<uint32_t>(buffer_.length());
+    fieldsEnd_ = here();
+    // A cut line's fields may have lost bytes: readers take its run apart.
+    if (spans_ != nullptr) spans_->complete = false;
   }
   std::memcpy(buffer_.current(), trailer, std::min(n, buffer_.room()));
   buffer_.add(std::min(n, buffer_.room()));
@@ -83,7 +85,7 @@ bool LogStream::finishLine(const char* trailer, size_t n) {
 }
 void LogStream::beginFieldTextChecked(std::string_view name, bool text) {
   if (fieldDepth_++ > 0) return;  // inside another field's value
-  noteFieldBegins(static_cast<uint32_t>(buffer_.length()));
+  noteFieldBegins(here());
   fieldText_ = text;
   // Past the message's end, in the room kept for fields.
   const bool past = buffer_.avail() < 2 + detail::kMaxFieldName;
@@ -100,7 +102,7 @@ void LogStream::beginFieldTextChecked(std::string_view name, bool text) {
     fieldDropped_ = true;
     cutHere();
   }
-  fieldStart_ = static_cast<uint32_t>(buffer_.length());
+  fieldStart_ = here();
 }
 
 void LogStream::endFieldText() {
@@ -111,7 +113,7 @@ void LogStream::endFieldText() {
     return;
   }
   if (valueStaysAsItIs(false)) {
-    fieldsEnd_ = static_cast<uint32_t>(buffer_.length());
+    noteFieldEnds(static_cast<uint16_t>(fieldStart_ - 1));
     return;
   }
   char* value = const_cast<char*>(buffer_.data()) + fieldStart_;
@@ -125,7 +127,7 @@ void LogStream::endFieldText() {
   buffer_.add(encoded);
   if (past || limit_ != Limit::kMessage) wrotePastEnd();
   if (cut) cutHere();
-  fieldsEnd_ = static_cast<uint32_t>(buffer_.length());
+  noteFieldEnds(static_cast<uint16_t>(fieldStart_ - 1));
 }
 
 namespace detail {

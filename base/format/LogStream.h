@@ -231,6 +231,40 @@ class FixedBuffer {
   char data_[SIZE];
 };
 
+// Where the outermost fields of a text line lie in its buffer, as the
+// stream wrote them: for the encoders that take a line's fields apart (JSON,
+// logfmt, RFC 5424; Encoders.h), so that they never read the fields back out
+// of the text. A stream given one (LogStream::keepFieldSpans) keeps the
+// last run of fields written one after another (the run
+// trailingFieldsFrom() gives), a span each: the ' ' before its name, its
+// '=', its value's end. `complete` is false where the spans do not describe
+// the run whole (more than kMax fields, a line cut at its end): a reader
+// then takes the run's text apart instead.
+struct FieldSpans {
+  static constexpr size_t kMax = 32;
+  struct Span {
+    uint16_t begin;
+    uint16_t equals;
+    uint16_t end;
+  };
+  uint32_t count = 0;
+  bool complete = true;
+  uint16_t open = 0;  // where the field being written began
+  Span at[kMax];
+
+  void restart() {
+    count = 0;
+    complete = true;
+  }
+  void add(uint16_t equals, uint16_t end) {
+    if (count == kMax) {
+      complete = false;
+      return;
+    }
+    at[count++] = Span{open, equals, end};
+  }
+};
+
 }  // namespace detail
 
 // printf-style formatting of a short piece: LOG_INFO << Fmt("%.3f", x);
@@ -379,7 +413,7 @@ class LogStream {
     if (recording_) return;
     if (fieldDepth_ == 1 && valueStaysAsItIs(number)) {
       fieldDepth_ = 0;
-      fieldsEnd_ = static_cast<uint32_t>(buffer_.length());
+      noteFieldEnds(static_cast<uint16_t>(fieldStart_ - 1));
       return;
     }
     endFieldText();
@@ -394,9 +428,11 @@ class LogStream {
         buffer_.avail() < encoded.size() + kLineEndRoom + 2 + detail::kMaxFieldName) {
       return false;
     }
-    noteFieldBegins(static_cast<uint32_t>(buffer_.length()));
+    const auto at = here();
+    noteFieldBegins(at);
     buffer_.append(encoded.data(), encoded.size());
-    fieldsEnd_ = static_cast<uint32_t>(buffer_.length());
+    // A name never holds '=' (Logfmt.h): the first one ends it.
+    noteFieldEnds(static_cast<uint16_t>(at + encoded.find('=')));
     return true;
   }
   // The longest field appendEncodedField takes: far from a line's end.
@@ -414,6 +450,14 @@ class LogStream {
   // them, not a reading of the text (a message "x user=bob" holds none).
   size_t trailingFieldsFrom(size_t messageEnd) const {
     return messageEnd <= fieldsEnd_ && fieldsFrom_ < messageEnd ? fieldsFrom_ : messageEnd;
+  }
+  // From now on (an empty stream, before its first field) the stream keeps
+  // the spans of its fields in *spans (nullptr: none), which must outlive
+  // the line. The spans describe trailingFieldsFrom()'s run when they are
+  // complete.
+  void keepFieldSpans(detail::FieldSpans* spans) {
+    spans_ = spans;
+    if (spans != nullptr) spans->restart();
   }
 
   // Raw bytes, never escaped (the Logger's own prefix and trailer).
@@ -447,7 +491,7 @@ class LogStream {
   // a text statement makes, cut where it would be cut.
   void startRecording(TextFallback fallback, void* context) {
     recording_ = true;
-    recordedFrom_ = buffer_.length();
+    recordedFrom_ = here();
     fallback_ = fallback;
     fallbackContext_ = context;
   }
@@ -585,7 +629,7 @@ class LogStream {
                                                      bool cleanName) {
     if (cleanName && fieldDepth_ == 0 &&
         __builtin_expect(buffer_.avail() >= 2 + detail::kMaxFieldName, 1)) {
-      const auto at = static_cast<uint32_t>(buffer_.length());
+      const auto at = here();
       noteFieldBegins(at);
       char* p = buffer_.current();
       p[0] = ' ';
@@ -594,7 +638,7 @@ class LogStream {
       buffer_.add(2 + name.size());
       fieldDepth_ = 1;
       fieldText_ = text;
-      fieldStart_ = at + 2 + static_cast<uint32_t>(name.size());
+      fieldStart_ = static_cast<uint16_t>(at + 2 + name.size());
       return;
     }
     beginFieldTextChecked(name, text);
@@ -603,8 +647,19 @@ class LogStream {
   void endFieldText();
   // An outermost field begins at `at` (the buffer's length): it starts a
   // run of fields unless the last one ended there.
-  void noteFieldBegins(uint32_t at) {
-    if (at != fieldsEnd_) fieldsFrom_ = at;
+  uint16_t here() const { return static_cast<uint16_t>(buffer_.length()); }
+  static_assert(kBufferSize < 65536, "offsets are two bytes");
+  void noteFieldBegins(uint16_t at) {
+    if (at != fieldsEnd_) {
+      fieldsFrom_ = at;
+      if (spans_ != nullptr) spans_->restart();
+    }
+    if (spans_ != nullptr) spans_->open = at;
+  }
+  // The outermost field begun last ends here, its '=' at `equals`.
+  void noteFieldEnds(uint16_t equals) {
+    fieldsEnd_ = here();
+    if (spans_ != nullptr) spans_->add(equals, fieldsEnd_);
   }
   // Whether the open field's value is its own logfmt form (Logfmt.h): not
   // empty, and a number or a bool (`number`: their bytes never need quotes),
@@ -646,12 +701,15 @@ class LogStream {
   // is left out too, so that no bytes of it join the field before. (Bits of
   // one byte: the stream is its buffer and 64 bytes, no more.)
   bool fieldDropped_ : 1;
-  uint32_t fieldStart_ = 0;
+  // Offsets into the buffer (under kBufferSize), two bytes each: the
+  // stream is its buffer and 64 bytes.
+  uint16_t fieldStart_ = 0;
   // The run of outermost fields last written (trailingFieldsFrom): where it
   // begins and where its last field ended.
-  uint32_t fieldsFrom_ = 0;
-  uint32_t fieldsEnd_ = 0;
-  size_t recordedFrom_ = 0;
+  uint16_t fieldsFrom_ = 0;
+  uint16_t fieldsEnd_ = 0;
+  uint16_t recordedFrom_ = 0;
+  detail::FieldSpans* spans_ = nullptr;
   TextFallback fallback_ = nullptr;
   void* fallbackContext_ = nullptr;
   Buffer buffer_;

@@ -26,6 +26,16 @@
 #include <string_view>
 
 namespace muon {
+
+// One of a line's fields (muon::kv) as the line shows it: its name, and its
+// value in its logfmt form, bare or quoted (with its quotes and escapes;
+// appendLogfmtValue gives its bytes back). The views point into the line.
+struct LogField {
+  std::string_view name;
+  std::string_view value;
+  bool quoted = false;
+};
+
 namespace detail {
 
 inline constexpr size_t kMaxFieldName = 64;
@@ -109,12 +119,8 @@ bool readsAsNumberOrBool(std::string_view v);
 // escape) and still closed with its '"'; *cut (if given) says whether it was.
 size_t encodeLogfmtValue(char* p, size_t len, size_t room, bool text, bool* cut = nullptr);
 
-// One field as a line holds it.
-struct LogfmtField {
-  std::string_view name;
-  std::string_view value;  // as written: quoted (with its quotes and escapes) or bare
-  bool quoted = false;
-};
+// One field as a line holds it (LogField, below).
+using LogfmtField = LogField;
 
 // Reads the fields at the end of `message`: the longest run of
 // space-separated " name=value" tokens (as the encoder writes them) that

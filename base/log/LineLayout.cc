@@ -83,12 +83,12 @@ size_t readDateTime(std::string_view line, const TimeZone& zone, Timestamp* time
   return length;
 }
 
-bool parseLine(std::string_view line, const TimeZone& zone, Timestamp* time, LineParts* parts) {
+bool parseLine(std::string_view line, const TimeZone& zone, LogRecord* record) {
+  *record = LogRecord();
+  record->text = line;
   if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-  const size_t dateTime = readDateTime(line, zone, time);
+  const size_t dateTime = readDateTime(line, zone, &record->time);
   if (dateTime == 0) return false;
-  parts->dateTime = line.substr(0, dateTime);
-  parts->utc = line[dateTime - 1] == 'Z';
   // " %5d ": spaces, the digits, a space.
   size_t i = dateTime;
   if (i >= line.size() || line[i] != ' ') return false;
@@ -100,23 +100,22 @@ bool parseLine(std::string_view line, const TimeZone& zone, Timestamp* time, Lin
     ++i;
   }
   if (i == digits || i >= line.size() || line[i] != ' ') return false;
-  parts->tid = tid;
+  record->tid = tid;
   ++i;
   // The level name, padded to kLevelNameLength.
   const std::string_view rest = line.substr(i);
-  parts->level = -1;
+  int found = -1;
   for (int level = 0; level < kLevelCount; ++level) {
     if (rest.size() >= kLevelNameLength &&
         rest.compare(0, kLevelNameLength, kLevelNames[level], kLevelNameLength) == 0) {
-      parts->level = level;
+      found = level;
       break;
     }
   }
-  if (parts->level < 0) return false;
+  if (found < 0) return false;
+  record->level = static_cast<Logger::LogLevel>(found);
   std::string_view message = rest.substr(kLevelNameLength);
   // The trailer: " - name:digits" at the end.
-  parts->file = std::string_view();
-  parts->line = 0;
   const size_t dash = message.rfind(" - ");
   if (dash != std::string_view::npos) {
     const std::string_view where = message.substr(dash + 3);
@@ -126,18 +125,17 @@ bool parseLine(std::string_view line, const TimeZone& zone, Timestamp* time, Lin
         where.size() - colon - 1 <= 9 &&
         digitsAt(where, colon + 1, where.size() - colon - 1, &number) &&
         where.substr(0, colon).find(' ') == std::string_view::npos) {
-      parts->file = where.substr(0, colon);
-      parts->line = number;
+      record->file = where.substr(0, colon);
+      record->line = number;
       message = message.substr(0, dash);
     }
   }
-  parts->function = std::string_view();
-  if (parts->level <= 1) {  // TRACE, DEBUG: "func message"
+  if (found <= 1) {  // TRACE, DEBUG: "func message"
     const size_t space = message.find(' ');
-    parts->function = message.substr(0, space);
+    record->function = message.substr(0, space);
     message = space == std::string_view::npos ? std::string_view() : message.substr(space + 1);
   }
-  parts->message = message;
+  record->message = message;
   return true;
 }
 

@@ -208,21 +208,13 @@ void countTruncatedLine();
 // line does not start so.
 size_t readDateTime(std::string_view line, const TimeZone& zone, Timestamp* time);
 
-// A line of this layout taken apart (readers of log files: JSON lines,
-// syslog, muon-logcat). Views into the line.
-struct LineParts {
-  std::string_view dateTime;  // as written, 'Z' included
-  bool utc = false;           // it ends in 'Z'
-  int tid = 0;
-  int level = -1;             // -1: no level name where one belongs
-  std::string_view function;  // TRACE and DEBUG
-  std::string_view message;
-  std::string_view file;      // empty: no trailer (a line no statement wrote)
-  int line = 0;
-};
-// Takes `line` (with or without its '\n') apart; false if it does not start
-// with a date-time, a thread id and a level name.
-bool parseLine(std::string_view line, const TimeZone& zone, Timestamp* time, LineParts* parts);
+// Takes `line` (with or without its '\n') apart into *record: its time,
+// thread, level, function, message (no fields taken apart: a text line's
+// fields are words of its message) and trailer, and `text`, the line;
+// views into `line`. False if it does not start with a date-time, a thread
+// id and a level name (readers of log files: JSON lines, syslog,
+// muon-logcat).
+bool parseLine(std::string_view line, const TimeZone& zone, LogRecord* record);
 
 // ---- from a record -------------------------------------------------------------
 

@@ -3,9 +3,6 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
-#include <vector>
-
-#include "muon/base/JsonLines.h"
 
 namespace muon {
 namespace detail {
@@ -65,37 +62,6 @@ void layout(const LogRecord& record, StoredHeader* header) {
 }
 
 }  // namespace
-
-namespace {
-
-JsonLineParts jsonPartsOf(const LogRecord& record) {
-  JsonLineParts parts;
-  parts.second = record.time.secondsSinceEpoch();
-  parts.micro = record.time.microSecondsInSecond();
-  parts.level = record.level;
-  parts.tid = record.tid;
-  parts.function = record.function;
-  parts.message = record.message.substr(0, record.message.size() - record.fields.size());
-  parts.fields = record.fields;
-  parts.file = record.file;
-  parts.line = record.line;
-  return parts;
-}
-
-}  // namespace
-
-void appendJsonRecord(const LogRecord& record, std::string* out) {
-  appendJsonObject(jsonPartsOf(record), out);
-}
-
-void writeJsonRecord(const LogRecord& record, void (*write)(void*, const char*, size_t),
-                     void* sink) {
-  const JsonLineParts parts = jsonPartsOf(record);
-  thread_local std::vector<char> json;  // kept: no allocation per line
-  const size_t capacity = jsonObjectCapacity(parts);
-  if (json.size() < capacity) json.resize(capacity);
-  write(sink, json.data(), writeJsonObject(parts, json.data()));
-}
 
 size_t storedSize(const LogRecord& record) {
   size_t size = sizeof(StoredHeader) + record.text.size();

@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 
+#include "muon/base/Logfmt.h"
 #include "muon/base/Logging.h"
 #include "muon/base/Timestamp.h"
 
@@ -52,17 +53,19 @@ struct LogRecord {
   // end in a field. Where the statement wrote them, not a reading of the
   // text: a message "x user=bob" has none.
   std::string_view fields;
+  // The same fields taken apart, in order, where whoever made the record
+  // knew them (AsyncLogging's backend, a crash recovery): fieldCount views
+  // into `fields`. 0 with `fields` not empty: the encoders read `fields`.
+  const LogField* fieldList = nullptr;
+  size_t fieldCount = 0;
   // The whole line as Logger formatted it, '\n' included.
   std::string_view text;
 };
 
 namespace detail {
 
-// The JSON line of `record` (JsonLines.h), and '\n', appended to `out`.
-void appendJsonRecord(const LogRecord& record, std::string* out);
-
 // A record kept past the call that made it (SyslogSink's queue, the
-// backtrace ring), as storedSize() bytes written by storeRecord(): a header,
+// backtrace ring; its fieldList is not kept), as storedSize() bytes written by storeRecord(): a header,
 // the text, and any view that did not lie inside the text. loadRecord()
 // gives the record back, its views pointing into `stored`.
 size_t storedSize(const LogRecord& record);

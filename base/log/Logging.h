@@ -35,7 +35,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "muon/base/JsonLines.h"
+#include "muon/base/LineFormat.h"
 #include "muon/base/LogAttachment.h"
 #include "muon/base/LogFields.h"
 #include "muon/base/internal/LogSite.h"
@@ -69,16 +69,18 @@ struct TakesRecords<Sink, std::void_t<decltype(std::declval<Sink&>().append(
                               std::declval<const LogRecord&>()))>> : std::true_type {};
 
 // Whether Sink says which lines it writes (has LineFormat lineFormat()):
-// one that writes JSON takes statements' records, which say where their
-// fields are, and writes each as a JSON line (writeJsonRecord).
+// one that writes another format than text takes statements' records, which
+// say where their fields are, and writes each in its format
+// (writeEncodedRecord).
 template <typename Sink, typename = void>
 struct HasLineFormat : std::false_type {};
 template <typename Sink>
 struct HasLineFormat<Sink, std::void_t<decltype(std::declval<const Sink&>().lineFormat())>>
     : std::true_type {};
-// Hands write(sink, line, len) the JSON line of `record` (LogRecord.cc).
-void writeJsonRecord(const LogRecord& record, void (*write)(void*, const char*, size_t),
-                     void* sink);
+// Hands write(sink, line, len) the line of `record` in `format`
+// (LineEncoders.h; encode/).
+void writeEncodedRecord(LineFormat format, const LogRecord& record,
+                        void (*write)(void*, const char*, size_t), void* sink);
 
 // Whether Sink formats statements' records itself (has recordSink()).
 template <typename Sink, typename = void>
@@ -239,11 +241,11 @@ class Logger {
       };
     }
     if constexpr (detail::HasLineFormat<Sink>::value) {
-      if (sink.lineFormat() == LineFormat::kJson) {
+      if (sink.lineFormat() != LineFormat::kText) {
         ref.appendText = nullptr;
         ref.appendRecord = [](void* s, const LogRecord& record) {
-          detail::writeJsonRecord(
-              record,
+          detail::writeEncodedRecord(
+              static_cast<const Sink*>(s)->lineFormat(), record,
               [](void* to, const char* line, size_t len) { static_cast<Sink*>(to)->append(line, len); },
               s);
         };

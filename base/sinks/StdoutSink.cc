@@ -2,23 +2,29 @@
 
 #include <string>
 
+#include "muon/base/internal/LineEncoders.h"
 #include "muon/base/internal/LoggerConfig.h"
 #include "muon/base/Logging.h"
 #include "muon/base/TimeZone.h"
 
 namespace muon {
 
+StdoutSink::StdoutSink(LineFormat format)
+    : format_(format), encoder_(detail::encoderFor(format)) {}
+
 void StdoutSink::append(const char* line, size_t len) {
-  // Text, or a JSON line made from a statement's record.
-  if (format_ == LineFormat::kText || detail::allJsonObjects(std::string_view(line, len))) {
+  // Lines in its format (text, or a line made from a statement's record),
+  // or text given to it directly.
+  const std::string_view chunk(line, len);
+  if (detail::allEncodedLines(encoder_, chunk)) {
     detail::defaultOutput(line, len);
     return;
   }
-  thread_local std::string json;  // kept: no allocation per line
-  json.clear();
-  detail::appendJsonLines(std::string_view(line, len), Logger::timeZone(),
-                          detail::FieldsInText::kNone, &json);
-  detail::defaultOutput(json.data(), json.size());
+  thread_local std::string encoded;  // kept: no allocation per line
+  encoded.clear();
+  detail::appendTextLines(encoder_, chunk, Logger::timeZone(), detail::FieldsInText::kNone,
+                          &encoded);
+  detail::defaultOutput(encoded.data(), encoded.size());
 }
 
 void StdoutSink::flush() { detail::defaultFlush(); }

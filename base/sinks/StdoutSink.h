@@ -11,7 +11,8 @@
 // printed with printf is pushed out first. A line that cannot be written
 // (EPIPE, ENOSPC) is dropped. flush() pushes out stdio's buffer.
 // StdoutSink console(muon::LineFormat::kJson) writes JSON lines instead
-// (JsonLines.h), for a container runtime that ships stdout to a log store.
+// (JsonLines.h), and LineFormat::kLogfmt logfmt lines (LineFormat.h), for a
+// container runtime that ships stdout to a log store.
 //
 // Thread safety: append() and flush() from any thread. Its one setting is
 // fixed at construction: any number of them may exist.
@@ -19,20 +20,25 @@
 
 #include <cstddef>
 
-#include "muon/base/JsonLines.h"
+#include "muon/base/LineFormat.h"
 
 namespace muon {
+namespace detail {
+struct LineEncoder;
+}  // namespace detail
 
 class StdoutSink {
  public:
-  explicit StdoutSink(LineFormat format = LineFormat::kText) : format_(format) {}
+  explicit StdoutSink(LineFormat format = LineFormat::kText);
   void append(const char* line, size_t len);
   void flush();
-  // What it writes; a JSON sink takes records from Logger (JsonLines.h).
+  // What it writes; a sink of another format than text takes records from
+  // Logger, which encodes them (LineEncoders.h).
   LineFormat lineFormat() const { return format_; }
 
  private:
   const LineFormat format_;
+  const detail::LineEncoder& encoder_;
 };
 
 }  // namespace muon

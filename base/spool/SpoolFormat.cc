@@ -51,8 +51,8 @@ void Lines::reserveMore(size_t n) {
 }
 
 Lines::Lines(LineFormat format)
-    : format_(format),
-      zone_(format == LineFormat::kJson ? std::make_unique<TimeZone>(Logger::timeZone()) : nullptr) {}
+    : encoder_(detail::encoderFor(format)),
+      zone_(format != LineFormat::kText ? std::make_unique<TimeZone>(Logger::timeZone()) : nullptr) {}
 
 Lines::~Lines() = default;
 
@@ -68,10 +68,10 @@ bool Lines::appendMessage(const char* p, size_t n, bool recorded) {
     return true;
   }
   bool cut = false;
-  if (format_ == LineFormat::kJson) {
-    json_.clear();
-    if (!detail::appendRecordedLineAsJson(p, n, *zone_, &json_, &cut)) return false;
-    append(json_.data(), json_.size());
+  if (zone_ != nullptr) {
+    encoded_.clear();
+    if (!detail::appendRecordedLineAs(encoder_, p, n, *zone_, &encoded_, &cut)) return false;
+    append(encoded_.data(), encoded_.size());
   } else {
     constexpr size_t kMaxLine = detail::RecordFormatter::kMaxLine;
     if (capacity_ - size_ < kMaxLine) reserveMore(kMaxLine);

@@ -51,7 +51,7 @@
 #include <string>
 
 #include "muon/base/FileUtil.h"
-#include "muon/base/JsonLines.h"
+#include "muon/base/internal/LineEncoders.h"
 
 namespace muon {
 namespace spool {
@@ -162,8 +162,8 @@ inline void record(char* buffer, size_t bufferSize, uint64_t seal, uint64_t n, u
 // owner at a time.
 class Lines {
  public:
-  // Recorded lines become text lines, or JSON lines (their head's time read
-  // in the Logger's zone when the Lines is made).
+  // Recorded lines become text lines, or lines of another format (their
+  // head's time read in the Logger's zone when the Lines is made).
   explicit Lines(LineFormat format = LineFormat::kText);
   ~Lines();
   const char* data() const { return data_.get(); }
@@ -176,9 +176,9 @@ class Lines {
 
  private:
   void reserveMore(size_t n);
-  const LineFormat format_;
-  std::unique_ptr<TimeZone> zone_;  // JSON only
-  std::string json_;                // JSON only: one line's
+  const detail::LineEncoder& encoder_;
+  std::unique_ptr<TimeZone> zone_;  // not text only
+  std::string encoded_;             // not text only: one line's
   std::unique_ptr<char[]> data_;
   size_t size_ = 0;
   size_t capacity_ = 0;

@@ -13,6 +13,7 @@
 
 #include <sys/types.h>
 
+#include "muon/base/LineFormat.h"
 #include "muon/base/TscClock.h"
 
 namespace logbench {
@@ -90,7 +91,7 @@ struct MuonOptions {
   std::string keyFile;                 // empty: no encryption
   off_t rollSize = 500 * 1000 * 1000;  // as muduo's bench: a long run pays for a few rolls
   size_t maxFiles = 0;                 // 0: keep every file
-  bool json = false;                   // --format json: JSON lines files (muon, muon-sync)
+  muon::LineFormat format = muon::LineFormat::kText;  // --format (muon, muon-sync)
   int fields = 0;                      // --fields N: key-value fields per line (muon, muon-sync)
 };
 

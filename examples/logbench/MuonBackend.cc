@@ -98,7 +98,7 @@ class MuonBackend : public Backend {
         muon_.policy == MuonPolicy::kBlock ? muon::AsyncLogging::kBlock : muon::AsyncLogging::kDrop;
     options.crashSafe = muon_.crashSafe;
     options.files.maxFiles = muon_.maxFiles;
-    if (muon_.json) options.files.format = muon::LineFormat::kJson;
+    options.files.format = muon_.format;
     if (muon_.zstd) options.files.stages.push_back(std::make_shared<muon::ZstdStage>());
     if (!muon_.keyFile.empty()) {
       std::string error;
@@ -168,7 +168,7 @@ class MuonSyncBackend : public Backend {
 
   void open(const std::string& dir) override {
     muon::SyncLogging::Options options;
-    if (options_.json) options.files.format = muon::LineFormat::kJson;
+    options.files.format = options_.format;
     log_ = std::make_unique<muon::SyncLogging>(dir + "/logbench", options_.rollSize, options);
     muon::Logger::setLogLevel(muon::Logger::INFO);
     attached_ = muon::Logger::attach(*log_);

@@ -93,25 +93,30 @@ struct FormatRow {
   logbench::MadeRecords records;
   muon::detail::RecordFormatter formatter;
   muon::detail::LinePrefix prefix;
-  std::unique_ptr<char[]> out{new char[muon::detail::RecordFormatter::kMaxLine]};
+  std::unique_ptr<char[]> out;
 
   template <typename Operands>
-  explicit FormatRow(Operands operands) : records(256, operands) {}
+  explicit FormatRow(Operands operands, muon::LineFormat format = muon::LineFormat::kText)
+      : records(256, operands), formatter(format), out(new char[formatter.maxLine()]) {}
   size_t format(uint64_t i) {
     return formatter.format(records[i % records.size()], prefix, 4321, " 4321 ", out.get());
   }
 };
-#define MUON_FORMAT_ROW(name, operands)                                             \
-  FormatRow* name##Records;                                                          \
-  __attribute__((noipa)) void name(uint64_t i) { name##Records->format(i); }        \
-  void run_##name() {                                                                \
-    FormatRow row([](muon::LogStream& stream, uint64_t i) { stream << operands; }); \
-    name##Records = &row;                                                            \
-    for (uint64_t i = 0; i < kCalls; ++i) name(i);                                   \
+#define MUON_FORMAT_ROW_AS(name, lineFormat, operands)                                 \
+  FormatRow* name##Records;                                                           \
+  __attribute__((noipa)) void name(uint64_t i) { name##Records->format(i); }         \
+  void run_##name() {                                                                 \
+    FormatRow row([](muon::LogStream& stream, uint64_t i) { stream << operands; },   \
+                  lineFormat);                                                            \
+    name##Records = &row;                                                             \
+    for (uint64_t i = 0; i < kCalls; ++i) name(i);                                    \
   }
+#define MUON_FORMAT_ROW(name, operands) MUON_FORMAT_ROW_AS(name, muon::LineFormat::kText, operands)
 MUON_FORMAT_ROW(rowFormatLogInfo, MESSAGE)
 MUON_FORMAT_ROW(rowFormatThreeFields, THREE_FIELDS)
 MUON_FORMAT_ROW(rowFormatThreePlain, THREE_PLAIN)
+// The same record as a JSON line: what the JSON writer adds to the text line.
+MUON_FORMAT_ROW_AS(rowFormatThreeFieldsJson, muon::LineFormat::kJson, THREE_FIELDS)
 MUON_FORMAT_ROW(rowFormatIntIntDouble,
                 "Logging int: " << static_cast<int>(i) << ", int: " << static_cast<int>(i + 1)
                                 << ", double: " << static_cast<double>(i) * 0.5)
@@ -235,6 +240,7 @@ int main() {
   run_rowFormatLogInfo();
   run_rowFormatThreeFields();
   run_rowFormatThreePlain();
+  run_rowFormatThreeFieldsJson();
   run_rowFormatIntIntDouble();
   run_rowFormatHelloWorld();
 

@@ -3,7 +3,7 @@
 //   logbench --logger muon|muon-sync|spdlog-async|spdlog-sync|glog|floor [--size short|long|int-int-double]
 //            [--threads T] [--messages N] [--policy drop|block] [--latency]
 //            [--crash-safe] [--compress zstd] [--key-file FILE] [--roll-size BYTES]
-//            [--max-files N] [--format text|json] [--fields N] [--dir DIR] [--repeat R] [--keep]
+//            [--max-files N] [--format text|json|logfmt] [--fields N] [--dir DIR] [--repeat R] [--keep]
 //
 // T threads log N messages between them (muduo's bench message; the counter
 // is the message's global index, so every line is distinct). A run is timed
@@ -70,7 +70,7 @@ void usage(FILE* out) {
                "                [--size short|long|int-int-double] [--threads T] [--messages N]\n"
                "                [--policy drop|block] [--latency]\n"
                "                [--crash-safe] [--compress zstd] [--key-file FILE] [--roll-size BYTES]\n"
-               "                [--max-files N] [--format text|json] [--fields N]\n"
+               "                [--max-files N] [--format text|json|logfmt] [--fields N]\n"
                "                [--dir DIR] [--repeat R] [--keep]\n"
                "  --logger    logger to measure (default muon); floor: no logger, only the\n"
                "              copy and write(2) every logger must do (FloorBackend.cc)\n"
@@ -86,7 +86,7 @@ void usage(FILE* out) {
                "  --key-file FILE   muon only: AES-256-GCM records with this key (.enc files)\n"
                "  --roll-size BYTES muon only: roll files at this size (default 500000000)\n"
                "  --max-files N     muon only: keep at most N files (retention)\n"
-               "  --format text|json muon, muon-sync: the files' line format (default text)\n"
+               "  --format text|json|logfmt muon, muon-sync: the files' line format (default text)\n"
                "  --fields N  muon, muon-sync: N key-value fields per line (muon::kv): a\n"
                "              string, an integer and a floating-point value, repeating (default 0)\n"
                "  --dir DIR   each run writes into a fresh subdirectory of DIR\n"
@@ -183,8 +183,12 @@ Options parseOptions(int argc, char** argv) {
     } else if (arg == "--roll-size") {
       opts.muon.rollSize = static_cast<off_t>(parseCount("--roll-size", value.c_str(), 1, uint64_t{1} << 50));
     } else if (arg == "--format") {
-      if (value != "text" && value != "json") badUsage("--format is text or json, not '" + value + "'");
-      opts.muon.json = value == "json";
+      if (value != "text" && value != "json" && value != "logfmt") {
+        badUsage("--format is text, json or logfmt, not '" + value + "'");
+      }
+      opts.muon.format = value == "json"     ? muon::LineFormat::kJson
+                         : value == "logfmt" ? muon::LineFormat::kLogfmt
+                                             : muon::LineFormat::kText;
     } else if (arg == "--fields") {
       opts.muon.fields = static_cast<int>(parseCount("--fields", value.c_str(), 0, 64));
     } else if (arg == "--max-files") {
@@ -203,7 +207,7 @@ Options parseOptions(int argc, char** argv) {
       opts.muonOnlyFlag = arg;
     }
   }
-  if ((opts.muon.json || opts.muon.fields > 0) && opts.logger != "muon" && opts.logger != "muon-sync") {
+  if ((opts.muon.format != muon::LineFormat::kText || opts.muon.fields > 0) && opts.logger != "muon" && opts.logger != "muon-sync") {
     badUsage("--format and --fields apply to --logger muon and muon-sync only, not " + opts.logger);
   }
   if (opts.muonOnlyGiven && opts.logger != "muon") {

@@ -2,7 +2,7 @@
 // which muon-ship runs on every line of a JSON log file: any bytes are
 // either not muon's (kOther) or a line that a real JSON parser
 // (nlohmann::json) takes as an object; what it reads, written again
-// (writeJsonObject), reads back to the same parts; and the line the writer
+// (the JSON encoder), reads back to the same parts; and the line the writer
 // makes of fuzzed parts reads back to them.
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -11,12 +11,14 @@
 
 #include "FuzzCheck.h"
 #include "muon/base/JsonLines.h"
+#include "muon/base/internal/LineEncoders.h"
 #include "muon/base/internal/LineLayout.h"
+#include "muon/base/LogRecord.h"
 
 namespace {
 
-bool sameParts(const muon::detail::JsonLineParts& a, const muon::detail::JsonLineParts& b) {
-  return a.second == b.second && a.micro == b.micro && a.level == b.level && a.tid == b.tid &&
+bool sameParts(const muon::LogRecord& a, const muon::LogRecord& b) {
+  return a.time == b.time && a.level == b.level && a.tid == b.tid &&
          a.function == b.function && a.message == b.message && a.fields == b.fields &&
          a.file == b.file && a.line == b.line;
 }
@@ -25,7 +27,7 @@ bool sameParts(const muon::detail::JsonLineParts& a, const muon::detail::JsonLin
 // reads the same once written again.
 void checkRead(const std::string& line) {
   std::string storage;
-  muon::detail::JsonLineParts parts;
+  muon::LogRecord parts;
   const muon::detail::JsonLineKind kind = muon::detail::readJsonLine(line, &storage, &parts);
   if (kind == muon::detail::JsonLineKind::kOther) return;
   std::string text = line;
@@ -33,11 +35,12 @@ void checkRead(const std::string& line) {
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   FUZZ_CHECK(!j.is_discarded() && j.is_object());
   if (kind == muon::detail::JsonLineKind::kMessage) return;
-  FUZZ_CHECK(parts.message.data() + parts.message.size() == parts.fields.data());
+  FUZZ_CHECK(parts.message.data() + parts.message.size() ==
+             parts.fields.data() + parts.fields.size());
   std::string again;
-  muon::detail::appendJsonObject(parts, &again);
+  muon::detail::appendEncoded(muon::detail::encoderFor(muon::LineFormat::kJson), parts, &again);
   std::string storage2;
-  muon::detail::JsonLineParts parts2;
+  muon::LogRecord parts2;
   FUZZ_CHECK(muon::detail::readJsonLine(again, &storage2, &parts2) ==
              muon::detail::JsonLineKind::kParts);
   FUZZ_CHECK(sameParts(parts, parts2));
@@ -53,22 +56,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   // A line written from fuzzed parts (valid UTF-8 kept: the writer turns
   // other bytes into U+FFFD), its fields as a stream writes them.
-  muon::detail::JsonLineParts parts;
-  parts.second = in.ConsumeIntegralInRange<int64_t>(0, 253402300799);  // to 9999-12-31
-  parts.micro = in.ConsumeIntegralInRange(0, 999999);
-  parts.level = in.ConsumeIntegralInRange(0, muon::detail::kLevelCount - 1);
+  muon::LogRecord parts;
+  parts.time = muon::Timestamp(in.ConsumeIntegralInRange<int64_t>(0, 253402300799999999));  // to 9999
+  parts.level = static_cast<muon::Logger::LogLevel>(
+      in.ConsumeIntegralInRange(0, muon::detail::kLevelCount - 1));
   parts.tid = in.ConsumeIntegralInRange(0, 999999999);
   const std::string function = in.ConsumeRandomLengthString(16);
   const std::string file = in.ConsumeRandomLengthString(16);
   const std::string message = in.ConsumeRandomLengthString(64);
-  const std::string fields = in.ConsumeRemainingBytesAsString();
+  const std::string whole = message + in.ConsumeRemainingBytesAsString();
   parts.function = function;
   parts.file = file;
   parts.line = file.empty() ? 0 : 42;
-  parts.message = message;
-  parts.fields = fields;
+  parts.message = whole;
+  parts.fields = std::string_view(whole).substr(message.size());
   std::string line;
-  muon::detail::appendJsonObject(parts, &line);
+  muon::detail::appendEncoded(muon::detail::encoderFor(muon::LineFormat::kJson), parts, &line);
   checkRead(line);
   return 0;
 }

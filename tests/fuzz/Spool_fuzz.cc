@@ -12,7 +12,7 @@
 // every recorded line readSpool returns must format. The same bytes are
 // also taken as one recorded line: formatRecordedLine must stay in its
 // output, and a line it makes starts with the head and ends in '\n'; its
-// JSON line (appendRecordedLineAsJson) exists exactly then, and is one
+// JSON line (appendRecordedLineAs) exists exactly then, and is one
 // line that parses (nlohmann::json) as an object with a message.
 //
 // The same bytes, as a file name, go to spool::parseName, which recovery
@@ -62,8 +62,9 @@ void checkRecordedLine(const uint8_t* data, size_t size) {
   FUZZ_CHECK(n <= muon::detail::RecordFormatter::kMaxLine);
   for (size_t i = 0; i < 64; ++i) FUZZ_CHECK(out[muon::detail::RecordFormatter::kMaxLine + i] == 0x5a);
   std::string json;
-  const bool made = muon::detail::appendRecordedLineAsJson(reinterpret_cast<const char*>(data),
-                                                           size, muon::TimeZone(), &json);
+  const bool made = muon::detail::appendRecordedLineAs(
+      muon::detail::encoderFor(muon::LineFormat::kJson), reinterpret_cast<const char*>(data), size,
+      muon::TimeZone(), &json);
   FUZZ_CHECK(made == (n > 0));
   if (n == 0) return;
   const size_t head = data[0];

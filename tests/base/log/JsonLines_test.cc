@@ -15,6 +15,7 @@
 
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
+#include "muon/base/internal/LineEncoders.h"
 #include "muon/base/internal/LineLayout.h"
 #include "muon/base/LogFile.h"
 #include "muon/base/Logging.h"
@@ -128,32 +129,31 @@ TEST(JsonLines, AJsonLineReadsBackIntoTheTextLinesParts) {
       "20261121 08:15:02.123456Z     7 FATAL no trailer",
   };
   for (const std::string& text : texts) {
-    Timestamp time;
-    detail::LineParts parsed;
-    ASSERT_TRUE(detail::parseLine(text, utc, &time, &parsed)) << text;
+    LogRecord parsed;
+    ASSERT_TRUE(detail::parseLine(text, utc, &parsed)) << text;
     std::string storage;
-    detail::JsonLineParts parts;
-    ASSERT_EQ(detail::readJsonLine(toJson(text), &storage, &parts), detail::JsonLineKind::kParts)
+    LogRecord record;
+    ASSERT_EQ(detail::readJsonLine(toJson(text), &storage, &record), detail::JsonLineKind::kParts)
         << toJson(text);
-    EXPECT_EQ(parts.second, time.secondsSinceEpoch());
-    EXPECT_EQ(parts.micro, time.microSecondsInSecond());
-    EXPECT_EQ(parts.level, parsed.level);
-    EXPECT_EQ(parts.tid, parsed.tid);
-    EXPECT_EQ(parts.function, parsed.function);
-    EXPECT_EQ(parts.file, parsed.file);
-    EXPECT_EQ(parts.line, parsed.line);
-    // One view: the message, then its fields.
-    ASSERT_EQ(parts.message.data() + parts.message.size(), parts.fields.data());
-    EXPECT_EQ(std::string(parts.message) + std::string(parts.fields), parsed.message) << text;
+    EXPECT_EQ(record.time, parsed.time);
+    EXPECT_EQ(record.level, parsed.level);
+    EXPECT_EQ(record.tid, parsed.tid);
+    EXPECT_EQ(record.function, parsed.function);
+    EXPECT_EQ(record.file, parsed.file);
+    EXPECT_EQ(record.line, parsed.line);
+    // One view: the message ends in its fields.
+    ASSERT_EQ(record.message.data() + record.message.size(),
+              record.fields.data() + record.fields.size());
+    EXPECT_EQ(record.message, parsed.message) << text;
     std::string again;
-    detail::appendJsonObject(parts, &again);
+    detail::appendEncoded(detail::encoderFor(LineFormat::kJson), record, &again);
     EXPECT_EQ(again, toJson(text));
   }
 }
 
 TEST(JsonLines, AWrappedLineReadsBackAsItsText) {
   std::string storage;
-  detail::JsonLineParts parts;
+  LogRecord parts;
   EXPECT_EQ(detail::readJsonLine(toJson("Dropped log messages \"x\"\n"), &storage, &parts),
             detail::JsonLineKind::kMessage);
   EXPECT_EQ(parts.message, "Dropped log messages \"x\"");
@@ -164,7 +164,7 @@ TEST(JsonLines, JsonMuonDoesNotWriteIsNotReadAsALine) {
       "{\"@timestamp\":\"2026-11-21T08:15:02.123456Z\",\"log.level\":\"INFO\","
       "\"process.thread.id\":4321,\"message\":\"m\"}";
   std::string storage;
-  detail::JsonLineParts parts;
+  LogRecord parts;
   ASSERT_EQ(detail::readJsonLine(good, &storage, &parts), detail::JsonLineKind::kParts);
   auto replaced = [&](const std::string& from, const std::string& to) {
     std::string s = good;

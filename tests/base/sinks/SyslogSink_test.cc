@@ -16,6 +16,7 @@
 #include "Rsyslogd.h"
 #include "UnixDatagramReceiver.h"
 #include "muon/base/CurrentThread.h"
+#include "muon/base/internal/LineEncoders.h"
 #include "muon/base/LogRecord.h"
 #include "muon/base/SyslogFormat.h"
 #include "muon/base/Logging.h"
@@ -180,7 +181,7 @@ TEST(SyslogFormat, AJsonLineGivesTheSameMessageAsItsTextLine) {
     const std::string text = std::string(c.head) + (r.function.empty() ? "" : std::string(c.function) + " ") +
                              c.message + " - df.cc:42\n";
     std::string json;
-    muon::detail::appendJsonRecord(r, &json);
+    muon::detail::appendEncoded(muon::detail::encoderFor(muon::LineFormat::kJson), r, &json);
     const std::string fromText = muon::rfc5424::formatLine(text, 1, "h", "a", 7, utc8);
     EXPECT_EQ(fromText, SyslogSink::format(r, 1, "h", "a", 7));
     EXPECT_EQ(muon::rfc5424::formatLine(json, 1, "h", "a", 7, utc8), fromText) << json;

@@ -12,44 +12,66 @@ namespace detail {
 
 namespace {
 
+// The fields of the text line `text` that its stream kept in `spans`, its
+// run of them [fieldsFrom, messageEnd), into `fields`; their count, 0 where
+// the spans do not describe the run (the encoders then read the run).
+size_t fieldsOf(const char* text, const FieldSpans& spans, size_t fieldsFrom, size_t messageEnd,
+                LogField* fields) {
+  if (!spans.complete || spans.count == 0 || spans.at[0].begin != fieldsFrom ||
+      spans.at[spans.count - 1].end != messageEnd) {
+    return 0;
+  }
+  for (uint32_t i = 0; i < spans.count; ++i) {
+    const FieldSpans::Span& s = spans.at[i];
+    LogField& f = fields[i];
+    f.name = std::string_view(text + s.begin + 1, s.equals - s.begin - 1u);
+    f.value = std::string_view(text + s.equals + 1, s.end - s.equals - 1u);
+    f.quoted = !f.value.empty() && f.value[0] == '"';
+  }
+  return spans.count;
+}
+
 // The message of a TRACE or DEBUG line starts with the function's name
 // and a space (Logger's constructor writes them first); it goes apart.
-void splitFunction(JsonLineParts* parts) {
-  if (parts->level > Logger::DEBUG) return;
-  const size_t space = parts->message.find(' ');
+void splitFunction(LogRecord* record) {
+  if (record->level > Logger::DEBUG) return;
+  const size_t space = record->message.find(' ');
   if (space == std::string_view::npos) return;
-  parts->function = parts->message.substr(0, space);
-  parts->message.remove_prefix(space + 1);
+  record->function = record->message.substr(0, space);
+  record->message.remove_prefix(space + 1);
 }
 
 }  // namespace
 
 size_t RecordFormatter::format(const RecordHeader& record, LinePrefix& prefix, int tid,
                                std::string_view tidText, char* out) {
-  if (format_ == LineFormat::kText || record.kind == RecordHeader::kText) {
+  if (encoder_.format == LineFormat::kText || record.kind == RecordHeader::kText) {
     size_t fieldsFrom;
-    return formatText(record, prefix, tidText, out, &fieldsFrom);
+    return formatText(record, prefix, tidText, out, &fieldsFrom, nullptr);
   }
   size_t fieldsFrom;
-  const size_t n = formatText(record, prefix, tidText, text_, &fieldsFrom);
+  const size_t n = formatText(record, prefix, tidText, text_, &fieldsFrom, &spans_);
   const SourceLocation& where = record.site->where;
-  const size_t messageBegin = header_;
   const size_t messageEnd = n - where.length;
-  JsonLineParts parts;
-  parts.second = prefix.second;
-  parts.micro = micro_;
-  parts.level = record.level < kLevelCount ? record.level : kLevelCount - 1;
+  LogRecord parts;
+  parts.time = Timestamp(prefix.second * Timestamp::kMicroSecondsPerSecond + micro_);
+  parts.level = static_cast<Logger::LogLevel>(record.level < kLevelCount ? record.level
+                                                                          : kLevelCount - 1);
   parts.tid = tid;
-  parts.message = std::string_view(text_ + messageBegin, fieldsFrom - messageBegin);
+  parts.message = std::string_view(text_ + header_, messageEnd - header_);
   parts.fields = std::string_view(text_ + fieldsFrom, messageEnd - fieldsFrom);
+  parts.fieldList = fields_;
+  parts.fieldCount = fieldsOf(text_, spans_, fieldsFrom, messageEnd, fields_);
   splitFunction(&parts);
   parts.file = std::string_view(text_ + messageEnd + SourceLocation::kFileOffset, where.fileLength);
   parts.line = where.line;
-  return writeJsonObject(parts, out);
+  parts.text = std::string_view(text_, n);
+  return encoder_.encode(parts, out);
 }
 
 size_t RecordFormatter::formatText(const RecordHeader& record, LinePrefix& prefix,
-                                   std::string_view tid, char* out, size_t* fieldsFrom) {
+                                   std::string_view tid, char* out, size_t* fieldsFrom,
+                                   FieldSpans* spans) {
   const char* body = reinterpret_cast<const char*>(&record + 1);
   if (record.kind == RecordHeader::kText) {
     std::memcpy(out, body, record.length);  // <= RecordQueue::kMaxText
@@ -81,6 +103,7 @@ size_t RecordFormatter::formatText(const RecordHeader& record, LinePrefix& prefi
   LogStream::Buffer& buf = stream.buffer();
   buf.redirect(out);
   header_ = writeHeader(buf, prefix, micro, level);
+  stream.keepFieldSpans(spans);
   replayOperandsInline(body, record.length, stream);
   stream.closeFields();
   if (appendTrailer(stream, record.site->where)) countTruncatedLine();
@@ -90,8 +113,10 @@ size_t RecordFormatter::formatText(const RecordHeader& record, LinePrefix& prefi
 
 namespace {
 
-// formatRecordedLine, and where its fields begin (*fieldsFrom).
-size_t formatRecordedLineText(const char* p, size_t n, char* out, size_t* fieldsFrom, bool* cut) {
+// formatRecordedLine, and where its fields begin (*fieldsFrom), their
+// spans kept in *spans if given.
+size_t formatRecordedLineText(const char* p, size_t n, char* out, size_t* fieldsFrom, bool* cut,
+                              FieldSpans* spans) {
   if (n < kRecordedLineHeader) return 0;
   const size_t head = static_cast<unsigned char>(p[0]);
   const size_t trailer = static_cast<unsigned char>(p[1]);
@@ -105,6 +130,7 @@ size_t formatRecordedLineText(const char* p, size_t n, char* out, size_t* fields
   LogStream::Buffer& buf = stream.buffer();
   buf.redirect(out);
   buf.append(p + kRecordedLineHeader, head);
+  stream.keepFieldSpans(spans);
   if (!replayOperands(operands, operandBytes, stream)) return 0;
   stream.closeFields();
   const bool wasCut = appendTrailerBytes(stream, operands + operandBytes, trailer);
@@ -117,30 +143,36 @@ size_t formatRecordedLineText(const char* p, size_t n, char* out, size_t* fields
 
 size_t formatRecordedLine(const char* p, size_t n, char* out, bool* cut) {
   size_t fieldsFrom;
-  return formatRecordedLineText(p, n, out, &fieldsFrom, cut);
+  return formatRecordedLineText(p, n, out, &fieldsFrom, cut, nullptr);
 }
 
-bool appendRecordedLineAsJson(const char* p, size_t n, const TimeZone& zone, std::string* out,
-                              bool* cut) {
+bool appendRecordedLineAs(const LineEncoder& encoder, const char* p, size_t n,
+                          const TimeZone& zone, std::string* out, bool* cut) {
   char text[RecordFormatter::kMaxLine];
   size_t fieldsFrom;
-  const size_t length = formatRecordedLineText(p, n, text, &fieldsFrom, cut);
+  FieldSpans spans;
+  const size_t length = formatRecordedLineText(p, n, text, &fieldsFrom, cut, &spans);
   if (length == 0) return false;
   const std::string_view line(text, length);
-  Timestamp time;
-  LineParts parsed;
-  if (!parseLine(line, zone, &time, &parsed)) {
-    // A head not in muon's layout (only crafted bytes): the line as a message.
-    appendJsonMessage(line, out);
+  if (encoder.format == LineFormat::kText) {
+    out->append(line);
     return true;
   }
-  JsonLineParts parts = jsonPartsOf(parsed, time);
+  LogRecord record;
+  if (!parseLine(line, zone, &record)) {
+    // A head not in muon's layout (only crafted bytes): the line as a message.
+    appendUnparsedLine(encoder, line, out);
+    return true;
+  }
   // The fields are the tail of the message from where the replay wrote them.
-  const size_t messageBegin = static_cast<size_t>(parsed.message.data() - text);
-  const size_t keep = fieldsFrom > messageBegin ? fieldsFrom - messageBegin : 0;
-  parts.message = parsed.message.substr(0, std::min(keep, parsed.message.size()));
-  parts.fields = parsed.message.substr(parts.message.size());
-  appendJsonObject(parts, out);
+  const size_t messageBegin = static_cast<size_t>(record.message.data() - text);
+  const size_t messageEnd = messageBegin + record.message.size();
+  const size_t from = std::clamp(fieldsFrom, messageBegin, messageEnd);
+  record.fields = std::string_view(text + from, messageEnd - from);
+  LogField fields[FieldSpans::kMax];
+  record.fieldList = fields;
+  record.fieldCount = fieldsOf(text, spans, from, messageEnd, fields);
+  appendEncoded(encoder, record, out);
   return true;
 }
 

@@ -42,57 +42,25 @@
 #include <string>
 #include <string_view>
 
+#include "muon/base/LineFormat.h"
+
 namespace muon {
 
 class TimeZone;
-class Timestamp;
-
-// What an output writes: muon's text lines, or JSON lines (above).
-enum class LineFormat { kText, kJson };
+struct LogRecord;
 
 namespace detail {
 
-struct LineParts;
-
-// What a JSON line holds, each part as the text line would show it.
-struct JsonLineParts {
-  int64_t second = 0;  // the instant, in seconds and microseconds since the epoch
-  int micro = 0;
-  int level = 0;  // Logger::LogLevel
-  int tid = 0;
-  std::string_view function;  // empty: none (not a TRACE or DEBUG line)
-  std::string_view message;   // without the fields
-  // The fields as the stream wrote them after the message, in their logfmt
-  // form with the space before each (" user=alice ms=12"); empty: none.
-  std::string_view fields;
-  std::string_view file;  // empty: no statement wrote the line (no file, no line)
-  int line = 0;
-};
-
 // {"message":"<line>"} and '\n' (a line not in muon's layout), appended to `out`.
 void appendJsonMessage(std::string_view line, std::string* out);
-// The parts of a text line taken apart by parseLine (LineLayout.h), at
-// `time`: its whole message as the message, no fields.
-JsonLineParts jsonPartsOf(const LineParts& parsed, Timestamp time);
-
-// Writes the JSON object of `parts`, and '\n', at `out`, which has room for
-// jsonObjectCapacity(parts) bytes; returns its length. A piece of `fields`
-// that does not read as logfmt fields (a value cut by the line's end)
-// stays with the message.
-size_t writeJsonObject(const JsonLineParts& parts, char* out);
-// The most bytes writeJsonObject writes for `parts`: kJsonObjectOverhead,
-// 6 per byte of text and 10 per byte of fields.
-inline constexpr size_t kJsonObjectOverhead = 256;
-size_t jsonObjectCapacity(const JsonLineParts& parts);
-// The same, appended to `out`.
-void appendJsonObject(const JsonLineParts& parts, std::string* out);
 
 // Whether a text line's fields are read from the words at its message's end.
 enum class FieldsInText { kNone, kRead };
 // Appends the JSON object of one line (with or without its '\n'), and '\n',
-// to `out`: a JSON object as it is, a text line in muon's layout taken
-// apart (its message whole, or, with kRead, without the logfmt words at its
-// end, which become the fields), any other line as {"message":"<line>"}.
+// to `out`: appendTextLine (LineEncoders.h) with the JSON encoder: a JSON
+// object as it is, a text line in muon's layout taken apart (its message
+// whole, or, with kRead, without the logfmt words at its end, which become
+// the fields), any other line as {"message":"<line>"}.
 void appendJsonLine(std::string_view line, const TimeZone& zone, FieldsInText fields,
                     std::string* out);
 // The same for each line of `chunk` (a last piece without '\n' too).
@@ -108,20 +76,21 @@ bool isReservedJsonKey(std::string_view name);
 enum class JsonLineKind {
   kOther,    // not a line muon writes as JSON
   kMessage,  // {"message":"..."}: a line not in muon's layout (appendJsonMessage)
-  kParts,    // an object writeJsonObject writes: every part of a line
+  kParts,    // an object the JSON encoder writes: every part of a line
 };
 // Reads back a line of a JSON log file (with or without its '\n'), the
-// inverse of writeJsonObject and appendJsonMessage (JsonLineReader.cc).
-// For kParts, *parts holds the line's parts, each as the text line shows it:
+// inverse of the JSON encoder (LineEncoders.h) and appendJsonMessage
+// (JsonLineReader.cc). For kParts, *record holds the line's parts, each as
+// the text line shows it (no text, no fieldList):
 // strings unescaped, and the fields in their logfmt form with the space
 // before each, as a stream writes them (a JSON string as text, quoted if it
 // reads as a number; a number or a bool bare; "fields.<name>" of a reserved
-// name back to <name>); the views point into *storage, the message and the
-// fields adjacent, so that the text line's message is one view over both.
-// For kMessage, parts->message is the wrapped line. Any other line (not
+// name back to <name>); the views point into *storage, the message ending
+// in the fields, as a record's does. For kMessage, record->message is the
+// wrapped line. Any other line (not
 // JSON; JSON muon does not write: null, an array or an object as a value, a
 // key missing, repeated, or not a field's name; a malformed time) is kOther.
-JsonLineKind readJsonLine(std::string_view line, std::string* storage, JsonLineParts* parts);
+JsonLineKind readJsonLine(std::string_view line, std::string* storage, LogRecord* record);
 
 // The length of the valid UTF-8 sequence of a code point at p (n bytes
 // there), 0 if p[0] does not start one: overlong forms, surrogates and code

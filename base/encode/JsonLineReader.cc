@@ -1,5 +1,5 @@
-// readJsonLine (JsonLines.h): a JSON line of a log file back into the parts
-// writeJsonObject wrote it from. Only the JSON muon writes is read: an
+// readJsonLine (JsonLines.h): a JSON line of a log file back into the
+// record the JSON encoder wrote it from. Only the JSON muon writes is read: an
 // object of strings, numbers and bools, on one line; anything else is left
 // to the caller as a line that is not muon's.
 #include <cmath>
@@ -11,6 +11,7 @@
 #include "muon/base/JsonLines.h"
 #include "muon/base/internal/LineLayout.h"
 #include "muon/base/Logfmt.h"
+#include "muon/base/LogRecord.h"
 #include "muon/base/TimeZone.h"
 #include "muon/base/Timestamp.h"
 
@@ -202,20 +203,20 @@ struct Span {
   bool text = false;
   bool present = false;
 };
-struct FieldSpans {
+struct KeyValue {
   Span name;
   Span value;
 };
 
 }  // namespace
 
-JsonLineKind readJsonLine(std::string_view line, std::string* storage, JsonLineParts* parts) {
+JsonLineKind readJsonLine(std::string_view line, std::string* storage, LogRecord* record) {
   if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
   JsonCursor in(line);
   if (!in.eat('{')) return JsonLineKind::kOther;
   // Pass one: every key and value, unescaped into `scratch`.
   thread_local std::string scratch;              // kept: no allocation per line
-  thread_local std::vector<FieldSpans> fields;   // the same
+  thread_local std::vector<KeyValue> fields;   // the same
   scratch.clear();
   fields.clear();
   Span timestamp, level, tid, function, message, file, fileLine;
@@ -253,39 +254,38 @@ JsonLineKind readJsonLine(std::string_view line, std::string* storage, JsonLineP
       if (slot->present) return JsonLineKind::kOther;
       *slot = value;
     } else {
-      fields.push_back(FieldSpans{key, value});
+      fields.push_back(KeyValue{key, value});
     }
   }
   if (!in.atEnd() || !message.present || !message.text) return JsonLineKind::kOther;
   auto view = [&](const Span& s) { return std::string_view(scratch.data() + s.at, s.size); };
 
-  *parts = JsonLineParts();
+  *record = LogRecord();
   storage->clear();
   if (!timestamp.present && !level.present && !tid.present && !function.present &&
       !file.present && !fileLine.present && fields.empty()) {
     storage->append(view(message));
-    parts->message = *storage;
+    record->message = *storage;
     return JsonLineKind::kMessage;
   }
 
   // Pass two: the parts, checked, and the text line's message and fields.
-  Timestamp time;
-  if (!timestamp.text || !readTimestamp(view(timestamp), &time) || !level.text ||
-      !levelOf(view(level), &parts->level) || !tid.present || tid.text ||
-      !readCount(view(tid), &parts->tid) || (function.present && !function.text) ||
+  int levelNumber = 0;
+  if (!timestamp.text || !readTimestamp(view(timestamp), &record->time) || !level.text ||
+      !levelOf(view(level), &levelNumber) || !tid.present || tid.text ||
+      !readCount(view(tid), &record->tid) || (function.present && !function.text) ||
       file.present != fileLine.present || (file.present && (!file.text || fileLine.text)) ||
-      (fileLine.present && !readCount(view(fileLine), &parts->line))) {
+      (fileLine.present && !readCount(view(fileLine), &record->line))) {
     return JsonLineKind::kOther;
   }
-  parts->second = time.secondsSinceEpoch();
-  parts->micro = time.microSecondsInSecond();
+  record->level = static_cast<Logger::LogLevel>(levelNumber);
   // Offsets first: `storage` grows while it is written.
   storage->append(view(function));
   storage->append(view(file));
   const size_t messageAt = storage->size();
   storage->append(view(message));
   const size_t fieldsAt = storage->size();
-  for (const FieldSpans& f : fields) {
+  for (const KeyValue& f : fields) {
     std::string_view name = view(f.name);
     constexpr std::string_view kPrefix = "fields.";
     if (name.size() > kPrefix.size() && name.compare(0, kPrefix.size(), kPrefix) == 0 &&
@@ -306,10 +306,10 @@ JsonLineKind readJsonLine(std::string_view line, std::string* storage, JsonLineP
     storage->resize(valueAt + n);
   }
   const std::string_view all(*storage);
-  parts->function = all.substr(0, function.size);
-  parts->file = all.substr(function.size, file.size);
-  parts->message = all.substr(messageAt, fieldsAt - messageAt);
-  parts->fields = all.substr(fieldsAt);
+  record->function = all.substr(0, function.size);
+  record->file = all.substr(function.size, file.size);
+  record->message = all.substr(messageAt);
+  record->fields = all.substr(fieldsAt);
   return JsonLineKind::kParts;
 }
 

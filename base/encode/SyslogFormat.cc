@@ -134,36 +134,17 @@ std::string formatRecord(const LogRecord& record, int facility, const std::strin
   return out;
 }
 
-namespace {
-
-// A JSON line's parts as the record its statement made; the message and the
-// fields are adjacent in readJsonLine's storage.
-LogRecord recordOf(const detail::JsonLineParts& parts) {
-  LogRecord record;
-  record.time = Timestamp(parts.second * Timestamp::kMicroSecondsPerSecond + parts.micro);
-  record.level = static_cast<Logger::LogLevel>(parts.level);
-  record.tid = parts.tid;
-  record.file = parts.file;
-  record.line = parts.line;
-  record.function = parts.function;
-  record.message = std::string_view(parts.message.data(), parts.message.size() + parts.fields.size());
-  record.fields = parts.fields;
-  return record;
-}
-
-}  // namespace
-
 std::string formatLine(std::string_view line, int facility, const std::string& hostname,
                        const std::string& appName, pid_t pid, const TimeZone& zone) {
   if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
   if (!line.empty() && line.front() == '{') {
     std::string storage;
-    detail::JsonLineParts parts;
-    switch (detail::readJsonLine(line, &storage, &parts)) {
+    LogRecord record;
+    switch (detail::readJsonLine(line, &storage, &record)) {
       case detail::JsonLineKind::kParts:
-        return formatRecord(recordOf(parts), facility, hostname, appName, pid);
+        return formatRecord(record, facility, hostname, appName, pid);
       case detail::JsonLineKind::kMessage:
-        return header(facility, kNotice, "-", hostname, appName, pid) + std::string(parts.message);
+        return header(facility, kNotice, "-", hostname, appName, pid) + std::string(record.message);
       case detail::JsonLineKind::kOther:
         break;
     }
@@ -187,10 +168,8 @@ std::string formatLine(std::string_view line, int facility, const std::string& h
       }
     }
   }
-  detail::LineParts parts;
-  Timestamp parsed;
-  const std::string sd =
-      detail::parseLine(line, zone, &parsed, &parts) ? structuredData(parts.message) : "";
+  LogRecord parsed;
+  const std::string sd = detail::parseLine(line, zone, &parsed) ? structuredData(parsed.message) : "";
   return header(facility, severity, utcTimestamp(time), hostname, appName, pid, sd) +
          std::string(msg);
 }

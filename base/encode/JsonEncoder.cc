@@ -1,4 +1,4 @@
-#include "muon/base/JsonLines.h"
+#include "muon/base/internal/LineEncoders.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -9,17 +9,22 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <vector>
 
+#include "muon/base/JsonLines.h"
 #include "muon/base/internal/LineLayout.h"
 #include "muon/base/Logfmt.h"
 #include "muon/base/TimeZone.h"
-#include "muon/base/Timestamp.h"
 
 namespace muon {
 namespace detail {
 
 namespace {
+
+// The levels' names' lengths (LineLayout.h's levelName()).
+constexpr size_t kLevelLengths[kLevelCount] = {5, 5, 4, 4, 5, 5};
+static_assert(levelName(0).size() == kLevelLengths[0] && levelName(2).size() == kLevelLengths[2] &&
+                  levelName(3).size() == kLevelLengths[3] && levelName(5).size() == kLevelLengths[5],
+              "");
 
 // The ECS keys a line's own parts take; a field never overwrites them.
 constexpr std::string_view kReservedKeys[] = {
@@ -27,24 +32,33 @@ constexpr std::string_view kReservedKeys[] = {
     "message",            "log.origin.file.name", "log.origin.file.line",
 };
 
+// Whether `name` is `key`, or a dotted prefix ("log", "log.origin") or
+// extension ("message.x") of it: a reader that expands dotted names would
+// see them clash.
+bool clashes(std::string_view name, std::string_view key) {
+  const size_t n = name.size() < key.size() ? name.size() : key.size();
+  if (std::memcmp(name.data(), key.data(), n) != 0) return false;
+  if (name.size() == key.size()) return true;
+  return name.size() < key.size() ? key[n] == '.' : name[n] == '.';
+}
+
 bool isReserved(std::string_view name) {
-  // Every key starts with one of these: most names are passed at once.
-  const char c = name.empty() ? '\0' : name[0];
-  if (c != '@' && c != 'l' && c != 'm' && c != 'p') return false;
-  for (std::string_view key : kReservedKeys) {
-    if (name == key) return true;
-    // "log" or "log.origin" (a prefix of a key), "message.x" (an extension):
-    // a reader that expands dotted names would see them clash.
-    if (key.size() > name.size() && key.compare(0, name.size(), name) == 0 &&
-        key[name.size()] == '.') {
-      return true;
-    }
-    if (name.size() > key.size() && name.compare(0, key.size(), key) == 0 &&
-        name[key.size()] == '.') {
-      return true;
-    }
+  // Only the keys that start as `name` does are compared: most names start
+  // as none does and are passed at once.
+  if (name.empty()) return false;
+  switch (name[0]) {
+    case '@':
+      return clashes(name, kReservedKeys[0]);
+    case 'm':
+      return clashes(name, kReservedKeys[4]);
+    case 'p':
+      return clashes(name, kReservedKeys[2]);
+    case 'l':
+      return clashes(name, kReservedKeys[1]) || clashes(name, kReservedKeys[3]) ||
+             clashes(name, kReservedKeys[5]) || clashes(name, kReservedKeys[6]);
+    default:
+      return false;
   }
-  return false;
 }
 
 // A bare value that reads as a JSON number (RFC 8259's grammar) and is
@@ -81,6 +95,14 @@ bool isFiniteNumber(std::string_view v) {
   std::memcpy(buf, v.data(), v.size());
   buf[v.size()] = '\0';
   return std::isfinite(std::strtod(buf, nullptr));
+}
+
+// A bare value that JSON takes as it is: a finite number, true or false.
+bool readsAsJsonValue(std::string_view v) {
+  if (v.empty()) return false;
+  const char c = v[0];
+  if ((c >= '0' && c <= '9') || c == '-') return isFiniteNumber(v);
+  return (c == 't' && v == "true") || (c == 'f' && v == "false");
 }
 
 // Which bytes a JSON string cannot hold as they are: control characters,
@@ -150,9 +172,11 @@ class JsonWriter {
     p_ += n;
   }
   void raw(std::string_view s) { raw(s.data(), s.size()); }
+  // A constant's bytes: a copy of a size known at compile time.
   template <size_t N>
   void literal(const char (&s)[N]) {
-    raw(s, N - 1);
+    std::memcpy(p_, s, N - 1);
+    p_ += N - 1;
   }
   void put(char c) { *p_++ = c; }
   void integer(long long v) { p_ += convertDecimal(p_, v); }
@@ -222,20 +246,10 @@ class JsonWriter {
     }
   }
 
-  // {"@timestamp":"2026-11-21T08:15:02.123456Z": the second's text made
-  // once per second per thread.
+  // {"@timestamp":"2026-11-21T08:15:02.123456Z"
   void timestamp(int64_t second, int micro) {
-    struct Cache {
-      int64_t second = INT64_MIN;
-      char text[35];  // {"@timestamp":"2026-11-21T08:15:02.
-    };
-    thread_local Cache cache;
-    if (cache.second != second) {
-      std::memcpy(cache.text, "{\"@timestamp\":\"", 15);
-      writeDateTimeToSecond(cache.text + 15, TimeZone::toUtcTime(second), true);
-      cache.second = second;
-    }
-    raw(cache.text, sizeof cache.text);
+    literal("{\"@timestamp\":\"");
+    p_ += writeUtcSecond(p_, second);
     writeMicro(p_, micro);
     p_ += 6;
     literal("Z\"");
@@ -244,7 +258,7 @@ class JsonWriter {
   // A field: its key (under "fields." if reserved; a name holds only
   // [A-Za-z0-9_.-], nothing to escape) and its value, typed as JsonLines.h
   // says. `scratch` holds a quoted value's bytes.
-  void field(const LogfmtField& f, std::string* scratch) {
+  void field(const LogField& f, std::string* scratch) {
     if (isReserved(f.name)) {
       literal(",\"fields.");
     } else {
@@ -256,45 +270,12 @@ class JsonWriter {
       scratch->clear();
       appendLogfmtValue(f, scratch);
       string(*scratch);
-    } else if (isFiniteNumber(f.value) || f.value == "true" || f.value == "false") {
+    } else if (readsAsJsonValue(f.value)) {
       raw(f.value);
     } else {
       string(f.value);  // a bare value is its own bytes
     }
   }
-
-  // The fields of a run a stream wrote (" a=1 b=\"x y\""), read and
-  // written in one pass; false, with a part of them written, if it is not
-  // such a run (a value cut by the line's end). A bare value the encoder
-  // wrote holds no space, so it ends at the next one.
-  bool writtenFields(std::string_view run, std::string* scratch) {
-    const size_t n = run.size();
-    size_t i = 0;
-    while (i < n) {
-      if (run[i] != ' ') return false;
-      const size_t name = ++i;
-      while (i < n && isFieldNameByte(run[i])) ++i;
-      if (i == name || i == n || run[i] != '=' || i - name > kMaxFieldName) return false;
-      LogfmtField f;
-      if (i + 1 < n && run[i + 1] == '"') {
-        const size_t len = logfmtTokenAt(run, name, &f);
-        if (len == 0) return false;
-        i = name + len;
-      } else {
-        f.name = run.substr(name, i - name);
-        const size_t value = ++i;
-        while (i < n && run[i] != ' ') ++i;
-        if (i == value) return false;
-        f.value = run.substr(value, i - value);
-        f.quoted = false;
-      }
-      field(f, scratch);
-    }
-    return true;
-  }
-
-  // Back to an earlier place: what was written after it is dropped.
-  void rewind(char* to) { p_ = to; }
 
  private:
   char* p_;
@@ -331,132 +312,42 @@ void appendJsonString(std::string_view bytes, std::string* out) {
   out->resize(static_cast<size_t>(w.end() - out->data()));
 }
 
-size_t jsonObjectCapacity(const JsonLineParts& parts) {
+size_t jsonCapacity(const LogRecord& record) {
   // Each byte of text 6 bytes at most (\u00XX); a field of n >= 4 bytes
   // (" a=1") adds at most `,"fields.":` and its quotes: 13 <= 3.25 n.
   return kJsonObjectOverhead +
-         6 * (parts.function.size() + parts.message.size() + parts.file.size()) +
-         10 * parts.fields.size();
+         6 * (record.function.size() + record.message.size() + record.file.size()) +
+         10 * record.fields.size();
 }
 
-size_t writeJsonObject(const JsonLineParts& parts, char* out) {
+size_t encodeJson(const LogRecord& record, char* out) {
   JsonWriter w(out);
-  w.timestamp(parts.second, parts.micro);
+  w.timestamp(record.time.secondsSinceEpoch(), record.time.microSecondsInSecond());
   w.literal(",\"log.level\":\"");
-  w.raw(levelName(parts.level));
+  const int level = record.level < kLevelCount ? record.level : kLevelCount - 1;
+  w.raw(kLevelNames[level], kLevelLengths[level]);
   w.literal("\",\"process.thread.id\":");
-  w.integer(parts.tid);
-  if (!parts.function.empty()) {
+  w.integer(record.tid);
+  if (!record.function.empty()) {
     w.literal(",\"log.origin.function\":");
-    w.string(parts.function);
+    w.string(record.function);
   }
-  // The message, the file, then the fields, read and written in one pass.
-  // A run that does not read back whole (a value the line's end cut) is
-  // read again as a text line's would be, what precedes the fields read
-  // staying with the message.
   thread_local std::string scratch;  // kept: no allocation per quoted value
-  char* const messageAt = w.end();
-  auto writeMessageAndFile = [&](std::string_view kept) {
+  auto messageAndFile = [&](const MessageAndFields& m) {
     w.literal(",\"message\":\"");
-    w.escaped(parts.message);
-    w.escaped(kept);
+    w.escaped(m.message);
+    w.escaped(m.kept);
     w.put('"');
-    if (!parts.file.empty()) {
+    if (!record.file.empty()) {
       w.literal(",\"log.origin.file.name\":");
-      w.string(parts.file);
+      w.string(record.file);
       w.literal(",\"log.origin.file.line\":");
-      w.integer(parts.line);
+      w.integer(record.line);
     }
   };
-  writeMessageAndFile(std::string_view());
-  const std::string_view run = parts.fields;
-  if (!w.writtenFields(run, &scratch)) {
-    w.rewind(messageAt);
-    thread_local std::vector<LogfmtField> fields;  // kept: no allocation per line
-    fields.clear();
-    const size_t begin = readLogfmtFields(run, [](const LogfmtField& f) { fields.push_back(f); });
-    writeMessageAndFile(
-        run.substr(0, begin < run.size() && begin > 0 && run[begin - 1] == ' ' ? begin - 1 : begin));
-    for (const LogfmtField& f : fields) w.field(f, &scratch);
-  }
+  messageThenFields(record, messageAndFile, [&](const LogField& f) { w.field(f, &scratch); });
   w.literal("}\n");
   return static_cast<size_t>(w.end() - out);
-}
-
-void appendJsonObject(const JsonLineParts& parts, std::string* out) {
-  const size_t old = out->size();
-  out->resize(old + jsonObjectCapacity(parts));
-  const size_t n = writeJsonObject(parts, out->data() + old);
-  out->resize(old + n);
-}
-
-void appendJsonMessage(std::string_view line, std::string* out) {
-  if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-  out->append("{\"message\":", 11);
-  appendJsonString(line, out);
-  out->append("}\n", 2);
-}
-
-JsonLineParts jsonPartsOf(const LineParts& parsed, Timestamp time) {
-  JsonLineParts parts;
-  parts.second = time.secondsSinceEpoch();
-  parts.micro = time.microSecondsInSecond();
-  parts.level = parsed.level;
-  parts.tid = parsed.tid;
-  parts.function = parsed.function;
-  parts.message = parsed.message;
-  parts.file = parsed.file;
-  parts.line = parsed.line;
-  return parts;
-}
-
-void appendJsonLine(std::string_view line, const TimeZone& zone, FieldsInText fields,
-                    std::string* out) {
-  if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-  if (!line.empty() && line.front() == '{') {  // made as JSON
-    out->append(line);
-    out->push_back('\n');
-    return;
-  }
-  Timestamp time;
-  LineParts parsed;
-  if (!parseLine(line, zone, &time, &parsed)) {
-    appendJsonMessage(line, out);
-    return;
-  }
-  JsonLineParts parts = jsonPartsOf(parsed, time);
-  if (fields == FieldsInText::kRead) {
-    const size_t begin = readLogfmtFields(parsed.message, [](const LogfmtField&) {});
-    if (begin < parsed.message.size()) {
-      // The space before the first field goes with the fields, as a stream writes them.
-      const size_t from = begin > 0 ? begin - 1 : 0;
-      parts.message = parsed.message.substr(0, from);
-      parts.fields = parsed.message.substr(from);
-    }
-  }
-  appendJsonObject(parts, out);
-}
-
-bool allJsonObjects(std::string_view chunk) {
-  const char* p = chunk.data();
-  const char* const end = p + chunk.size();
-  while (p < end) {
-    if (*p != '{') return false;
-    const void* newline = std::memchr(p, '\n', static_cast<size_t>(end - p));
-    if (newline == nullptr) break;
-    p = static_cast<const char*>(newline) + 1;
-  }
-  return true;
-}
-
-void appendJsonLines(std::string_view chunk, const TimeZone& zone, FieldsInText fields,
-                     std::string* out) {
-  while (!chunk.empty()) {
-    const size_t end = chunk.find('\n');
-    const size_t n = end == std::string_view::npos ? chunk.size() : end + 1;
-    appendJsonLine(chunk.substr(0, n), zone, fields, out);
-    chunk.remove_prefix(n);
-  }
 }
 
 }  // namespace detail

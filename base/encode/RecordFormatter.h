@@ -3,9 +3,10 @@
 // name, operands through the same LogStream, and trailer as a statement
 // that formats its own line (Logging.cc). The time is the one the statement
 // read; the zone and the control-character policy are the ones in force
-// when the record is formatted. Or into the JSON lines (JsonLines.h) the
-// statements' records would give a JSON sink: the text line's parts, its
-// fields where the replay wrote them.
+// when the record is formatted. Or into the lines of another format
+// (LineFormat.h): the record (LogRecord.h) the replay made, its fields
+// where the replay wrote them, through that format's encoder
+// (LineEncoders.h).
 //
 // Used by the thread that consumes the queues (AsyncLogging's backend); one
 // formatter per such thread: not thread-safe.
@@ -16,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "muon/base/JsonLines.h"
+#include "muon/base/internal/LineEncoders.h"
 #include "muon/base/internal/LineLayout.h"
 #include "muon/base/internal/RecordQueue.h"
 #include "muon/base/TscClock.h"
@@ -49,24 +50,29 @@ inline void writeRecordedLineHeader(char* p, size_t head, size_t trailer) {
 // was cut (LogStream.h), for the caller that writes it to count
 // (countTruncatedLine). Any thread.
 size_t formatRecordedLine(const char* p, size_t n, char* out, bool* cut = nullptr);
-// The JSON line of the recorded line in [p, p+n), and '\n', appended to
-// `out`, its head's date-time read in `zone`; false, with nothing
-// appended, where formatRecordedLine returns 0. *cut as there. Any thread.
-bool appendRecordedLineAsJson(const char* p, size_t n, const TimeZone& zone, std::string* out,
-                              bool* cut = nullptr);
+// The line of the recorded line in [p, p+n) in `encoder`'s format, and
+// '\n', appended to `out`, its head's date-time read in `zone`; false,
+// with nothing appended, where formatRecordedLine returns 0. *cut as there.
+// Any thread.
+bool appendRecordedLineAs(const LineEncoder& encoder, const char* p, size_t n,
+                          const TimeZone& zone, std::string* out, bool* cut = nullptr);
 
 class RecordFormatter {
  public:
   // The longest text line format() writes: a statement's, or a line
   // queued whole (a kText record, such as a JSON line a statement made).
   static constexpr size_t kMaxLine = std::max(LogStream::kBufferSize, RecordQueue::kMaxText);
-  // The longest JSON line (jsonObjectCapacity of a text line's parts).
-  static constexpr size_t kMaxJsonLine = 10 * kMaxLine + kJsonObjectOverhead;
+  // The longest line of any format (an encoder's capacity for a text
+  // line's parts).
+  static constexpr size_t kMaxEncodedLine = 10 * kMaxLine + kJsonObjectOverhead;
 
-  explicit RecordFormatter(LineFormat format = LineFormat::kText) : format_(format) {}
+  explicit RecordFormatter(LineFormat format = LineFormat::kText)
+      : encoder_(encoderFor(format)) {}
 
   // The longest line format() writes in this format.
-  size_t maxLine() const { return format_ == LineFormat::kJson ? kMaxJsonLine : kMaxLine; }
+  size_t maxLine() const {
+    return encoder_.format == LineFormat::kText ? kMaxLine : kMaxEncodedLine;
+  }
   // Writes the line of `record` into `out` (room for maxLine() bytes) and
   // returns its length. `prefix` is the cache of the record's thread
   // (`tid`, whose text is `tidText`, "%5d "), whose records come to it in order.
@@ -75,20 +81,25 @@ class RecordFormatter {
 
  private:
   // The text line into `out` (kMaxLine bytes); its fields begin at
-  // *fieldsFrom (the message's end if none). Inlined into format(): its
-  // call would cost a short line a tenth of its instructions.
+  // *fieldsFrom (the message's end if none), their spans kept in *spans if
+  // given. Inlined into format(): its call would cost a short line a tenth
+  // of its instructions.
   __attribute__((always_inline)) inline size_t formatText(const RecordHeader& record,
                                                          LinePrefix& prefix, std::string_view tid,
-                                                         char* out, size_t* fieldsFrom);
+                                                         char* out, size_t* fieldsFrom,
+                                                         FieldSpans* spans);
 
-  const LineFormat format_;
+  const LineEncoder& encoder_;
   // Of the last line formatText() made: its microsecond, its header's length.
   int micro_ = 0;
   size_t header_ = 0;
   // The window on the second of the last counter reading converted.
   TscClock::SecondWindow window_;
-  // JSON: the text line its parts are taken from.
+  // Another format: the text line the record's parts are views into, and
+  // its fields.
   char text_[kMaxLine];
+  FieldSpans spans_;
+  LogField fields_[FieldSpans::kMax];
 };
 
 }  // namespace detail
