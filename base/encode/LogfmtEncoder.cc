@@ -33,6 +33,7 @@ class LogfmtWriter {
     raw(s, N - 1);
   }
   void raw(const char* s, size_t n) {
+    if (n == 0) return;  // an empty view's data() may be null
     std::memcpy(p_, s, n);
     p_ += n;
   }

@@ -1,11 +1,11 @@
-// muon-recover [--json] DIR: writes out the lines that dead crash-safe AsyncLogging
+// muon-recover [--json | --logfmt] DIR: writes out the lines that dead crash-safe AsyncLogging
 // processes left in their spools in DIR, for programs that will not start
 // again to do it themselves. Each spool's lines go to a new log file of its
 // basename in DIR, as the program would have written them, with a report of
 // the drops the process had not reported. Spools abandoned half-made by a
 // process killed in its start-up are removed, as the program's next start does.
-// --json: for programs that write JSON lines (LogFile::Options::format), the
-// recovered lines are written as JSON lines.
+// --json, --logfmt: for programs that write JSON or logfmt lines
+// (LogFile::Options::format), the recovered lines are written so.
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -25,13 +25,13 @@ constexpr off_t kRollSize = off_t{1} << 40;
 
 void usage(FILE* out) {
   std::fputs(
-      "usage: muon-recover [--json] DIR\n"
+      "usage: muon-recover [--json | --logfmt] DIR\n"
       "Writes out the lines that dead crash-safe muon processes left in their\n"
       "spools (BASENAME.PID.spool) in DIR, into new log files of BASENAME in DIR.\n"
       "Drops the process had not reported are reported there too. Spools of\n"
       "live processes are left alone; half-made ones (BASENAME.PID.spool.new) of\n"
-      "dead processes are removed. One line per spool on stdout. --json: write\n"
-      "JSON lines, for programs whose log files hold them.\n"
+      "dead processes are removed. One line per spool on stdout. --json, --logfmt:\n"
+      "write JSON or logfmt lines, for programs whose log files hold them.\n"
       "Exit status: 0 when every dead spool was recovered, 1 when one could not\n"
       "be read or written (what could be recovered was), 2 on bad usage.\n",
       out);
@@ -41,8 +41,8 @@ void usage(FILE* out) {
 
 int main(int argc, char* argv[]) {
   muon::LogFile::Options options;
-  if (argc == 3 && std::strcmp(argv[1], "--json") == 0) {
-    options.format = muon::LineFormat::kJson;
+  if (argc == 3 && (std::strcmp(argv[1], "--json") == 0 || std::strcmp(argv[1], "--logfmt") == 0)) {
+    options.format = argv[1][2] == 'j' ? muon::LineFormat::kJson : muon::LineFormat::kLogfmt;
     --argc;
     ++argv;
   }

@@ -8,12 +8,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "LogfmtParser.h"
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/internal/LineEncoders.h"
@@ -30,86 +32,10 @@
 namespace muon {
 namespace {
 
+using test::Pairs;
+using test::parseLogfmt;
 using test::readLines;
 using test::TempDir;
-
-// ---- a logfmt parser, written from the format's description -------------------
-
-using Pairs = std::vector<std::pair<std::string, std::string>>;
-
-int hexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// `line` (no '\n') as key=value pairs separated by one space: a key is
-// bytes other than ' ', '=' and '"'; a value is bare (no space, no '"') or
-// quoted with \" \\ \n \r \t \uXXXX escapes. False for anything else.
-bool parseLogfmt(const std::string& line, Pairs* out) {
-  out->clear();
-  size_t i = 0;
-  while (i < line.size()) {
-    if (!out->empty()) {
-      if (line[i] != ' ') return false;
-      ++i;
-    }
-    const size_t key = i;
-    while (i < line.size() && line[i] != '=' && line[i] != ' ' && line[i] != '"') ++i;
-    if (i == key || i == line.size() || line[i] != '=') return false;
-    std::string name = line.substr(key, i - key);
-    ++i;
-    std::string value;
-    if (i < line.size() && line[i] == '"') {
-      ++i;
-      bool closed = false;
-      while (i < line.size()) {
-        const char c = line[i++];
-        if (c == '"') {
-          closed = true;
-          break;
-        }
-        if (c != '\\') {
-          value += c;
-          continue;
-        }
-        if (i == line.size()) return false;
-        const char e = line[i++];
-        switch (e) {
-          case '"': value += '"'; break;
-          case '\\': value += '\\'; break;
-          case 'n': value += '\n'; break;
-          case 'r': value += '\r'; break;
-          case 't': value += '\t'; break;
-          case 'u': {
-            if (i + 4 > line.size()) return false;
-            int cp = 0;
-            for (int k = 0; k < 4; ++k) {
-              const int d = hexDigit(line[i + k]);
-              if (d < 0) return false;
-              cp = cp * 16 + d;
-            }
-            if (cp >= 0x80) return false;  // muon escapes only control characters
-            value += static_cast<char>(cp);
-            i += 4;
-            break;
-          }
-          default:
-            return false;
-        }
-      }
-      if (!closed) return false;
-    } else {
-      const size_t v = i;
-      while (i < line.size() && line[i] != ' ' && line[i] != '"') ++i;
-      if (i < line.size() && line[i] == '"') return false;
-      value = line.substr(v, i - v);
-    }
-    out->emplace_back(std::move(name), std::move(value));
-  }
-  return !out->empty();
-}
 
 // The pairs as a map; the test fails on a key seen twice.
 std::map<std::string, std::string> keysOf(const std::string& line) {
@@ -305,16 +231,15 @@ TEST_F(LogfmtFiles, AsyncLoggingsBackendWritesTheSameLines) {
   EXPECT_EQ(linesIn(asyncDir), linesIn(syncDir));
 }
 
-TEST_F(LogfmtFiles, ACrashSafeRecoveryWritesTheLinesTheBackendWould) {
-  TempDir dir;
-  TempDir reference;
-  logThroughLogfmtSyncLogging(reference);
-  AsyncLogging::Options options;
-  options.crashSafe = true;
-  options.files.format = LineFormat::kLogfmt;
-  const std::string base = dir.file("cs");
+// A child logs into a crash-safe logfmt AsyncLogging's spool in `base` (no
+// backend started: the lines wait there as recorded lines) and dies
+// without writing them.
+void dieWithLinesInTheSpool(const std::string& base) {
   const pid_t pid = ::fork();
   if (pid == 0) {
+    AsyncLogging::Options options;
+    options.crashSafe = true;
+    options.files.format = LineFormat::kLogfmt;
     AsyncLogging log(base, 1 << 30, options);
     if (!log.stats().crashSafe) ::_exit(3);
     auto attached = Logger::attach(log);
@@ -324,7 +249,11 @@ TEST_F(LogfmtFiles, ACrashSafeRecoveryWritesTheLinesTheBackendWould) {
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  { AsyncLogging recovering(base, 1 << 30, options); }
+}
+
+// The recovered lines of `dir`, and the check that they are the reference's
+// bytes but for the thread id (the child's).
+void checkRecovered(const TempDir& dir, const TempDir& reference) {
   std::vector<std::string> recovered;
   for (const std::string& line : linesIn(dir)) {
     if (line.compare(0, 5, "time=") == 0) recovered.push_back(line);
@@ -339,6 +268,33 @@ TEST_F(LogfmtFiles, ACrashSafeRecoveryWritesTheLinesTheBackendWould) {
   };
   EXPECT_EQ(withoutThread(recovered), withoutThread(linesIn(reference)));
 }
+
+TEST_F(LogfmtFiles, ACrashSafeRecoveryWritesTheLinesTheBackendWould) {
+  TempDir dir;
+  TempDir reference;
+  logThroughLogfmtSyncLogging(reference);
+  const std::string base = dir.file("cs");
+  dieWithLinesInTheSpool(base);
+  {
+    AsyncLogging::Options options;
+    options.crashSafe = true;
+    options.files.format = LineFormat::kLogfmt;
+    AsyncLogging recovering(base, 1 << 30, options);
+  }
+  checkRecovered(dir, reference);
+}
+
+#ifdef MUON_RECOVER_PATH
+TEST_F(LogfmtFiles, MuonRecoverLogfmtWritesTheSameLines) {
+  TempDir dir;
+  TempDir reference;
+  logThroughLogfmtSyncLogging(reference);
+  dieWithLinesInTheSpool(dir.file("cs"));
+  const std::string command = std::string(MUON_RECOVER_PATH) + " --logfmt '" + dir.path() + "' >/dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  checkRecovered(dir, reference);
+}
+#endif
 
 TEST(LogfmtLines, AFileReadsNoFieldsOutOfATextLine) {
   TempDir dir;
