@@ -10,6 +10,7 @@
 // follow as the line holds them; one named as a part of the line (time,
 // level, thread, func, msg, file, line) is written fields.<name>.
 #include <cstring>
+#include <string>
 
 #include "muon/base/internal/LineEncoders.h"
 #include "muon/base/internal/LineLayout.h"
@@ -19,9 +20,6 @@ namespace muon {
 namespace detail {
 
 namespace {
-
-constexpr std::string_view kReservedKeys[] = {"time", "level", "thread", "func",
-                                              "msg",  "file",  "line"};
 
 class LogfmtWriter {
  public:
@@ -42,11 +40,13 @@ class LogfmtWriter {
   // The bytes of `a` and `b`, one text value, in their logfmt form. The
   // caller gives it room for 2 + 6 bytes per byte.
   void value(std::string_view a, std::string_view b = std::string_view()) {
-    raw(a);
-    raw(b);
-    const size_t len = a.size() + b.size();
-    char* const at = p_ - len;
-    p_ = at + encodeLogfmtValue(at, len, 2 + 6 * len, true);
+    if (!b.empty()) {  // a message's piece that did not read as fields: rare
+      thread_local std::string joined;
+      joined.assign(a.data(), a.size());
+      joined.append(b.data(), b.size());
+      a = joined;
+    }
+    p_ += writeLogfmtValue(p_, a.data(), a.size(), true);
   }
 
  private:
@@ -56,10 +56,19 @@ class LogfmtWriter {
 }  // namespace
 
 bool isReservedLogfmtKey(std::string_view name) {
-  for (std::string_view key : kReservedKeys) {
-    if (name == key) return true;
+  // By length first: most names are passed with no compare at all.
+  switch (name.size()) {
+    case 3:
+      return name == "msg";
+    case 4:
+      return name == "time" || name == "func" || name == "file" || name == "line";
+    case 5:
+      return name == "level";
+    case 6:
+      return name == "thread";
+    default:
+      return false;
   }
-  return false;
 }
 
 size_t logfmtCapacity(const LogRecord& record) {
@@ -87,7 +96,11 @@ size_t encodeLogfmt(const LogRecord& record, char* out) {
     w.value(record.function);
   }
   auto field = [&w](const LogField& f) {
-    w.raw(isReservedLogfmtKey(f.name) ? " fields." : " ", isReservedLogfmtKey(f.name) ? 8 : 1);
+    if (isReservedLogfmtKey(f.name)) {
+      w.literal(" fields.");
+    } else {
+      w.literal(" ");
+    }
     w.raw(f.name);
     w.literal("=");
     w.raw(f.value);  // in its logfmt form already

@@ -652,14 +652,14 @@ class LogStream {
   void noteFieldBegins(uint16_t at) {
     if (at != fieldsEnd_) {
       fieldsFrom_ = at;
-      if (spans_ != nullptr) spans_->restart();
+      if (__builtin_expect(spans_ != nullptr, 0)) spans_->restart();
     }
-    if (spans_ != nullptr) spans_->open = at;
+    if (__builtin_expect(spans_ != nullptr, 0)) spans_->open = at;
   }
   // The outermost field begun last ends here, its '=' at `equals`.
   void noteFieldEnds(uint16_t equals) {
     fieldsEnd_ = here();
-    if (spans_ != nullptr) spans_->add(equals, fieldsEnd_);
+    if (__builtin_expect(spans_ != nullptr, 0)) spans_->add(equals, fieldsEnd_);
   }
   // Whether the open field's value is its own logfmt form (Logfmt.h): not
   // empty, and a number or a bool (`number`: their bytes never need quotes),

@@ -118,6 +118,10 @@ bool readsAsNumberOrBool(std::string_view v);
 // length. A quoted value that does not fit in `room` is cut (never inside an
 // escape) and still closed with its '"'; *cut (if given) says whether it was.
 size_t encodeLogfmtValue(char* p, size_t len, size_t room, bool text, bool* cut = nullptr);
+// The same form of the value [p, p+len) written at `out` (room for
+// 2 + 6 * len bytes), for the encoders of whole lines: never cut. Returns
+// its length.
+size_t writeLogfmtValue(char* out, const char* p, size_t len, bool text);
 
 // One field as a line holds it (LogField, below).
 using LogfmtField = LogField;

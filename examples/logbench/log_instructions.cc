@@ -115,8 +115,10 @@ struct FormatRow {
 MUON_FORMAT_ROW(rowFormatLogInfo, MESSAGE)
 MUON_FORMAT_ROW(rowFormatThreeFields, THREE_FIELDS)
 MUON_FORMAT_ROW(rowFormatThreePlain, THREE_PLAIN)
-// The same record as a JSON line: what the JSON writer adds to the text line.
+// The same record as a JSON and a logfmt line: what each encoder adds to
+// the text line.
 MUON_FORMAT_ROW_AS(rowFormatThreeFieldsJson, muon::LineFormat::kJson, THREE_FIELDS)
+MUON_FORMAT_ROW_AS(rowFormatThreeFieldsLogfmt, muon::LineFormat::kLogfmt, THREE_FIELDS)
 MUON_FORMAT_ROW(rowFormatIntIntDouble,
                 "Logging int: " << static_cast<int>(i) << ", int: " << static_cast<int>(i + 1)
                                 << ", double: " << static_cast<double>(i) * 0.5)
@@ -241,6 +243,7 @@ int main() {
   run_rowFormatThreeFields();
   run_rowFormatThreePlain();
   run_rowFormatThreeFieldsJson();
+  run_rowFormatThreeFieldsLogfmt();
   run_rowFormatIntIntDouble();
   run_rowFormatHelloWorld();
 

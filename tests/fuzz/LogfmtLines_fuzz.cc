@@ -5,7 +5,8 @@
 // exactly one line that parses as logfmt with a msg; a record whose message and fields a stream
 // wrote (the spans the backend takes them from, or, cut, its text) becomes
 // a line with time, level, thread and msg first, the message's bytes back
-// from msg and each field's from its key.
+// from msg and each field's from its key; and a value's logfmt form is
+// the same from the encoders' writer and the stream's in-place encoder.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <string>
@@ -50,7 +51,19 @@ std::string valueOf(const muon::LogField& f) {
   return bytes;
 }
 
+// The encoders' writer of a value gives the bytes the stream's in-place
+// encoder gives.
+void checkSameValue(const std::string& v, bool text) {
+  std::string inPlace(2 + 6 * v.size(), '\0');
+  inPlace.replace(0, v.size(), v);
+  inPlace.resize(muon::detail::encodeLogfmtValue(inPlace.data(), v.size(), inPlace.size(), text));
+  std::string written(2 + 6 * v.size(), '\0');
+  written.resize(muon::detail::writeLogfmtValue(written.data(), v.data(), v.size(), text));
+  FUZZ_CHECK(inPlace == written);
+}
+
 void checkRecord(FuzzedDataProvider& in) {
+  checkSameValue(in.ConsumeRandomLengthString(64), in.ConsumeBool());
   muon::LogStream stream;
   muon::detail::FieldSpans spans;
   stream.keepFieldSpans(&spans);
