@@ -63,46 +63,24 @@ class JsonCursor {
       }
       if (i_ >= s_.size()) return false;
       const char e = s_[i_++];
-      switch (e) {
-        case '"':
-        case '\\':
-        case '/':
-          out->push_back(e);
-          break;
-        case 'b':
-          out->push_back('\b');
-          break;
-        case 'f':
-          out->push_back('\f');
-          break;
-        case 'n':
-          out->push_back('\n');
-          break;
-        case 'r':
-          out->push_back('\r');
-          break;
-        case 't':
-          out->push_back('\t');
-          break;
-        case 'u': {
-          uint32_t cp;
-          if (!hex4(&cp)) return false;
-          if (cp >= 0xd800 && cp <= 0xdbff) {
-            // A high surrogate takes a low one after it.
-            uint32_t low;
-            if (i_ + 1 >= s_.size() || s_[i_] != '\\' || s_[i_ + 1] != 'u') return false;
-            i_ += 2;
-            if (!hex4(&low) || low < 0xdc00 || low > 0xdfff) return false;
-            cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
-          } else if (cp >= 0xdc00 && cp <= 0xdfff) {
-            return false;
-          }
-          appendUtf8(cp, out);
-          break;
-        }
-        default:
-          return false;
+      if (const char byte = unescapedByte(e)) {
+        out->push_back(byte);
+        continue;
       }
+      if (e != 'u') return false;
+      uint32_t cp;
+      if (!hex4(&cp)) return false;
+      if (cp >= 0xd800 && cp <= 0xdbff) {
+        // A high surrogate takes a low one after it.
+        uint32_t low;
+        if (i_ + 1 >= s_.size() || s_[i_] != '\\' || s_[i_ + 1] != 'u') return false;
+        i_ += 2;
+        if (!hex4(&low) || low < 0xdc00 || low > 0xdfff) return false;
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+      } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+        return false;
+      }
+      appendUtf8(cp, out);
     }
     return false;
   }

@@ -119,28 +119,27 @@ __attribute__((always_inline)) inline bool mayHoldControl(const char* p, size_t 
   return false;
 }
 
+// Copies sizeof(Word) <= len <= 2 * sizeof(Word) bytes as two overlapping
+// moves of a Word: the first and the last sizeof(Word) bytes.
+template <typename Word>
+inline void copyBothEnds(char* to, const char* from, size_t len) {
+  Word a, b;
+  std::memcpy(&a, from, sizeof a);
+  std::memcpy(&b, from + len - sizeof b, sizeof b);
+  std::memcpy(to, &a, sizeof a);
+  std::memcpy(to + len - sizeof b, &b, sizeof b);
+}
+
 // Copies len <= 32 bytes: two overlapping moves of 16, of 8 or of 4, or
 // bytes.
 inline void copyShort(char* to, const char* from, size_t len) {
+  typedef char Block __attribute__((vector_size(16)));
   if (len >= 16) {
-    typedef char Block __attribute__((vector_size(16)));
-    Block a, b;
-    std::memcpy(&a, from, 16);
-    std::memcpy(&b, from + len - 16, 16);
-    std::memcpy(to, &a, 16);
-    std::memcpy(to + len - 16, &b, 16);
+    copyBothEnds<Block>(to, from, len);
   } else if (len >= 8) {
-    uint64_t a, b;
-    std::memcpy(&a, from, 8);
-    std::memcpy(&b, from + len - 8, 8);
-    std::memcpy(to, &a, 8);
-    std::memcpy(to + len - 8, &b, 8);
+    copyBothEnds<uint64_t>(to, from, len);
   } else if (len >= 4) {
-    uint32_t a, b;
-    std::memcpy(&a, from, 4);
-    std::memcpy(&b, from + len - 4, 4);
-    std::memcpy(to, &a, 4);
-    std::memcpy(to + len - 4, &b, 4);
+    copyBothEnds<uint32_t>(to, from, len);
   } else {
     for (size_t i = 0; i < len; ++i) to[i] = from[i];
   }

@@ -280,28 +280,15 @@ void appendLogfmtValue(const LogfmtField& field, std::string* out) {
       continue;
     }
     const char e = q[++i];
-    switch (e) {
-      case 'n':
-        out->push_back('\n');
-        break;
-      case 'r':
-        out->push_back('\r');
-        break;
-      case 't':
-        out->push_back('\t');
-        break;
-      case 'u': {
-        // \u00XX is what the encoder writes; anything above one byte is
-        // written as UTF-8.
-        unsigned cp = 0;
-        for (size_t k = 1; k <= 4; ++k) cp = cp * 16 + static_cast<unsigned>(hexValue(q[i + k]));
-        i += 4;
-        appendUtf8(cp, out);
-        break;
-      }
-      default:  // '"' or '\\'
-        out->push_back(e);
-        break;
+    if (e == 'u') {
+      // \u00XX is what the encoder writes; anything above one byte is
+      // written as UTF-8.
+      unsigned cp = 0;
+      for (size_t k = 1; k <= 4; ++k) cp = cp * 16 + static_cast<unsigned>(hexValue(q[i + k]));
+      i += 4;
+      appendUtf8(cp, out);
+    } else {
+      out->push_back(unescapedByte(e));  // quotedLength let only \" \\ \n \r \t through
     }
   }
 }

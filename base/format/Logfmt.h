@@ -58,6 +58,28 @@ inline void writeUnicodeEscape(char* p, unsigned char c) {
 // cp (at most U+10FFFF) as UTF-8 appended to `out`: the \u escapes of
 // logfmt and JSON (JsonLines.h) read back.
 int hexValue(char c);
+// The byte a two-character escape \<e> stands for, as logfmt and JSON
+// write them (\" \\ \/ \b \f \n \r \t), 0 if <e> starts none.
+constexpr char unescapedByte(char e) {
+  switch (e) {
+    case '"':
+    case '\\':
+    case '/':
+      return e;
+    case 'b':
+      return '\b';
+    case 'f':
+      return '\f';
+    case 'n':
+      return '\n';
+    case 'r':
+      return '\r';
+    case 't':
+      return '\t';
+    default:
+      return 0;
+  }
+}
 void appendUtf8(uint32_t cp, std::string* out);
 // Writes `name` as a field's name at p (room for kMaxFieldName bytes);
 // returns its length (at least 1).
