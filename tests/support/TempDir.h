@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace muon {
@@ -76,6 +77,16 @@ inline std::vector<std::string> readLines(const std::string& path, bool* untermi
     }
     lines.push_back(text.substr(start, end - start));
     start = end + 1;
+  }
+  return lines;
+}
+
+// The lines of the log files (".log" in the name) in `dir`, file after file.
+inline std::vector<std::string> logLinesIn(const TempDir& dir) {
+  std::vector<std::string> lines;
+  for (const std::string& f : dir.files()) {
+    if (f.find(".log") == std::string::npos) continue;
+    for (std::string& l : readLines(f)) lines.push_back(std::move(l));
   }
   return lines;
 }

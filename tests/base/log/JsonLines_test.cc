@@ -27,6 +27,7 @@ namespace muon {
 namespace {
 
 using nlohmann::json;
+using test::logLinesIn;
 using test::readLines;
 using test::TempDir;
 
@@ -299,15 +300,6 @@ void checkJson(const std::vector<std::string>& lines) {
   EXPECT_EQ(objects[bad].at("log.truncated"), true);
 }
 
-std::vector<std::string> linesIn(const TempDir& dir) {
-  std::vector<std::string> lines;
-  for (const std::string& f : dir.files()) {
-    if (f.find(".log") == std::string::npos) continue;
-    for (std::string& l : readLines(f)) lines.push_back(std::move(l));
-  }
-  return lines;
-}
-
 // logStatements() through a JSON SyncLogging writing into `dir`: the
 // lines the statements format themselves, the other paths' reference.
 void logThroughJsonSyncLogging(const TempDir& dir) {
@@ -328,7 +320,7 @@ TEST_F(JsonFiles, SyncLoggingWritesJsonLines) {
   TempDir dir;
   const uint64_t cutBefore = Logger::linesTruncated();
   logThroughJsonSyncLogging(dir);
-  checkJson(linesIn(dir));
+  checkJson(logLinesIn(dir));
   EXPECT_EQ(Logger::linesTruncated(), cutBefore + kCutLines);
 }
 
@@ -346,8 +338,8 @@ TEST_F(JsonFiles, AsyncLoggingsBackendWritesTheSameJson) {
     logStatements();
     log.stop();
   }
-  checkJson(linesIn(asyncDir));
-  EXPECT_EQ(linesIn(asyncDir), linesIn(syncDir));
+  checkJson(logLinesIn(asyncDir));
+  EXPECT_EQ(logLinesIn(asyncDir), logLinesIn(syncDir));
   EXPECT_EQ(Logger::linesTruncated(), cutBefore + kCutLines);
 }
 
@@ -378,7 +370,7 @@ TEST_F(JsonFiles, ACrashSafeRecoveryWritesTheJsonTheBackendWould) {
   { AsyncLogging recovering(base, 1 << 30, options); }
   EXPECT_EQ(Logger::linesTruncated(), cutBefore + 1);
   std::vector<std::string> recovered;
-  for (const std::string& line : linesIn(dir)) {
+  for (const std::string& line : logLinesIn(dir)) {
     if (line.find("\"log.level\"") != std::string::npos) recovered.push_back(line);
   }
   checkJson(recovered);
@@ -390,7 +382,7 @@ TEST_F(JsonFiles, ACrashSafeRecoveryWritesTheJsonTheBackendWould) {
     }
     return lines;
   };
-  EXPECT_EQ(withoutTid(recovered), withoutTid(linesIn(reference)));
+  EXPECT_EQ(withoutTid(recovered), withoutTid(logLinesIn(reference)));
 }
 
 TEST(JsonLines, AFileReadsNoFieldsOutOfATextLine) {
@@ -406,7 +398,7 @@ TEST(JsonLines, AFileReadsNoFieldsOutOfATextLine) {
     const std::string object = "{\"message\":\"as is\"}\n";
     file.append(object.data(), object.size());
   }
-  const std::vector<std::string> lines = linesIn(dir);
+  const std::vector<std::string> lines = logLinesIn(dir);
   ASSERT_EQ(lines.size(), 2u);
   const json j = json::parse(lines[0]);
   EXPECT_EQ(j.at("message"), "x user=bob");

@@ -34,6 +34,7 @@ namespace {
 
 using test::Pairs;
 using test::parseLogfmt;
+using test::logLinesIn;
 using test::readLines;
 using test::TempDir;
 
@@ -185,15 +186,6 @@ void checkLogfmt(const std::vector<std::string>& lines) {
   EXPECT_GT(cut.at("msg").size(), LogStream::kMessageEnd - 64);
 }
 
-std::vector<std::string> linesIn(const TempDir& dir) {
-  std::vector<std::string> lines;
-  for (const std::string& f : dir.files()) {
-    if (f.find(".log") == std::string::npos) continue;
-    for (std::string& l : readLines(f)) lines.push_back(std::move(l));
-  }
-  return lines;
-}
-
 void logThroughLogfmtSyncLogging(const TempDir& dir) {
   SyncLogging::Options options;
   options.files.format = LineFormat::kLogfmt;
@@ -211,7 +203,7 @@ class LogfmtFiles : public ::testing::Test {
 TEST_F(LogfmtFiles, SyncLoggingWritesLogfmtLines) {
   TempDir dir;
   logThroughLogfmtSyncLogging(dir);
-  checkLogfmt(linesIn(dir));
+  checkLogfmt(logLinesIn(dir));
 }
 
 TEST_F(LogfmtFiles, AsyncLoggingsBackendWritesTheSameLines) {
@@ -227,8 +219,8 @@ TEST_F(LogfmtFiles, AsyncLoggingsBackendWritesTheSameLines) {
     logStatements();
     log.stop();
   }
-  checkLogfmt(linesIn(asyncDir));
-  EXPECT_EQ(linesIn(asyncDir), linesIn(syncDir));
+  checkLogfmt(logLinesIn(asyncDir));
+  EXPECT_EQ(logLinesIn(asyncDir), logLinesIn(syncDir));
 }
 
 // A child logs into a crash-safe logfmt AsyncLogging's spool in `base` (no
@@ -255,7 +247,7 @@ void dieWithLinesInTheSpool(const std::string& base) {
 // bytes but for the thread id (the child's).
 void checkRecovered(const TempDir& dir, const TempDir& reference) {
   std::vector<std::string> recovered;
-  for (const std::string& line : linesIn(dir)) {
+  for (const std::string& line : logLinesIn(dir)) {
     if (line.compare(0, 5, "time=") == 0) recovered.push_back(line);
   }
   checkLogfmt(recovered);
@@ -266,7 +258,7 @@ void checkRecovered(const TempDir& dir, const TempDir& reference) {
     }
     return lines;
   };
-  EXPECT_EQ(withoutThread(recovered), withoutThread(linesIn(reference)));
+  EXPECT_EQ(withoutThread(recovered), withoutThread(logLinesIn(reference)));
 }
 
 TEST_F(LogfmtFiles, ACrashSafeRecoveryWritesTheLinesTheBackendWould) {
@@ -305,7 +297,7 @@ TEST(LogfmtLines, AFileReadsNoFieldsOutOfATextLine) {
     const std::string text = "20261121 08:15:02.123456Z  4321 INFO  x user=bob - f.cc:1\n";
     file.append(text.data(), text.size());
   }
-  const std::vector<std::string> lines = linesIn(dir);
+  const std::vector<std::string> lines = logLinesIn(dir);
   ASSERT_EQ(lines.size(), 1u);
   const auto keys = keysOf(lines[0]);
   EXPECT_EQ(keys.at("msg"), "x user=bob");
