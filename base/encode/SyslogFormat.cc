@@ -149,29 +149,15 @@ std::string formatLine(std::string_view line, int facility, const std::string& h
         break;
     }
   }
-  Timestamp time;
-  const size_t dateTime = detail::readDateTime(line, zone, &time);
-  if (dateTime == 0) return header(facility, kNotice, "-", hostname, appName, pid) + std::string(line);
-  std::string_view msg = line.substr(dateTime);
-  while (!msg.empty() && msg.front() == ' ') msg.remove_prefix(1);  // the tid's padding
-  // The level follows the thread id.
-  int severity = kNotice;
-  const size_t space = msg.find(' ');
-  if (space != std::string_view::npos) {
-    std::string_view rest = msg.substr(space + 1);
-    for (int level = 0; level < detail::kLevelCount; ++level) {
-      const std::string_view name = detail::levelName(level);
-      if (rest.size() > name.size() && rest.compare(0, name.size(), name) == 0 &&
-          rest[name.size()] == ' ') {
-        severity = severityOf(static_cast<Logger::LogLevel>(level));
-        break;
-      }
-    }
-  }
+  // A text line in muon's layout is sent as its record would be: its fields
+  // are the logfmt words that end its message.
   LogRecord parsed;
-  const std::string sd = detail::parseLine(line, zone, &parsed) ? structuredData(parsed.message) : "";
-  return header(facility, severity, utcTimestamp(time), hostname, appName, pid, sd) +
-         std::string(msg);
+  if (!detail::parseLine(line, zone, &parsed)) {
+    return header(facility, kNotice, "-", hostname, appName, pid) + std::string(line);
+  }
+  const size_t run = detail::readLogfmtFields(parsed.message, [](const LogField&) {});
+  if (run < parsed.message.size()) parsed.fields = parsed.message.substr(run > 0 ? run - 1 : 0);
+  return formatRecord(parsed, facility, hostname, appName, pid);
 }
 
 }  // namespace rfc5424

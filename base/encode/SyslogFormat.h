@@ -69,9 +69,10 @@ std::string formatRecord(const LogRecord& record, int facility, const std::strin
                          const std::string& appName, pid_t pid);
 
 // The message for one line of a muon log file (with or without its '\n'),
-// text or JSON. A text line in muon's layout (LineLayout.h) gets its time,
-// severity and MSG as above; its date-time is read in `zone` unless it ends
-// in 'Z' (UTC). A JSON line muon wrote (JsonLines.h, readJsonLine) is sent
+// text or JSON: one builder, formatRecord's, for both. A text line in
+// muon's layout is taken apart (LineLayout.h, parseLine; its date-time read
+// in `zone` unless it ends in 'Z', UTC) and sent as its record, with the
+// logfmt words that end its message as the fields. A JSON line muon wrote (JsonLines.h, readJsonLine) is sent
 // as its record would be, with MSG the text line's: the same bytes as for
 // the line written as text, but where JSON cannot say what text does (a
 // byte that is not UTF-8 became U+FFFD) and where it says more (the fields

@@ -156,5 +156,17 @@ void appendFromLevel(std::string* out, const LogRecord& record) {
   }
 }
 
+std::string dropReport(Timestamp now, uint64_t buffers, uint64_t messages, std::string_view note) {
+  std::string text = "Dropped log messages at " + now.toFormattedString() + ", " +
+                     std::to_string(buffers) + " larger buffers (" + std::to_string(messages) +
+                     " messages)";
+  if (!note.empty()) {
+    text += "; ";
+    text.append(note);
+  }
+  text += '\n';
+  return text;
+}
+
 }  // namespace detail
 }  // namespace muon

@@ -201,6 +201,17 @@ inline bool appendTrailer(LogStream& stream, const SourceLocation& where) {
 // Counts a line cut to fit (Logger::linesTruncated). Any thread.
 void countTruncatedLine();
 
+// ---- the drop report -----------------------------------------------------------
+
+// The one text of a report of messages dropped (kDrop), as AsyncLogging's
+// backend and a spool's recovery write it, '\n' included:
+//   Dropped log messages at TIME, N larger buffers (M messages)[; NOTE]
+// TIME is when the report is written, in local time (Timestamp::
+// toFormattedString); NOTE, where given, says whose drops they are (a
+// recovery's). Scripts read the counts from this form.
+std::string dropReport(Timestamp now, uint64_t buffers, uint64_t messages,
+                       std::string_view note = std::string_view());
+
 // ---- read back ---------------------------------------------------------------
 
 // "YYYYmmdd HH:MM:SS.uuuuuu" and an optional 'Z' at the start of `line`: the

@@ -14,6 +14,7 @@
 #include "muon/base/internal/RecordFormatter.h"
 #include "muon/base/internal/RecordQueues.h"
 #include "muon/base/Timestamp.h"
+#include "muon/base/internal/LineLayout.h"
 #include "muon/base/TscClock.h"
 
 namespace muon {
@@ -672,14 +673,10 @@ void AsyncLogging::writeLeftovers() {
 
 void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped) {
   if (dropped.messages > 0) {
-    char line[256];
-    int n = std::snprintf(line, sizeof line,
-                          "Dropped log messages at %s, %llu larger buffers (%llu messages)\n",
-                          Timestamp::now().toFormattedString().c_str(),
-                          static_cast<unsigned long long>(dropped.buffers),
-                          static_cast<unsigned long long>(dropped.messages));
-    std::fputs(line, stderr);
-    store_->writeReport(line, static_cast<size_t>(n), dropped.buffers, dropped.messages, &output_);
+    const std::string line =
+        detail::dropReport(Timestamp::now(), dropped.buffers, dropped.messages);
+    std::fputs(line.c_str(), stderr);
+    store_->writeReport(line.data(), line.size(), dropped.buffers, dropped.messages, &output_);
   }
   for (Buffer* b : batch) {
     // Every buffer before this one is written or was dropped (the batch is

@@ -17,6 +17,7 @@
 #include "muon/base/internal/SpoolFormat.h"
 #include "muon/base/Logging.h"
 #include "muon/base/Timestamp.h"
+#include "muon/base/internal/LineLayout.h"
 
 namespace muon {
 
@@ -252,14 +253,11 @@ RecoveryReport recoverSpool(const std::string& path, const std::string& basename
   }
   const std::string now = Timestamp::now().toFormattedString();
   if (dropped.messages > 0) {
-    char text[512];
-    std::snprintf(text, sizeof text,
-                  "Dropped log messages of pid %ld, not reported before it died (recovered at "
-                  "%s), %llu larger buffers (%llu messages)\n",
-                  contents.pid, now.c_str(), static_cast<unsigned long long>(dropped.buffers),
-                  static_cast<unsigned long long>(dropped.messages));
+    const std::string text = detail::dropReport(
+        Timestamp::now(), dropped.buffers, dropped.messages,
+        "pid " + std::to_string(contents.pid) + " died before reporting them (recovered)");
     spool::beginReport(h, out->nextPosition());
-    if (writeAll(out, text, std::strlen(text))) {
+    if (writeAll(out, text.data(), text.size())) {
       spool::endReport(h, dropped.buffers, dropped.messages);
       report.droppedMessages = dropped.messages;
     } else {

@@ -4,9 +4,10 @@
 // recoverDeadSpools() for its basename, and muon-recover calls
 // recoverSpool() for every spool in a directory. A spool whose lock a live
 // process holds is never touched. For a dead one, recovery first reports
-// the drops the dead process had not reported (kDrop), in one line
-//   Dropped log messages of pid P, not reported before it died (recovered
-//   at TIME), N larger buffers (M messages)
+// the drops the dead process had not reported (kDrop), in one line of the
+// backend's form (LineLayout.h, dropReport)
+//   Dropped log messages at TIME, N larger buffers (M messages); pid P
+//   died before reporting them (recovered)
 // then writes, in the order the buffers became current, one line
 //   Recovered N lines of pid P from SPOOL at TIME[; M incomplete lines left out]
 // and every line the dead process had committed and not written, each

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "NumberedLine.h"
+#include "DropReportLine.h"
 #include "PosixRegex.h"
 #include "ChildProcess.h"
 #include "TempDir.h"
@@ -62,15 +63,7 @@ class AsyncLoggingTest : public ::testing::Test {
   muon::LogAttachment attached_;
 };
 
-// AsyncLogging's report of a drop; `messages` gets its M.
-bool isDropReport(const std::string& line, uint64_t* messages) {
-  static const PosixRegex report(
-      "Dropped log messages at [0-9]{8} [0-9:.]{15}, ([0-9]+) larger buffers \\(([0-9]+) messages\\)");
-  std::vector<std::string> groups;
-  if (!report.fullMatch(line, &groups)) return false;
-  *messages = std::stoull(groups[2]);
-  return true;
-}
+using muon::test::isDropReport;
 
 // The first line is the first of some thread's, from this file; then the
 // lines as ThreadOrder.h checks them.
