@@ -1,0 +1,264 @@
+#include "muon/base/JournaldSink.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "muon/base/LogRecord.h"
+#include "muon/base/internal/FileIo.h"
+#include "muon/base/internal/JournalFormat.h"
+
+namespace muon {
+
+namespace {
+
+// Errors that say the connection's journald is gone: connect anew.
+bool connectionGone(int error) {
+  return error == ECONNREFUSED || error == ENOTCONN || error == EPIPE || error == ECONNRESET ||
+         error == ENOENT || error == EDESTADDRREQ;
+}
+
+int millisecondsUntil(std::chrono::steady_clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+  return static_cast<int>(std::max<int64_t>(left.count(), 0));
+}
+
+}  // namespace
+
+JournaldSink::JournaldSink(JournaldOptions options)
+    : options_(std::move(options)),
+      identifier_(options_.identifier.empty() ? program_invocation_short_name
+                                              : options_.identifier) {
+  sender_ = std::thread([this] { senderLoop(); });
+}
+
+JournaldSink::~JournaldSink() {
+  flush();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  senderCond_.notify_one();
+  sender_.join();
+  closeSocket();
+}
+
+void JournaldSink::append(const LogRecord& record) {
+  thread_local std::string entry;  // kept: no allocation per line once grown
+  journal::encodeRecord(record, identifier_, &entry);
+  enqueue(entry);
+}
+
+void JournaldSink::append(const char* line, size_t len) {
+  thread_local std::string entry;
+  journal::encodeLine(std::string_view(line, len), identifier_, &entry);
+  enqueue(entry);
+}
+
+void JournaldSink::enqueue(const std::string& entry) {
+  bool wake = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++queued_;
+    if (queue_.ends.size() >= options_.queueCapacity) {
+      ++stats_.dropped;
+      ++done_;
+      return;
+    }
+    wake = queue_.ends.empty();
+    queue_.bytes.insert(queue_.bytes.end(), entry.begin(), entry.end());
+    queue_.ends.push_back(queue_.bytes.size());
+  }
+  if (wake) senderCond_.notify_one();
+}
+
+void JournaldSink::flush() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const uint64_t ticket = queued_;
+  doneCond_.wait_for(lock, std::chrono::milliseconds(options_.flushTimeoutMs),
+                     [&] { return done_ >= ticket; });
+}
+
+JournaldSink::Stats JournaldSink::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+void JournaldSink::senderLoop() {
+  Entries batch;
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    senderCond_.wait(lock, [&] { return stop_ || !queue_.ends.empty(); });
+    if (stop_) {
+      // The destructor's flush has waited: what is still queued is lost.
+      stats_.lost += queue_.ends.size();
+      done_ += queue_.ends.size();
+      queue_.clear();
+      doneCond_.notify_all();
+      return;
+    }
+    std::swap(batch, queue_);
+    lock.unlock();
+    size_t sent = 0;
+    int error = 0;
+    size_t begin = 0;
+    for (const size_t end : batch.ends) {
+      if (!sendEntry(batch.bytes.data() + begin, end - begin, &error)) break;
+      ++sent;
+      begin = end;
+    }
+    const bool failed = sent < batch.ends.size();
+    lock.lock();
+    stats_.sent += sent;
+    stats_.lost += batch.ends.size() - sent;
+    done_ += batch.ends.size();
+    batch.clear();
+    doneCond_.notify_all();
+    if (failed) {
+      if (!down_) {
+        down_ = true;
+        ++stats_.outages;
+        std::fprintf(stderr,
+                     "muon: journald at %s does not take log entries (%s); they are counted lost "
+                     "until it does\n",
+                     options_.socketPath.c_str(), std::strerror(error));
+      }
+      senderCond_.wait_for(lock, std::chrono::milliseconds(options_.retryMs), [&] { return stop_; });
+      continue;
+    }
+    down_ = false;
+    if (stats_.dropped > reportedDropped_ || stats_.lost > reportedLost_) {
+      lock.unlock();
+      reportLosses();
+      lock.lock();
+    }
+  }
+}
+
+void JournaldSink::reportLosses() {
+  uint64_t dropped = 0;
+  uint64_t lost = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    dropped = stats_.dropped - reportedDropped_;
+    lost = stats_.lost - reportedLost_;
+  }
+  const std::string text = "muon: " + std::to_string(dropped + lost) +
+                           " log lines did not reach journald (" + std::to_string(dropped) +
+                           " dropped by a full queue, " + std::to_string(lost) +
+                           " lost while journald did not take them)";
+  std::string entry;
+  journal::encodeLine(text, identifier_, &entry);
+  // PRIORITY 4 (warning), not the notice of other loose lines.
+  const size_t priority = entry.find("\nPRIORITY=5\n");
+  if (priority != std::string::npos) entry[priority + 10] = '4';
+  int error = 0;
+  if (!sendEntry(entry.data(), entry.size(), &error)) return;  // the next success reports
+  std::lock_guard<std::mutex> lock(mutex_);
+  reportedDropped_ += dropped;
+  reportedLost_ += lost;
+}
+
+bool JournaldSink::connectSocket(int* error) {
+  struct sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  if (options_.socketPath.size() >= sizeof addr.sun_path) {
+    *error = ENAMETOOLONG;
+    return false;
+  }
+  std::memcpy(addr.sun_path, options_.socketPath.data(), options_.socketPath.size());
+  fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd_ < 0) {
+    *error = errno;
+    return false;
+  }
+  if (::connect(fd_, reinterpret_cast<const struct sockaddr*>(&addr), sizeof addr) != 0) {
+    *error = errno;
+    closeSocket();
+    return false;
+  }
+  return true;
+}
+
+void JournaldSink::closeSocket() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+bool JournaldSink::sendEntry(const char* p, size_t n, int* error) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.sendTimeoutMs);
+  bool reconnected = false;
+  for (;;) {
+    if (fd_ < 0) {
+      if (!connectSocket(error)) return false;
+      reconnected = true;
+    }
+    if (::send(fd_, p, n, MSG_NOSIGNAL) == static_cast<ssize_t>(n)) return true;
+    const int e = errno;
+    if (e == EINTR) continue;
+    if (e == EMSGSIZE || e == ENOBUFS) return sendViaMemfd(p, n, error);
+    if (e == EAGAIN) {
+      // journald's queue is full: wait for room, up to the deadline.
+      struct pollfd pfd = {fd_, POLLOUT, 0};
+      const int wait = millisecondsUntil(deadline);
+      if (wait == 0 || ::poll(&pfd, 1, wait) == 0) {
+        *error = ETIMEDOUT;
+        return false;
+      }
+      continue;
+    }
+    *error = e;
+    closeSocket();
+    // A journald restarted since this connection was made: once more, anew.
+    if (!connectionGone(e) || reconnected) return false;
+  }
+}
+
+bool JournaldSink::sendViaMemfd(const char* p, size_t n, int* error) {
+  const int memfd = ::memfd_create("muon-journal-entry", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (memfd < 0) {
+    *error = errno;
+    return false;
+  }
+  int e = writeToFd(memfd, p, n);
+  if (e == 0 &&
+      ::fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+    e = errno;
+  }
+  if (e == 0) {
+    union {
+      struct cmsghdr header;
+      char bytes[CMSG_SPACE(sizeof(int))];
+    } control = {};
+    struct msghdr msg = {};
+    msg.msg_control = control.bytes;
+    msg.msg_controllen = sizeof control.bytes;
+    struct cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(cmsg), &memfd, sizeof(int));
+    if (::sendmsg(fd_, &msg, MSG_NOSIGNAL) < 0) e = errno;
+  }
+  const bool ok = e == 0;
+  if (!ok) *error = e;
+  ::close(memfd);
+  if (ok) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.viaMemfd;
+  }
+  return ok;
+}
+
+}  // namespace muon
