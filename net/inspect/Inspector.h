@@ -39,6 +39,7 @@ namespace muon {
 
 class AsyncLogging;
 class SyslogSink;
+class JournaldSink;
 
 namespace net {
 
@@ -83,8 +84,12 @@ class Inspector {
   // sink="name". It must outlive the Inspector or be removed first.
   void addLogging(const AsyncLogging& log, const std::string& name = "async");
   void addSyslog(const SyslogSink& sink, const std::string& name = "syslog");
+  void addJournald(const JournaldSink& sink, const std::string& name = "journald") {
+    logs_.addJournald(&sink, name);
+  }
   void removeLogging(const AsyncLogging& log) { logs_.removeLogging(&log); }
   void removeSyslog(const SyslogSink& sink) { logs_.removeSyslog(&sink); }
+  void removeJournald(const JournaldSink& sink) { logs_.removeJournald(&sink); }
 
   // The /metrics page (the logging and net families), for tests and for
   // programs that serve it elsewhere. Any thread.

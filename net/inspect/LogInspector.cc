@@ -1,9 +1,11 @@
 #include "muon/net/inspect/LogInspector.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/internal/LoggerConfig.h"
+#include "muon/base/JournaldSink.h"
 #include "muon/base/SyslogSink.h"
 #include "muon/net/inspect/MetricsWriter.h"
 
@@ -21,28 +23,28 @@ const char* levelName(Logger::LogLevel level) {
 
 }  // namespace
 
-void LogInspector::addLogging(const AsyncLogging* log, const std::string& name) {
+template <typename Sink>
+void LogInspector::add(std::vector<Registered<Sink>>* list, const Sink* sink, const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
-  logs_.push_back(Logging{log, name});
+  list->push_back(Registered<Sink>{sink, name});
 }
 
-void LogInspector::addSyslog(const SyslogSink* sink, const std::string& name) {
+template <typename Sink>
+void LogInspector::remove(std::vector<Registered<Sink>>* list, const Sink* sink) {
   std::lock_guard<std::mutex> lock(mutex_);
-  syslogs_.push_back(Syslog{sink, name});
+  list->erase(std::remove_if(list->begin(), list->end(),
+                             [sink](const Registered<Sink>& r) { return r.sink == sink; }),
+              list->end());
 }
 
-void LogInspector::removeLogging(const AsyncLogging* log) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  logs_.erase(std::remove_if(logs_.begin(), logs_.end(), [log](const Logging& l) { return l.log == log; }),
-              logs_.end());
+void LogInspector::addLogging(const AsyncLogging* log, const std::string& name) { add(&logs_, log, name); }
+void LogInspector::addSyslog(const SyslogSink* sink, const std::string& name) { add(&syslogs_, sink, name); }
+void LogInspector::addJournald(const JournaldSink* sink, const std::string& name) {
+  add(&journals_, sink, name);
 }
-
-void LogInspector::removeSyslog(const SyslogSink* sink) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  syslogs_.erase(
-      std::remove_if(syslogs_.begin(), syslogs_.end(), [sink](const Syslog& s) { return s.sink == sink; }),
-      syslogs_.end());
-}
+void LogInspector::removeLogging(const AsyncLogging* log) { remove(&logs_, log); }
+void LogInspector::removeSyslog(const SyslogSink* sink) { remove(&syslogs_, sink); }
+void LogInspector::removeJournald(const JournaldSink* sink) { remove(&journals_, sink); }
 
 std::string LogInspector::levels() {
   // One consistent configuration; its module list lives as long as the process.
@@ -71,8 +73,8 @@ std::string LogInspector::stats() const {
   auto line = [&page](const std::string& sink, const char* counter, uint64_t value) {
     page += sink + " " + counter + " " + std::to_string(value) + "\n";
   };
-  for (const Logging& l : logs_) {
-    const AsyncLogging::Stats s = l.log->stats();
+  for (const Registered<AsyncLogging>& l : logs_) {
+    const AsyncLogging::Stats s = l.sink->stats();
     line(l.name, "lines_written", s.linesWritten);
     line(l.name, "messages_dropped", s.messagesDropped);
     line(l.name, "buffers_dropped", s.buffersDropped);
@@ -85,15 +87,22 @@ std::string LogInspector::stats() const {
     line(l.name, "file_lost_bytes", s.file.lostBytes);
     line(l.name, "file_write_errors", s.file.writeErrors);
     line(l.name, "files_created", s.file.filesCreated);
-    const std::string spool = l.log->spoolPath();
+    const std::string spool = l.sink->spoolPath();
     page += l.name + " spool " + (spool.empty() ? "-" : spool) + "\n";
   }
-  for (const Syslog& s : syslogs_) {
+  for (const Registered<SyslogSink>& s : syslogs_) {
     const SyslogSink::Stats st = s.sink->stats();
     line(s.name, "sent", st.sent);
     line(s.name, "dropped", st.dropped);
     line(s.name, "lost", st.lost);
     line(s.name, "reconnects", st.reconnects);
+  }
+  for (const Registered<JournaldSink>& j : journals_) {
+    const JournaldSink::Stats st = j.sink->stats();
+    const std::pair<const char*, uint64_t> counters[] = {
+        {"sent", st.sent}, {"sent_via_memfd", st.viaMemfd}, {"dropped", st.dropped},
+        {"lost", st.lost}, {"outages", st.outages}};
+    for (const auto& c : counters) line(j.name, c.first, c.second);
   }
   line("logger", "lines_truncated", Logger::linesTruncated());
   return page;
@@ -102,27 +111,34 @@ std::string LogInspector::stats() const {
 void LogInspector::writeMetrics(MetricsWriter* out) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<AsyncLogging::Stats> a;
-  for (const Logging& l : logs_) a.push_back(l.log->stats());
+  for (const Registered<AsyncLogging>& l : logs_) a.push_back(l.sink->stats());
   std::vector<SyslogSink::Stats> s;
-  for (const Syslog& sy : syslogs_) s.push_back(sy.sink->stats());
+  for (const Registered<SyslogSink>& sy : syslogs_) s.push_back(sy.sink->stats());
+  std::vector<JournaldSink::Stats> j;
+  for (const Registered<JournaldSink>& jo : journals_) j.push_back(jo.sink->stats());
 
   using W = MetricsWriter;
   out->family("muon_log_lines_written_total", W::kCounter,
-              "Log lines handed to the sink's output: the log file (AsyncLogging) or the syslog socket (SyslogSink).");
+              "Log lines handed to the sink's output: the log file (AsyncLogging), the syslog socket (SyslogSink) or journald's (JournaldSink).");
   for (size_t i = 0; i < a.size(); ++i) out->sample({{"sink", logs_[i].name}}, a[i].linesWritten);
   for (size_t i = 0; i < s.size(); ++i) out->sample({{"sink", syslogs_[i].name}}, s[i].sent);
+  for (size_t i = 0; i < j.size(); ++i) out->sample({{"sink", journals_[i].name}}, j[i].sent);
 
   out->family("muon_log_lines_dropped_total", W::kCounter,
-              "Log lines dropped before output, by cause: buffers_full (AsyncLogging's kDrop policy, or no buffer to be had), queue_full (SyslogSink's queue).");
+              "Log lines dropped before output, by cause: buffers_full (AsyncLogging's kDrop policy, or no buffer to be had), queue_full (SyslogSink's and JournaldSink's queues).");
   for (size_t i = 0; i < a.size(); ++i)
     out->sample({{"sink", logs_[i].name}, {"cause", "buffers_full"}}, a[i].messagesDropped);
   for (size_t i = 0; i < s.size(); ++i)
     out->sample({{"sink", syslogs_[i].name}, {"cause", "queue_full"}}, s[i].dropped);
+  for (size_t i = 0; i < j.size(); ++i)
+    out->sample({{"sink", journals_[i].name}, {"cause", "queue_full"}}, j[i].dropped);
 
   out->family("muon_log_lines_lost_total", W::kCounter,
-              "Log lines whose output failed, by cause: send_failed (SyslogSink). A log file's failed writes are counted in bytes (muon_log_bytes_lost_total).");
+              "Log lines whose output failed, by cause: send_failed (SyslogSink, JournaldSink). A log file's failed writes are counted in bytes (muon_log_bytes_lost_total).");
   for (size_t i = 0; i < s.size(); ++i)
     out->sample({{"sink", syslogs_[i].name}, {"cause", "send_failed"}}, s[i].lost);
+  for (size_t i = 0; i < j.size(); ++i)
+    out->sample({{"sink", journals_[i].name}, {"cause", "send_failed"}}, j[i].lost);
 
   out->family("muon_log_bytes_written_total", W::kCounter, "Bytes that reached the sink's log files.");
   for (size_t i = 0; i < a.size(); ++i) out->sample({{"sink", logs_[i].name}}, a[i].file.writtenBytes);

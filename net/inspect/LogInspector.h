@@ -1,7 +1,7 @@
 // LogInspector: the inspector's logging pages and the logging half of
 // /metrics. It shows and changes the Logger's levels, and reads the counters
-// of the sinks the program registers (addLogging, addSyslog): AsyncLogging
-// (with its LogFile and spool) and SyslogSink. A registered sink must
+// of the sinks the program registers (addLogging, addSyslog, addJournald):
+// AsyncLogging (with its LogFile and spool), SyslogSink and JournaldSink. A registered sink must
 // outlive the LogInspector, or be removed first.
 //
 // Thread safety: every member from any thread (a mutex guards the sinks).
@@ -14,6 +14,7 @@
 namespace muon {
 
 class AsyncLogging;
+class JournaldSink;
 class SyslogSink;
 
 namespace net {
@@ -25,8 +26,10 @@ class LogInspector {
   // `name` labels the sink's counters (sink="name" in /metrics).
   void addLogging(const AsyncLogging* log, const std::string& name);
   void addSyslog(const SyslogSink* sink, const std::string& name);
+  void addJournald(const JournaldSink* sink, const std::string& name);
   void removeLogging(const AsyncLogging* log);
   void removeSyslog(const SyslogSink* sink);
+  void removeJournald(const JournaldSink* sink);
 
   // The levels in MUON_LOG_LEVEL's syntax ("info,TcpConnection=trace"),
   // then one line per level: "default info", "module TcpConnection trace".
@@ -43,17 +46,21 @@ class LogInspector {
   void writeMetrics(MetricsWriter* out) const;
 
  private:
-  struct Logging {
-    const AsyncLogging* log;
+  // A registered sink and its label.
+  template <typename Sink>
+  struct Registered {
+    const Sink* sink;
     std::string name;
   };
-  struct Syslog {
-    const SyslogSink* sink;
-    std::string name;
-  };
+  template <typename Sink>
+  void add(std::vector<Registered<Sink>>* list, const Sink* sink, const std::string& name);
+  template <typename Sink>
+  void remove(std::vector<Registered<Sink>>* list, const Sink* sink);
+
   mutable std::mutex mutex_;
-  std::vector<Logging> logs_;
-  std::vector<Syslog> syslogs_;
+  std::vector<Registered<AsyncLogging>> logs_;
+  std::vector<Registered<SyslogSink>> syslogs_;
+  std::vector<Registered<JournaldSink>> journals_;
 };
 
 }  // namespace net

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "FuzzCheck.h"
+#include "FuzzedRecord.h"
 #include "LogfmtParser.h"
 #include "muon/base/internal/LineEncoders.h"
 #include "muon/base/internal/LineLayout.h"
@@ -79,15 +80,8 @@ void checkRecord(FuzzedDataProvider& in) {
   const size_t from = stream.trailingFieldsFrom(text.size());
   muon::LogField list[muon::detail::FieldSpans::kMax];
   muon::LogRecord record;
-  record.time = muon::Timestamp(in.ConsumeIntegralInRange<int64_t>(0, 253402300799999999));
-  record.level = static_cast<muon::Logger::LogLevel>(
-      in.ConsumeIntegralInRange(0, muon::detail::kLevelCount - 1));
-  record.tid = in.ConsumeIntegralInRange(0, 999999999);
-  const std::string function = in.ConsumeRandomLengthString(16);
-  const std::string file = in.ConsumeRandomLengthString(16);
-  record.function = function;
-  record.file = file;
-  record.line = 42;
+  std::string function, file;
+  fuzzRecordParts(in, &record, &function, &file);
   record.message = text;
   record.fields = text.substr(from);
   if (spans.complete && spans.count > 0 && in.ConsumeBool()) {

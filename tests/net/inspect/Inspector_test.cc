@@ -14,6 +14,7 @@
 #include "NetTestUtil.h"
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
+#include "muon/base/JournaldSink.h"
 #include "muon/base/Logging.h"
 #include "muon/base/SyslogSink.h"
 #include "muon/net/EventLoopThread.h"
@@ -232,6 +233,29 @@ TEST_F(InspectorMetricsTest, SyslogSinkCountersShowUntilRemoved) {
   }
   EXPECT_EQ(scrape().count("muon_log_lines_written_total{sink=\"udp\"}"), 0u);
   ::close(daemon);
+}
+
+// A JournaldSink registered with addJournald: with no journald there, its
+// lines show as lost (send_failed) on /metrics and /log/stats.
+TEST_F(InspectorMetricsTest, JournaldSinkCountsItsLostLines) {
+  muon::JournaldOptions options;
+  options.socketPath = "/nonexistent/journal-socket";
+  ::testing::internal::CaptureStderr();  // its note of the outage
+  {
+    muon::JournaldSink sink(options);
+    inspector_->addJournald(sink);
+    for (int i = 0; i < 3; ++i) sink.append("to journald\n", 12);
+    sink.flush();
+    std::map<std::string, double> page = scrape();
+    EXPECT_EQ(page["muon_log_lines_written_total{sink=\"journald\"}"], 0);
+    EXPECT_EQ(page["muon_log_lines_lost_total{sink=\"journald\",cause=\"send_failed\"}"], 3);
+    EXPECT_EQ(page.count("muon_log_lines_dropped_total{sink=\"journald\",cause=\"queue_full\"}"), 1u);
+    const std::string stats = bodyOf(httpGet(inspector_->listenAddress(), "/log/stats"));
+    EXPECT_NE(stats.find("journald lost 3\njournald outages 1\n"), std::string::npos) << stats;
+    inspector_->removeJournald(sink);
+  }
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(scrape().count("muon_log_lines_lost_total{sink=\"journald\",cause=\"send_failed\"}"), 0u);
 }
 
 }  // namespace
