@@ -55,10 +55,12 @@ need() {
 # Prometheus (own configuration and storage in a temporary directory) to
 # scrape inspect_server's /metrics (ctest -L http); the package's own
 # service is never started or touched. openssl: the TLS tests make their CA
-# and certificates with the command (ctest -L tls).
+# and certificates with the command (ctest -L tls). systemd: the journald
+# tests start their own systemd-journald in a mount namespace of their own and
+# read it back with journalctl (ctest -L journal); the system's is never touched.
 build_deps=(g++ cmake make pkg-config libgtest-dev libgmock-dev libbenchmark-dev libboost1.81-dev
             liburing-dev libspdlog-dev libgoogle-glog-dev tzdata libzstd-dev libssl-dev zstd rsyslog
-            rsyslog-relp curl prometheus openssl
+            rsyslog-relp curl prometheus openssl systemd
             nlohmann-json3-dev)  # tests only: JSON lines checked with a real parser (ctest -L structured)
 
 # configure_and_build DIR [CMAKE ARGS...]

@@ -84,7 +84,7 @@ class JournaldSinkTest : public ::testing::Test {
   void SetUp() override {
     std::string why;
     if (!journald_.start(&why)) {
-      if (Journald::required()) FAIL() << "no private journald: " << why;
+      if (Journald::required() && !journald_.namespaceRefused()) FAIL() << "no private journald: " << why;
       GTEST_SKIP() << "no private journald: " << why;
     }
   }
