@@ -40,6 +40,11 @@ struct HttpOptions {
   // written out, so memory stays bounded. While it waits, the client has
   // idleTimeoutSeconds to start reading before the connection is closed.
   size_t maxPendingOutputBytes = 1024 * 1024;
+  // Answer a request that carried a valid W3C traceparent with a
+  // `traceresponse` field naming the span the server handled it in (W3C
+  // Trace Context Level 2). Off by default: it tells the client the trace
+  // ids, which a public server may not want to.
+  bool traceResponse = false;
 };
 
 }  // namespace net

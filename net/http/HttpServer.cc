@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "muon/base/Logging.h"
+#include "muon/base/TraceContext.h"
 #include "muon/net/Buffer.h"
 #include "muon/net/EventLoop.h"
 #include "muon/net/TcpConnection.h"
@@ -183,7 +184,7 @@ void HttpServer::onMessage(const TcpConnectionPtr& conn, Buffer* buf, Timestamp 
     }
     const HttpRequest& request = context.request();
     HttpResponse response(!context.keepAlive());
-    httpCallback_(request, &response);
+    answer(request, &response);
     if (request.method() == HttpRequest::kHead) {
       response.appendHeadToBuffer(&session->output);
     } else {
@@ -227,6 +228,23 @@ void HttpServer::onMessage(const TcpConnectionPtr& conn, Buffer* buf, Timestamp 
                 options_.idleTimeoutSeconds > 0 ? after(now, options_.idleTimeoutSeconds) : kNever,
                 now);
   }
+}
+
+void HttpServer::answer(const HttpRequest& request, HttpResponse* response) const {
+  const auto& headers = request.headers();
+  const auto traceparent = headers.find("traceparent");
+  TraceContext incoming;
+  if (traceparent == headers.end() || !TraceContext::parse(traceparent->second, &incoming)) {
+    httpCallback_(request, response);
+    return;
+  }
+  // The request's lines carry its trace and the span this server handles it in.
+  const TraceContext span = incoming.child();
+  {
+    TraceScope scope(span);
+    httpCallback_(request, response);
+  }
+  if (options_.traceResponse) response->addHeader("traceresponse", span.traceparent());
 }
 
 void HttpServer::resumeWhenWritten(HttpServer* server, const TcpConnectionPtr& conn) {

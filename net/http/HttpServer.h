@@ -13,6 +13,13 @@
 // resumes once they are written. Limits and timeouts: HttpServer::Options
 // (HttpOptions.h).
 //
+// Trace context: a request with a valid W3C `traceparent` field has its
+// callback run inside a TraceScope (muon/base/TraceContext.h) of a new span
+// of that trace, so every line the handler logs on that thread carries
+// `trace.id` (the request's trace) and `span.id` (the server's span); with
+// Options::traceResponse the answer names that span in `traceresponse`. An
+// invalid traceparent is ignored, as the specification says.
+//
 // Timeouts: one timer per connection, armed for its deadline (the request's
 // first byte + requestTimeoutSeconds while a request is incomplete, the last
 // answer + idleTimeoutSeconds while idle). A request does not touch the timer:
@@ -64,6 +71,9 @@ class HttpServer {
  private:
   void onConnection(const TcpConnectionPtr& conn);
   void onMessage(const TcpConnectionPtr& conn, Buffer* buf, Timestamp receiveTime);
+  // Runs the callback for one request, inside its trace's TraceScope when
+  // it carries a valid traceparent (TraceContext.h).
+  void answer(const HttpRequest& request, HttpResponse* response) const;
   // Set as the write-complete callback of a connection paused because its
   // answers piled up; resumes it. Static: it may run after the server is
   // gone, and then finds the connection closed before it touches `server`.
