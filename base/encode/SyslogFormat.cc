@@ -22,23 +22,7 @@ std::string headerField(const std::string& value, size_t maxLength) {
 
 }  // namespace
 
-int severityOf(Logger::LogLevel level) {
-  switch (level) {
-    case Logger::TRACE:
-    case Logger::DEBUG:
-      return kDebug;
-    case Logger::INFO:
-      return kInformational;
-    case Logger::WARN:
-      return kWarning;
-    case Logger::ERROR:
-      return kError;
-    case Logger::FATAL:
-      return kCritical;
-    default:
-      return kNotice;
-  }
-}
+int severityOf(Logger::LogLevel level) { return detail::syslogSeverity(level); }
 
 // RFC 5424's TIMESTAMP, "2026-11-21T08:15:02.123456Z": the RFC 3339 form
 // JSON lines' @timestamp has, by the same writer (LineLayout.h).

@@ -43,7 +43,7 @@ inline constexpr int kNotice = 5;
 inline constexpr int kInformational = 6;
 inline constexpr int kDebug = 7;
 
-// The one place a level becomes a syslog severity.
+// A level's syslog severity (detail::syslogSeverity, LineLayout.h).
 int severityOf(Logger::LogLevel level);
 
 // RFC 3339 in UTC, to the microsecond: "2026-11-21T08:15:02.123456Z".

@@ -139,6 +139,27 @@ bool parseLine(std::string_view line, const TimeZone& zone, LogRecord* record) {
   return true;
 }
 
+int levelOfLine(std::string_view line) {
+  // "YYYYmmdd HH:MM:SS.uuuuuu", an optional 'Z', " ", the padded thread id, " ".
+  constexpr size_t kDateTime = 24;
+  size_t i = kDateTime;
+  if (line.size() <= i || line[8] != ' ' || line[17] != '.') return -1;
+  if (line[i] == 'Z') ++i;
+  if (i >= line.size() || line[i] != ' ') return -1;
+  while (i < line.size() && line[i] == ' ') ++i;
+  const size_t digits = i;
+  while (i < line.size() && line[i] >= '0' && line[i] <= '9') ++i;
+  if (i == digits || i >= line.size() || line[i] != ' ') return -1;
+  const std::string_view rest = line.substr(i + 1);
+  for (int level = 0; level < kLevelCount; ++level) {
+    if (rest.size() >= kLevelNameLength &&
+        rest.compare(0, kLevelNameLength, kLevelNames[level], kLevelNameLength) == 0) {
+      return level;
+    }
+  }
+  return -1;
+}
+
 bool appendTrailerBytes(LogStream& stream, const char* trailer, size_t n) {
   return stream.finishLine(trailer, n);
 }

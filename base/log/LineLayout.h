@@ -54,6 +54,14 @@ constexpr std::string_view levelName(int level) {
   return std::string_view(name, n);
 }
 
+// The syslog severity (RFC 5424, sd-daemon's <N>) of a level: TRACE and
+// DEBUG debug (7), INFO info (6), WARN warning (4), ERROR err (3), FATAL
+// crit (2); notice (5) for anything else. The one place a level becomes one.
+constexpr int syslogSeverity(int level) {
+  constexpr int kSeverities[kLevelCount] = {7, 7, 6, 4, 3, 2};
+  return level >= 0 && level < kLevelCount ? kSeverities[level] : 5;
+}
+
 // ---- the prefix ------------------------------------------------------------
 
 // "20261121 08:15:02.123456Z  4321 " at most: date-time, microseconds, 'Z',
@@ -226,6 +234,12 @@ size_t readDateTime(std::string_view line, const TimeZone& zone, Timestamp* time
 // id and a level name (readers of log files: JSON lines, syslog,
 // muon-logcat).
 bool parseLine(std::string_view line, const TimeZone& zone, LogRecord* record);
+
+// The level of a text line in muon's layout, read from where the layout puts
+// it (after the date-time and the thread id), without reading the time; -1
+// for any other line. For outputs that only need the level (the journal's
+// <N> prefix on stdout).
+int levelOfLine(std::string_view line);
 
 // ---- from a record -------------------------------------------------------------
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <mutex>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <string>
@@ -42,8 +43,54 @@ namespace detail {
 // ends `cat`. What the program itself printed through stdio (printf) is
 // pushed out first, so that its output and its lines keep their order; with
 // nothing pending that costs stdout's lock and no system call.
+//
+// Under systemd, when stdout is the journal (JOURNAL_STREAM names stdout's
+// device and inode, as systemd sets it for a service), each line of muon's
+// layout gets its level's syslog severity in front, "<6>" for INFO
+// (sd-daemon's convention), so that journald keeps the levels: journalctl
+// -p warning shows the warnings. Checked once, at the first line.
+namespace {
+
+bool stdoutIsTheJournal() {
+  const char* stream = std::getenv("JOURNAL_STREAM");
+  if (stream == nullptr) return false;
+  unsigned long long device = 0, inode = 0;
+  if (std::sscanf(stream, "%llu:%llu", &device, &inode) != 2) return false;
+  struct stat st;
+  return ::fstat(STDOUT_FILENO, &st) == 0 && static_cast<unsigned long long>(st.st_dev) == device &&
+         static_cast<unsigned long long>(st.st_ino) == inode;
+}
+
+void writeWithSeverity(const char* msg, size_t len) {
+  const int level = levelOfLine(std::string_view(msg, len));
+  if (level < 0) {
+    static_cast<void>(writeToFd(STDOUT_FILENO, msg, len));
+    return;
+  }
+  // One write, as for every line: the prefix and the line in one buffer.
+  char line[4096 + 3];
+  if (len > sizeof line - 3) {
+    const char prefix[3] = {'<', static_cast<char>('0' + syslogSeverity(level)), '>'};
+    static_cast<void>(writeToFd(STDOUT_FILENO, prefix, sizeof prefix));
+    static_cast<void>(writeToFd(STDOUT_FILENO, msg, len));
+    return;
+  }
+  line[0] = '<';
+  line[1] = static_cast<char>('0' + syslogSeverity(level));
+  line[2] = '>';
+  std::memcpy(line + 3, msg, len);
+  static_cast<void>(writeToFd(STDOUT_FILENO, line, len + 3));
+}
+
+}  // namespace
+
 void defaultOutput(const char* msg, size_t len) {
   std::fflush(stdout);
+  static const bool toJournal = stdoutIsTheJournal();
+  if (__builtin_expect(toJournal, 0)) {
+    writeWithSeverity(msg, len);
+    return;
+  }
   static_cast<void>(writeToFd(STDOUT_FILENO, msg, len));
 }
 // Lines are written already; this pushes out what the program itself has
