@@ -110,8 +110,10 @@ case "$cmd" in
     ;;
   bench)
     # wrk: the HTTP benchmark's client (examples/bench/http_bench.sh); valgrind: the
-    # instructions per call beside the latency (examples/bench/latency_bench.sh).
-    need "${build_deps[@]}" gnuplot-nox procps wrk valgrind
+    # instructions per call beside the latency (examples/bench/latency_bench.sh);
+    # libsystemd-dev: spdlog's systemd_sink, the journald table's peer
+    # (examples/bench/journal_bench.sh).
+    need "${build_deps[@]}" gnuplot-nox procps wrk valgrind libsystemd-dev
     # Build output to stderr: stdout is the tables, for scripts to keep.
     configure_and_build build >&2
     exec "$top/examples/bench/run_bench.sh" "$top/build" "$@"

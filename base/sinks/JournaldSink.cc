@@ -2,9 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -27,11 +27,6 @@ bool connectionGone(int error) {
          error == ENOENT || error == EDESTADDRREQ;
 }
 
-int millisecondsUntil(std::chrono::steady_clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-      deadline - std::chrono::steady_clock::now());
-  return static_cast<int>(std::max<int64_t>(left.count(), 0));
-}
 
 }  // namespace
 
@@ -177,9 +172,20 @@ bool JournaldSink::connectSocket(int* error) {
     return false;
   }
   std::memcpy(addr.sun_path, options_.socketPath.data(), options_.socketPath.size());
-  fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  // Blocking, with a send timeout: a send into journald's full queue sleeps
+  // in the kernel until there is room (one call, no poll and retry), for at
+  // most sendTimeoutMs.
+  fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd_ < 0) {
     *error = errno;
+    return false;
+  }
+  struct timeval timeout = {};
+  timeout.tv_sec = options_.sendTimeoutMs / 1000;
+  timeout.tv_usec = (options_.sendTimeoutMs % 1000) * 1000;
+  if (::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout) != 0) {
+    *error = errno;
+    closeSocket();
     return false;
   }
   if (::connect(fd_, reinterpret_cast<const struct sockaddr*>(&addr), sizeof addr) != 0) {
@@ -196,8 +202,6 @@ void JournaldSink::closeSocket() {
 }
 
 bool JournaldSink::sendEntry(const char* p, size_t n, int* error) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.sendTimeoutMs);
   bool reconnected = false;
   for (;;) {
     if (fd_ < 0) {
@@ -208,15 +212,11 @@ bool JournaldSink::sendEntry(const char* p, size_t n, int* error) {
     const int e = errno;
     if (e == EINTR) continue;
     if (e == EMSGSIZE || e == ENOBUFS) return sendViaMemfd(p, n, error);
-    if (e == EAGAIN) {
-      // journald's queue is full: wait for room, up to the deadline.
-      struct pollfd pfd = {fd_, POLLOUT, 0};
-      const int wait = millisecondsUntil(deadline);
-      if (wait == 0 || ::poll(&pfd, 1, wait) == 0) {
-        *error = ETIMEDOUT;
-        return false;
-      }
-      continue;
+    if (e == EAGAIN || e == EWOULDBLOCK) {
+      // SO_SNDTIMEO passed with journald's queue still full: it is not
+      // reading. The connection stays: it is alive.
+      *error = ETIMEDOUT;
+      return false;
     }
     *error = e;
     closeSocket();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What `./build.sh bench` runs once the build is done: the logging table,
 # zlog's logging matrix, the latency of one log call, then the pingpong
-# matrix, then the HTTP table, then the shipping table. Usage: help_text
+# matrix, then the HTTP table, then the shipping table, then the journald table. Usage: help_text
 # below (run_bench.sh --help).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -9,7 +9,7 @@ bench_name=run_bench
 
 synopsis() {
   cat <<'EOF'
-run_bench.sh BUILD_DIR [--quick] [--only logging|matrix|latency|pingpong|http|ship|tls] [--seconds S]
+run_bench.sh BUILD_DIR [--quick] [--only logging|matrix|latency|pingpong|http|ship|journal|tls] [--seconds S]
              [--repeat R] [--sessions LIST] [--blocks LIST] [--threads LIST]
 EOF
 }
@@ -26,7 +26,10 @@ help_text() {
                        it takes /tmp/muon-bench.lock itself, see its --help)
 6. the shipping table (examples/bench/ship_bench.sh BUILD_DIR [--quick] [--repeat R];
                        RELP into rsyslogd; it takes the lock itself too)
-7. the TLS pingpong table (examples/bench/tls_bench.sh, see its --help): --only tls only
+7. the journald table (examples/bench/journal_bench.sh BUILD_DIR [--quick] [--repeat R];
+                       muon's JournaldSink against spdlog's systemd_sink into a private
+                       journald; it takes the lock itself)
+8. the TLS pingpong table (examples/bench/tls_bench.sh, see its --help): --only tls only
 one after the other, never together: they would share the CPUs.
 --seconds and the three lists are for pingpong only. Markdown tables go to
 stdout, progress to stderr; CSV and JSON files and PNG plots to BUILD_DIR/bench/.
@@ -49,8 +52,8 @@ while [ $# -gt 0 ]; do
     --only)
       need_value $#
       case "$2" in
-        logging|matrix|latency|pingpong|http|ship|tls) only=$2 ;;
-        *) echo "$bench_name: --only logging|matrix|latency|pingpong|http|ship|tls" >&2; usage ;;
+        logging|matrix|latency|pingpong|http|ship|journal|tls) only=$2 ;;
+        *) echo "$bench_name: --only logging|matrix|latency|pingpong|http|ship|journal|tls" >&2; usage ;;
       esac
       shift ;;
     --repeat) need_value $#; common+=(--repeat "$2"); shift ;;
@@ -112,6 +115,12 @@ if [ $only = all ] || [ $only = ship ]; then
   section "Shipping (RELP)"
   echo "== ship benchmark" >&2
   "$here/ship_bench.sh" "$build" "${common[@]}" || { echo "run_bench: ship benchmark failed" >&2; status=1; }
+fi
+
+if [ $only = all ] || [ $only = journal ]; then
+  section "journald"
+  echo "== journal benchmark" >&2
+  "$here/journal_bench.sh" "$build" "${common[@]}" || { echo "run_bench: journal benchmark failed" >&2; status=1; }
 fi
 
 if [ $only = tls ]; then
