@@ -49,18 +49,16 @@ JournaldSink::~JournaldSink() {
 }
 
 void JournaldSink::append(const LogRecord& record) {
-  thread_local std::string entry;  // kept: no allocation per line once grown
-  journal::encodeRecord(record, identifier_, &entry);
-  enqueue(entry);
+  enqueue(detail::storedSize(record), true,
+          [&record](char* out) { detail::storeRecord(record, out); });
 }
 
 void JournaldSink::append(const char* line, size_t len) {
-  thread_local std::string entry;
-  journal::encodeLine(std::string_view(line, len), identifier_, &entry);
-  enqueue(entry);
+  enqueue(len, false, [line, len](char* out) { std::memcpy(out, line, len); });
 }
 
-void JournaldSink::enqueue(const std::string& entry) {
+template <typename Write>
+void JournaldSink::enqueue(size_t size, bool isRecord, Write write) {
   bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -71,10 +69,20 @@ void JournaldSink::enqueue(const std::string& entry) {
       return;
     }
     wake = queue_.ends.empty();
-    queue_.bytes.insert(queue_.bytes.end(), entry.begin(), entry.end());
-    queue_.ends.push_back(queue_.bytes.size());
+    const size_t at = queue_.bytes.size();
+    queue_.bytes.resize(at + size);
+    write(queue_.bytes.data() + at);
+    queue_.ends.push_back(Entries::End{at + size, isRecord});
   }
   if (wake) senderCond_.notify_one();
+}
+
+void JournaldSink::encodeQueued(const char* p, size_t n, bool isRecord, std::string* entry) const {
+  if (isRecord) {
+    journal::encodeRecord(detail::loadRecord(p), identifier_, entry);
+  } else {
+    journal::encodeLine(std::string_view(p, n), identifier_, entry);
+  }
 }
 
 void JournaldSink::flush() {
@@ -91,6 +99,7 @@ JournaldSink::Stats JournaldSink::stats() const {
 
 void JournaldSink::senderLoop() {
   Entries batch;
+  std::string entry;  // the one being sent; its memory kept
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     senderCond_.wait(lock, [&] { return stop_ || !queue_.ends.empty(); });
@@ -107,10 +116,11 @@ void JournaldSink::senderLoop() {
     size_t sent = 0;
     int error = 0;
     size_t begin = 0;
-    for (const size_t end : batch.ends) {
-      if (!sendEntry(batch.bytes.data() + begin, end - begin, &error)) break;
+    for (const Entries::End& end : batch.ends) {
+      encodeQueued(batch.bytes.data() + begin, end.offset - begin, end.isRecord, &entry);
+      if (!sendEntry(entry.data(), entry.size(), &error)) break;
       ++sent;
-      begin = end;
+      begin = end.offset;
     }
     const bool failed = sent < batch.ends.size();
     lock.lock();

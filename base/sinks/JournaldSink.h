@@ -18,9 +18,9 @@
 // memfd passed over the socket (SCM_RIGHTS), as journald accepts.
 //
 // A missing, dead or slow journald never blocks a logging thread: append()
-// encodes the entry on the calling thread and copies it into a bounded
-// queue under a mutex that the sender thread holds only to swap the queue
-// for its emptied batch, never during I/O. A full queue drops the new entry
+// copies the record (detail::storeRecord) into a bounded queue under a
+// mutex that the sender thread holds only to swap the queue for its emptied
+// batch, never during I/O; the sender encodes and sends. A full queue drops the new entry
 // (counted: `dropped`). The sender waits at most sendTimeoutMs for
 // journald to take an entry (its socket's queue full); an entry it cannot
 // send (no socket, the connection refused, the wait over) is counted `lost`
@@ -98,18 +98,27 @@ class JournaldSink {
   const std::string& socketPath() const { return options_.socketPath; }
 
  private:
-  // Entries in order, their bytes one after another; the queue and the
-  // sender's batch are two of these, swapped whole, so their memory is
-  // reused.
+  // Lines in order, their bytes one after another: a stored record
+  // (detail::storeRecord) or a line that did not come from Logger. The
+  // queue and the sender's batch are two of these, swapped whole, so their
+  // memory is reused.
   struct Entries {
+    struct End {
+      size_t offset;  // where the next one begins
+      bool isRecord;
+    };
     std::vector<char> bytes;
-    std::vector<size_t> ends;
+    std::vector<End> ends;
     void clear() {
       bytes.clear();
       ends.clear();
     }
   };
-  void enqueue(const std::string& entry);
+  // Queues `size` bytes that `write` writes into the room made for them.
+  template <typename Write>
+  void enqueue(size_t size, bool isRecord, Write write);
+  // The entry of a queued line, into *entry.
+  void encodeQueued(const char* p, size_t n, bool isRecord, std::string* entry) const;
   void senderLoop();
   // Sends one entry, connecting first if there is no connection; false if
   // journald did not take it (*error says why).

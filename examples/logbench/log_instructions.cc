@@ -18,6 +18,7 @@
 #include "muon/base/LogStream.h"
 #include "muon/base/Logging.h"
 #include "muon/base/internal/RecordFormatter.h"
+#include "muon/base/JournaldSink.h"
 #include "muon/base/SyslogSink.h"
 
 namespace {
@@ -57,6 +58,7 @@ MUON_ROW(rowLogDebugIntoBacktrace, LOG_DEBUG << MESSAGE)
 MUON_ROW(rowLogInfoWithBacktrace, LOG_INFO << MESSAGE)
 MUON_ROW(rowLogInfoFlushed, LOG_INFO << MESSAGE)
 MUON_ROW(rowLogInfoToSyslogSink, LOG_INFO << MESSAGE)
+MUON_ROW(rowLogInfoToJournaldSink, LOG_INFO << MESSAGE)
 MUON_ROW(rowLogInfoToAsyncLogging, LOG_INFO << MESSAGE)
 MUON_ROW(rowLogInfoToTwoSinks, LOG_INFO << MESSAGE)
 
@@ -181,6 +183,19 @@ int main() {
     muon::SyslogSink sink(options);
     auto attached = Logger::attach(sink);
     run_rowLogInfoToSyslogSink();
+  }
+
+  {
+    // The same for JournaldSink: the entry encoded and queued; the sender
+    // finds no journald and waits in its retry.
+    muon::JournaldOptions options;
+    options.socketPath = "/nonexistent/muon-log-instructions-journal";
+    options.queueCapacity = kCalls + 1;
+    options.retryMs = 60000;
+    options.flushTimeoutMs = 0;
+    muon::JournaldSink sink(options);
+    auto attached = Logger::attach(sink);
+    run_rowLogInfoToJournaldSink();
   }
 
   {
