@@ -129,6 +129,17 @@ MUON_ROW(rowLogInfoOneFieldContext, LOG_INFO << MESSAGE)
 
 }  // namespace
 
+// Runs `row` into a sink that queues what the calling thread hands it,
+// with room for every call and no wait for it at the end.
+template <typename Sink, typename Options>
+void rowIntoQueuingSink(Options options, void (*row)()) {
+  options.queueCapacity = kCalls + 1;
+  options.flushTimeoutMs = 0;
+  Sink sink(options);
+  auto attached = muon::Logger::attach(sink);
+  row();
+}
+
 int main() {
   using muon::Logger;
   Logger::setLogLevel(Logger::INFO);
@@ -172,30 +183,20 @@ int main() {
   run_rowLogInfoFlushed();
   Logger::setFlushLevel(Logger::FATAL);
 
+  // Only the calling thread's side of the sinks with a sender thread:
+  // nobody listens at the path, and the sender waits in its back-off while
+  // the records queue.
   {
-    // Only the calling thread's side: nobody listens at the path, and the
-    // sender sleeps in its back-off while the lines queue.
     muon::SyslogOptions options;
     options.path = "/nonexistent/muon-log-instructions.sock";
-    options.queueCapacity = kCalls + 1;
     options.firstRetryMs = 60000;
-    options.flushTimeoutMs = 0;
-    muon::SyslogSink sink(options);
-    auto attached = Logger::attach(sink);
-    run_rowLogInfoToSyslogSink();
+    rowIntoQueuingSink<muon::SyslogSink>(options, run_rowLogInfoToSyslogSink);
   }
-
   {
-    // The same for JournaldSink: the entry encoded and queued; the sender
-    // finds no journald and waits in its retry.
     muon::JournaldOptions options;
     options.socketPath = "/nonexistent/muon-log-instructions-journal";
-    options.queueCapacity = kCalls + 1;
     options.retryMs = 60000;
-    options.flushTimeoutMs = 0;
-    muon::JournaldSink sink(options);
-    auto attached = Logger::attach(sink);
-    run_rowLogInfoToJournaldSink();
+    rowIntoQueuingSink<muon::JournaldSink>(options, run_rowLogInfoToJournaldSink);
   }
 
   {
