@@ -122,9 +122,10 @@ void encodeRecord(const LogRecord& record, std::string_view identifier, std::str
       });
 }
 
-void encodeLine(std::string_view line, std::string_view identifier, std::string* out) {
+void encodeLine(std::string_view line, std::string_view identifier, std::string* out,
+                int severity) {
   if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-  appendHead(line, rfc5424::kNotice, identifier, out);
+  appendHead(line, severity, identifier, out);
 }
 
 }  // namespace journal

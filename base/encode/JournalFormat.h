@@ -54,8 +54,10 @@ void appendField(std::string_view name, std::string_view value, std::string* out
 void encodeRecord(const LogRecord& record, std::string_view identifier, std::string* out);
 
 // Replaces *out with the entry of a line that did not come from Logger
-// (ending in '\n' or not): MESSAGE the line, PRIORITY 5 (notice).
-void encodeLine(std::string_view line, std::string_view identifier, std::string* out);
+// (ending in '\n' or not): MESSAGE the line, PRIORITY `severity` (5,
+// notice, unless the line's maker knows better).
+void encodeLine(std::string_view line, std::string_view identifier, std::string* out,
+                int severity = 5);
 
 }  // namespace journal
 }  // namespace muon

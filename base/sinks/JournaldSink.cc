@@ -15,6 +15,7 @@
 
 #include "muon/base/LogRecord.h"
 #include "muon/base/internal/FileIo.h"
+#include "muon/base/SyslogFormat.h"
 #include "muon/base/internal/JournalFormat.h"
 
 namespace muon {
@@ -141,8 +142,14 @@ void JournaldSink::senderLoop() {
       senderCond_.wait_for(lock, std::chrono::milliseconds(options_.retryMs), [&] { return stop_; });
       continue;
     }
+    // Losses are reported once journald is back; drops by a full queue
+    // while it takes entries, at most once a second.
+    const bool back = down_;
     down_ = false;
-    if (stats_.dropped > reportedDropped_ || stats_.lost > reportedLost_) {
+    const auto now = std::chrono::steady_clock::now();
+    if ((stats_.dropped > reportedDropped_ || stats_.lost > reportedLost_) &&
+        (back || now - lastReport_ >= std::chrono::seconds(1))) {
+      lastReport_ = now;
       lock.unlock();
       reportLosses();
       lock.lock();
@@ -163,10 +170,7 @@ void JournaldSink::reportLosses() {
                            " dropped by a full queue, " + std::to_string(lost) +
                            " lost while journald did not take them)";
   std::string entry;
-  journal::encodeLine(text, identifier_, &entry);
-  // PRIORITY 4 (warning), not the notice of other loose lines.
-  const size_t priority = entry.find("\nPRIORITY=5\n");
-  if (priority != std::string::npos) entry[priority + 10] = '4';
+  journal::encodeLine(text, identifier_, &entry, rfc5424::kWarning);
   int error = 0;
   if (!sendEntry(entry.data(), entry.size(), &error)) return;  // the next success reports
   std::lock_guard<std::mutex> lock(mutex_);

@@ -28,13 +28,15 @@
 // connecting anew, so that a journald that was restarted is found again.
 // Each outage is reported once: a line on stderr when it begins, and once
 // journald takes entries again, an entry (PRIORITY 4) that says how many
-// lines were dropped and lost since the last such report. What stays
+// lines were dropped and lost since the last such report (drops by a full
+// queue while journald takes entries: at most one report a second). What stays
 // uncounted: the entries journald's socket had taken when journald died
 // (at most its queue, net.unix.max_dgram_qlen datagrams).
 //
 // Thread safety: append(), flush() and stats() from any thread.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -144,6 +146,7 @@ class JournaldSink {
   uint64_t reportedDropped_ = 0;
   uint64_t reportedLost_ = 0;
   bool down_ = false;  // the sender's: in an outage
+  std::chrono::steady_clock::time_point lastReport_;  // the sender's
   std::thread sender_;
 };
 
