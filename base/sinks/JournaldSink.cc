@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "muon/base/LogRecord.h"
@@ -30,6 +31,17 @@ bool connectionGone(int error) {
 
 
 }  // namespace
+
+RequestedJournal useJournalIfRequested(const JournaldOptions& options) {
+  const char* value = std::getenv("MUON_LOG_JOURNAL");
+  const std::string v = value == nullptr ? "" : value;
+  if (v == "1") return RequestedJournal(options);
+  if (!v.empty() && v != "0") {
+    std::fprintf(stderr, "muon: MUON_LOG_JOURNAL='%s' is neither 1 nor 0: the output stays as it is\n",
+                 v.c_str());
+  }
+  return RequestedJournal();
+}
 
 JournaldSink::JournaldSink(JournaldOptions options)
     : options_(std::move(options)),

@@ -40,10 +40,13 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "muon/base/Logging.h"
 
 namespace muon {
 
@@ -149,5 +152,29 @@ class JournaldSink {
   std::chrono::steady_clock::time_point lastReport_;  // the sender's
   std::thread sender_;
 };
+
+// The journal as a program's output when its environment asks for it:
+// MUON_LOG_JOURNAL=1 (in a service's unit file, Environment=MUON_LOG_JOURNAL=1)
+// makes a JournaldSink with `options` the program's only output for as long
+// as the returned object lives; unset, empty or 0, nothing changes (stdout,
+// with its <N> prefix under systemd). Any other value is reported on stderr
+// and changes nothing. Call it once, in main(), before the lines that
+// should go there:
+//   auto journal = muon::useJournalIfRequested();
+class RequestedJournal {
+ public:
+  RequestedJournal() = default;
+  explicit RequestedJournal(const JournaldOptions& options)
+      : sink_(std::make_unique<JournaldSink>(options)), attachment_(Logger::attach(*sink_)) {}
+  // Whether the journal is the output now.
+  bool active() const { return sink_ != nullptr; }
+  // The sink, for its stats(); nullptr when not active.
+  JournaldSink* sink() const { return sink_.get(); }
+
+ private:
+  std::unique_ptr<JournaldSink> sink_;  // outlives the attachment: declared first
+  LogAttachment attachment_;
+};
+RequestedJournal useJournalIfRequested(const JournaldOptions& options = JournaldOptions());
 
 }  // namespace muon

@@ -8,6 +8,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -303,6 +304,41 @@ TEST_F(JournaldSinkTest, AStoppedJournaldNeverBlocksTheCaller) {
     if (Journald::bytesOf(j.at("MESSAGE")).rfind("stalled ", 0) == 0) ++stalled;
   }
   EXPECT_EQ(stalled, s.sent);
+}
+
+// MUON_LOG_JOURNAL=1 makes the journal the program's output; unset, 0 or
+// anything else leaves the output alone (anything else said on stderr).
+TEST_F(JournaldSinkTest, MuonLogJournalSwitchesTheOutputToTheJournal) {
+  const char* before = std::getenv("MUON_LOG_JOURNAL");
+  const std::string saved = before ? before : "";
+  ::unsetenv("MUON_LOG_JOURNAL");
+  EXPECT_FALSE(muon::useJournalIfRequested(options()).active());
+  ::setenv("MUON_LOG_JOURNAL", "0", 1);
+  EXPECT_FALSE(muon::useJournalIfRequested(options()).active());
+  ::setenv("MUON_LOG_JOURNAL", "yes please", 1);
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(muon::useJournalIfRequested(options()).active());
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(said.find("MUON_LOG_JOURNAL='yes please' is neither 1 nor 0"), std::string::npos) << said;
+  ::setenv("MUON_LOG_JOURNAL", "1", 1);
+  {
+    muon::RequestedJournal journal = muon::useJournalIfRequested(options());
+    ASSERT_TRUE(journal.active());
+    LOG_WARN << "to the journal" << muon::kv("via", "env");
+    journal.sink()->flush();
+    EXPECT_EQ(journal.sink()->stats().sent, 1u);
+  }
+  if (before) {
+    ::setenv("MUON_LOG_JOURNAL", saved.c_str(), 1);
+  } else {
+    ::unsetenv("MUON_LOG_JOURNAL");
+  }
+  ASSERT_TRUE(waitFor(1));
+  const std::vector<nlohmann::json> e = entries();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].at("MESSAGE"), "to the journal");
+  EXPECT_EQ(e[0].at("PRIORITY"), "4");
+  EXPECT_EQ(e[0].at("VIA"), "env");
 }
 
 TEST(JournaldSink, NoJournaldCountsEveryLineLostAndSaysSoOnce) {
