@@ -75,7 +75,8 @@ void storeRecord(const LogRecord& record, char* out) {
   StoredHeader header;
   layout(record, &header);
   std::memcpy(out, &header, sizeof header);
-  std::memcpy(out + sizeof header, record.text.data(), record.text.size());
+  // A record made by hand may have no text (a null view): memcpy takes none.
+  if (!record.text.empty()) std::memcpy(out + sizeof header, record.text.data(), record.text.size());
   const size_t textEnd = sizeof header + record.text.size();
   auto copyOutside = [&](Span span, std::string_view part) {
     if (!part.empty() && span.offset >= textEnd) {
