@@ -57,6 +57,33 @@ bool digitsAt(std::string_view s, size_t from, size_t n, int* value) {
   return true;
 }
 
+// " %5d LEVEL  " from line[i], where the date-time ends: spaces, the thread
+// id's digits (at most 9), a space, and a level name padded to
+// kLevelNameLength. False if they are not there; else *tid, *level and
+// *messageFrom (where what follows the level begins).
+bool readThreadAndLevel(std::string_view line, size_t i, int* tid, int* level, size_t* messageFrom) {
+  if (i >= line.size() || line[i] != ' ') return false;
+  while (i < line.size() && line[i] == ' ') ++i;
+  int value = 0;
+  const size_t digits = i;
+  while (i < line.size() && line[i] >= '0' && line[i] <= '9' && i - digits < 9) {
+    value = value * 10 + (line[i] - '0');
+    ++i;
+  }
+  if (i == digits || i >= line.size() || line[i] != ' ') return false;
+  const std::string_view rest = line.substr(i + 1);
+  for (int l = 0; l < kLevelCount; ++l) {
+    if (rest.size() >= kLevelNameLength &&
+        rest.compare(0, kLevelNameLength, kLevelNames[l], kLevelNameLength) == 0) {
+      *tid = value;
+      *level = l;
+      *messageFrom = i + 1 + kLevelNameLength;
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 size_t readDateTime(std::string_view line, const TimeZone& zone, Timestamp* time) {
@@ -89,32 +116,13 @@ bool parseLine(std::string_view line, const TimeZone& zone, LogRecord* record) {
   if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
   const size_t dateTime = readDateTime(line, zone, &record->time);
   if (dateTime == 0) return false;
-  // " %5d ": spaces, the digits, a space.
-  size_t i = dateTime;
-  if (i >= line.size() || line[i] != ' ') return false;
-  while (i < line.size() && line[i] == ' ') ++i;
   int tid = 0;
-  const size_t digits = i;
-  while (i < line.size() && line[i] >= '0' && line[i] <= '9' && i - digits < 9) {
-    tid = tid * 10 + (line[i] - '0');
-    ++i;
-  }
-  if (i == digits || i >= line.size() || line[i] != ' ') return false;
-  record->tid = tid;
-  ++i;
-  // The level name, padded to kLevelNameLength.
-  const std::string_view rest = line.substr(i);
   int found = -1;
-  for (int level = 0; level < kLevelCount; ++level) {
-    if (rest.size() >= kLevelNameLength &&
-        rest.compare(0, kLevelNameLength, kLevelNames[level], kLevelNameLength) == 0) {
-      found = level;
-      break;
-    }
-  }
-  if (found < 0) return false;
+  size_t messageFrom = 0;
+  if (!readThreadAndLevel(line, dateTime, &tid, &found, &messageFrom)) return false;
+  record->tid = tid;
   record->level = static_cast<Logger::LogLevel>(found);
-  std::string_view message = rest.substr(kLevelNameLength);
+  std::string_view message = line.substr(messageFrom);
   // The trailer: " - name:digits" at the end.
   const size_t dash = message.rfind(" - ");
   if (dash != std::string_view::npos) {
@@ -140,24 +148,14 @@ bool parseLine(std::string_view line, const TimeZone& zone, LogRecord* record) {
 }
 
 int levelOfLine(std::string_view line) {
-  // "YYYYmmdd HH:MM:SS.uuuuuu", an optional 'Z', " ", the padded thread id, " ".
+  // "YYYYmmdd HH:MM:SS.uuuuuu" and an optional 'Z', not read as a time.
   constexpr size_t kDateTime = 24;
-  size_t i = kDateTime;
-  if (line.size() <= i || line[8] != ' ' || line[17] != '.') return -1;
-  if (line[i] == 'Z') ++i;
-  if (i >= line.size() || line[i] != ' ') return -1;
-  while (i < line.size() && line[i] == ' ') ++i;
-  const size_t digits = i;
-  while (i < line.size() && line[i] >= '0' && line[i] <= '9') ++i;
-  if (i == digits || i >= line.size() || line[i] != ' ') return -1;
-  const std::string_view rest = line.substr(i + 1);
-  for (int level = 0; level < kLevelCount; ++level) {
-    if (rest.size() >= kLevelNameLength &&
-        rest.compare(0, kLevelNameLength, kLevelNames[level], kLevelNameLength) == 0) {
-      return level;
-    }
-  }
-  return -1;
+  if (line.size() <= kDateTime || line[8] != ' ' || line[17] != '.') return -1;
+  int tid = 0;
+  int level = -1;
+  size_t messageFrom = 0;
+  const size_t dateTime = line[kDateTime] == 'Z' ? kDateTime + 1 : kDateTime;
+  return readThreadAndLevel(line, dateTime, &tid, &level, &messageFrom) ? level : -1;
 }
 
 bool appendTrailerBytes(LogStream& stream, const char* trailer, size_t n) {
