@@ -75,6 +75,7 @@ struct JournaldOptions {
 
 class JournaldSink {
  public:
+  using Options = JournaldOptions;
   explicit JournaldSink(JournaldOptions options = JournaldOptions());
   // Sends what is queued (waiting at most flushTimeoutMs and one send),
   // then stops the sender: what it did not send is counted lost.
