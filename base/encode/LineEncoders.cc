@@ -100,6 +100,31 @@ void appendUnparsedLine(const LineEncoder& encoder, std::string_view line, std::
   out->push_back('\n');
 }
 
+TextLineKind readTextLine(std::string_view line, const TimeZone& zone, FieldsInText fields,
+                          std::string* storage, LogRecord* record) {
+  if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+  if (!line.empty() && line.front() == '{') {
+    // A JSON line: its parts read back.
+    switch (readJsonLine(line, storage, record)) {
+      case JsonLineKind::kParts:
+        return TextLineKind::kParts;
+      case JsonLineKind::kMessage:
+        return TextLineKind::kMessage;
+      case JsonLineKind::kOther:
+        break;
+    }
+  }
+  if (!parseLine(line, zone, record)) return TextLineKind::kOther;
+  if (fields == FieldsInText::kRead) {
+    const size_t begin = readLogfmtFields(record->message, [](const LogField&) {});
+    if (begin < record->message.size()) {
+      // The space before the first field goes with the fields, as a stream writes them.
+      record->fields = record->message.substr(begin > 0 ? begin - 1 : 0);
+    }
+  }
+  return TextLineKind::kParts;
+}
+
 void appendTextLine(const LineEncoder& encoder, std::string_view line, const TimeZone& zone,
                     FieldsInText fields, std::string* out) {
   if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
@@ -108,33 +133,19 @@ void appendTextLine(const LineEncoder& encoder, std::string_view line, const Tim
     out->push_back('\n');
     return;
   }
+  thread_local std::string storage;
   LogRecord record;
-  if (!line.empty() && line.front() == '{') {
-    // A JSON line, for another format: its parts read back.
-    thread_local std::string storage;
-    switch (readJsonLine(line, &storage, &record)) {
-      case JsonLineKind::kParts:
-        appendEncoded(encoder, record, out);
-        return;
-      case JsonLineKind::kMessage:
-        appendUnparsedLine(encoder, record.message, out);
-        return;
-      case JsonLineKind::kOther:
-        break;
-    }
+  switch (readTextLine(line, zone, fields, &storage, &record)) {
+    case TextLineKind::kParts:
+      appendEncoded(encoder, record, out);
+      return;
+    case TextLineKind::kMessage:
+      appendUnparsedLine(encoder, record.message, out);
+      return;
+    case TextLineKind::kOther:
+      break;
   }
-  if (!parseLine(line, zone, &record)) {
-    appendUnparsedLine(encoder, line, out);
-    return;
-  }
-  if (fields == FieldsInText::kRead) {
-    const size_t begin = readLogfmtFields(record.message, [](const LogField&) {});
-    if (begin < record.message.size()) {
-      // The space before the first field goes with the fields, as a stream writes them.
-      record.fields = record.message.substr(begin > 0 ? begin - 1 : 0);
-    }
-  }
-  appendEncoded(encoder, record, out);
+  appendUnparsedLine(encoder, line, out);
 }
 
 void writeEncodedRecord(LineFormat format, const LogRecord& record,

@@ -52,6 +52,18 @@ void appendEncoded(const LineEncoder& encoder, const LogRecord& record, std::str
 // whole as its message alone (appendUnparsedLine).
 void appendTextLine(const LineEncoder& encoder, std::string_view line, const TimeZone& zone,
                     FieldsInText fields, std::string* out);
+// What readTextLine found in a line.
+enum class TextLineKind {
+  kParts,    // a line in muon's layout, text or JSON: *record holds its parts
+  kMessage,  // a JSON line of only a message ({"message":"..."}): record->message
+  kOther,    // any other line: nothing read
+};
+// The parts of a line given as text, as appendTextLine reads them: a JSON
+// line muon wrote read back (readJsonLine; its views into *storage), a text
+// line in muon's layout taken apart (parseLine; views into `line`), with
+// `fields` as there.
+TextLineKind readTextLine(std::string_view line, const TimeZone& zone, FieldsInText fields,
+                          std::string* storage, LogRecord* record);
 // The same for each line of `chunk` (a last piece without '\n' too).
 void appendTextLines(const LineEncoder& encoder, std::string_view chunk, const TimeZone& zone,
                      FieldsInText fields, std::string* out);

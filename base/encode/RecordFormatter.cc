@@ -6,6 +6,7 @@
 #include "muon/base/internal/LogSite.h"
 #include "muon/base/Logging.h"
 #include "muon/base/internal/OperandReplay.h"
+#include "muon/base/TimeZone.h"
 
 namespace muon {
 namespace detail {
@@ -44,13 +45,27 @@ void splitFunction(LogRecord* record) {
 }  // namespace
 
 size_t RecordFormatter::format(const RecordHeader& record, LinePrefix& prefix, int tid,
-                               std::string_view tidText, char* out) {
-  if (encoder_.format == LineFormat::kText || record.kind == RecordHeader::kText) {
-    size_t fieldsFrom;
-    return formatText(record, prefix, tidText, out, &fieldsFrom, nullptr);
-  }
+                               std::string_view tidText, char* out, LineTap* tap) {
   size_t fieldsFrom;
+  if (record.kind == RecordHeader::kText) {
+    const size_t n = formatText(record, prefix, tidText, out, &fieldsFrom, nullptr);
+    if (tap != nullptr) tapWholeLine(out, n, tap);
+    return n;
+  }
+  if (encoder_.format == LineFormat::kText) {
+    if (tap == nullptr) return formatText(record, prefix, tidText, out, &fieldsFrom, nullptr);
+    const size_t n = formatText(record, prefix, tidText, out, &fieldsFrom, &spans_);
+    tap->take(partsOf(record, prefix, tid, out, n, fieldsFrom));
+    return n;
+  }
   const size_t n = formatText(record, prefix, tidText, text_, &fieldsFrom, &spans_);
+  const LogRecord parts = partsOf(record, prefix, tid, text_, n, fieldsFrom);
+  if (tap != nullptr) tap->take(parts);
+  return encoder_.encode(parts, out);
+}
+
+LogRecord RecordFormatter::partsOf(const RecordHeader& record, const LinePrefix& prefix, int tid,
+                                   const char* text, size_t n, size_t fieldsFrom) {
   const SourceLocation& where = record.site->where;
   const size_t messageEnd = n - where.length;
   LogRecord parts;
@@ -58,15 +73,19 @@ size_t RecordFormatter::format(const RecordHeader& record, LinePrefix& prefix, i
   parts.level = static_cast<Logger::LogLevel>(record.level < kLevelCount ? record.level
                                                                           : kLevelCount - 1);
   parts.tid = tid;
-  parts.message = std::string_view(text_ + header_, messageEnd - header_);
-  parts.fields = std::string_view(text_ + fieldsFrom, messageEnd - fieldsFrom);
+  parts.message = std::string_view(text + header_, messageEnd - header_);
+  parts.fields = std::string_view(text + fieldsFrom, messageEnd - fieldsFrom);
   parts.fieldList = fields_;
-  parts.fieldCount = fieldsOf(text_, spans_, fieldsFrom, messageEnd, fields_);
+  parts.fieldCount = fieldsOf(text, spans_, fieldsFrom, messageEnd, fields_);
   splitFunction(&parts);
-  parts.file = std::string_view(text_ + messageEnd + SourceLocation::kFileOffset, where.fileLength);
+  parts.file = std::string_view(text + messageEnd + SourceLocation::kFileOffset, where.fileLength);
   parts.line = where.line;
-  parts.text = std::string_view(text_, n);
-  return encoder_.encode(parts, out);
+  parts.text = std::string_view(text, n);
+  return parts;
+}
+
+void RecordFormatter::tapWholeLine(const char* line, size_t n, LineTap* tap) {
+  tapLine(std::string_view(line, n), Logger::timeZone(), tap);
 }
 
 size_t RecordFormatter::formatText(const RecordHeader& record, LinePrefix& prefix,
@@ -140,6 +159,38 @@ size_t formatRecordedLineText(const char* p, size_t n, char* out, size_t* fields
 }
 
 }  // namespace
+
+void tapLine(std::string_view line, const TimeZone& zone, LineTap* tap) {
+  thread_local std::string storage;
+  LogRecord record;
+  switch (readTextLine(line, zone, FieldsInText::kNone, &storage, &record)) {
+    case TextLineKind::kParts:
+      record.text = line;
+      break;
+    case TextLineKind::kMessage: {
+      const std::string_view message = record.message;
+      record = LogRecord();
+      record.message = message;
+      record.text = line;
+      break;
+    }
+    case TextLineKind::kOther:
+      record = LogRecord();
+      record.message = line.substr(0, line.size() - (!line.empty() && line.back() == '\n'));
+      record.text = line;
+      break;
+  }
+  tap->take(record);
+}
+
+void tapLines(std::string_view chunk, const TimeZone& zone, LineTap* tap) {
+  while (!chunk.empty()) {
+    const size_t end = chunk.find('\n');
+    const size_t n = end == std::string_view::npos ? chunk.size() : end + 1;
+    tapLine(chunk.substr(0, n), zone, tap);
+    chunk.remove_prefix(n);
+  }
+}
 
 size_t formatRecordedLine(const char* p, size_t n, char* out, bool* cut) {
   size_t fieldsFrom;

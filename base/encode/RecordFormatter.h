@@ -57,6 +57,24 @@ size_t formatRecordedLine(const char* p, size_t n, char* out, bool* cut = nullpt
 bool appendRecordedLineAs(const LineEncoder& encoder, const char* p, size_t n,
                           const TimeZone& zone, std::string* out, bool* cut = nullptr);
 
+// Whoever takes the parts of each record a RecordFormatter formats, beside
+// its line (AsyncLogging's forwards): take() is called once a record, on
+// the formatter's thread, with views valid for the call only.
+class LineTap {
+ public:
+  virtual void take(const LogRecord& record) = 0;
+
+ protected:
+  ~LineTap() = default;
+};
+
+// A line written as text (a line appended whole, a recorded line's line,
+// the drop report), or each line of `chunk`, to `tap`: its parts read back
+// (readTextLine), or a record of only its message where they do not read;
+// `text` the line. Any thread.
+void tapLine(std::string_view line, const TimeZone& zone, LineTap* tap);
+void tapLines(std::string_view chunk, const TimeZone& zone, LineTap* tap);
+
 class RecordFormatter {
  public:
   // The longest text line format() writes: a statement's, or a line
@@ -76,8 +94,9 @@ class RecordFormatter {
   // Writes the line of `record` into `out` (room for maxLine() bytes) and
   // returns its length. `prefix` is the cache of the record's thread
   // (`tid`, whose text is `tidText`, "%5d "), whose records come to it in order.
+  // A `tap` takes the record's parts too.
   size_t format(const RecordHeader& record, LinePrefix& prefix, int tid, std::string_view tidText,
-                char* out);
+                char* out, LineTap* tap = nullptr);
 
  private:
   // The text line into `out` (kMaxLine bytes); its fields begin at
@@ -88,6 +107,13 @@ class RecordFormatter {
                                                          LinePrefix& prefix, std::string_view tid,
                                                          char* out, size_t* fieldsFrom,
                                                          FieldSpans* spans);
+
+  // The parts of `record`, whose text line formatText() made at `text`
+  // (n bytes, its fields from fieldsFrom, their spans in spans_).
+  LogRecord partsOf(const RecordHeader& record, const LinePrefix& prefix, int tid,
+                    const char* text, size_t n, size_t fieldsFrom);
+  // A line queued whole (a kText record) to `tap`, read back.
+  void tapWholeLine(const char* line, size_t n, LineTap* tap);
 
   const LineEncoder& encoder_;
   // Of the last line formatText() made: its microsecond, its header's length.

@@ -11,6 +11,7 @@
 
 #include "muon/base/internal/BufferStore.h"
 #include "muon/base/LogSpool.h"
+#include "muon/base/internal/LineForwards.h"
 #include "muon/base/internal/RecordFormatter.h"
 #include "muon/base/internal/RecordQueues.h"
 #include "muon/base/Timestamp.h"
@@ -147,7 +148,8 @@ AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, const Op
       // Only the backend thread uses it, so no lock. checkEveryN = 1: each
       // append is a whole buffer, so check the day on every one.
       output_(basename_, rollSize, false, flushInterval_, 1, unbuffered(options.files)),
-      store_(openStore(options.crashSafe)) {
+      store_(openStore(options.crashSafe)),
+      forwards_(std::make_shared<detail::LineForwards>()) {
   entrySize_ = store_->entrySize();
   // Deferred formatting needs no spool: a record only the dead process
   // could decode would not survive it.
@@ -363,13 +365,32 @@ bool AsyncLogging::waitForRoom(detail::RecordQueue& queue) {
 }
 
 size_t AsyncLogging::drainRecords(bool write) {
-  const size_t formatted = records_->drain([this] {
+  const size_t formatted = drainInto([this] {
     std::lock_guard<std::mutex> lock(mutex_);
     producerCond_.notify_all();
   });
   if (write) records_->writeLines();
   linesWritten_.fetch_add(formatted, std::memory_order_relaxed);
   return formatted;
+}
+
+size_t AsyncLogging::drainInto(const std::function<void()>& roomMade) {
+  if (!forwards_->any()) return records_->drain(roomMade);
+  detail::LineForwards::Run run(*forwards_);
+  return records_->drain(roomMade, forwards_.get());
+}
+
+AsyncLogging::Forward AsyncLogging::addForward(void* sink,
+                                               void (*appendRecord)(void*, const LogRecord&),
+                                               void (*flushSink)(void*), int minLevel) {
+  const uint64_t id = forwards_->add(sink, appendRecord, flushSink, minLevel);
+  return Forward(forwards_, id);
+}
+
+void AsyncLogging::Forward::reset() {
+  if (forwards_ == nullptr) return;
+  forwards_->remove(id_);
+  forwards_.reset();
 }
 
 bool AsyncLogging::currentIsFull() const {
@@ -526,11 +547,16 @@ void AsyncLogging::stop() {
 }
 
 void AsyncLogging::flush() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  if (state_ != State::kRunning) return;
-  uint64_t ticket = ++flushRequested_;
-  backendCond_.notify_one();
-  producerCond_.wait(lock, [&] { return flushDone_ >= ticket || state_ == State::kIdle; });
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (state_ == State::kRunning) {
+      uint64_t ticket = ++flushRequested_;
+      backendCond_.notify_one();
+      producerCond_.wait(lock, [&] { return flushDone_ >= ticket || state_ == State::kIdle; });
+    }
+  }
+  // Then the lines handed to the forwards.
+  if (forwards_->any()) forwards_->flush();
 }
 
 void AsyncLogging::requestReopen() {
@@ -677,6 +703,7 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
         detail::dropReport(Timestamp::now(), dropped.buffers, dropped.messages);
     std::fputs(line.c_str(), stderr);
     store_->writeReport(line.data(), line.size(), dropped.buffers, dropped.messages, &output_);
+    forwardLines(line.data(), line.size());
   }
   for (Buffer* b : batch) {
     // Every buffer before this one is written or was dropped (the batch is
@@ -696,8 +723,10 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
       formatted_->clear();
       spool::appendMessages(b->data, kBufferSize, b->messages(), formatted_.get());
       store_->write(b->slot, formatted_->data(), formatted_->size(), &output_);
+      forwardLines(formatted_->data(), formatted_->size());
     } else {
       store_->write(b->slot, b->data, b->length(entrySize_), &output_);
+      forwardLines(b->data, b->length(entrySize_));
     }
     // The threads whose last shared line was in it may go back to their queues.
     setWrittenThrough(b->sequence);
@@ -714,6 +743,12 @@ void AsyncLogging::writeBatch(const std::vector<Buffer*>& batch, Dropped dropped
   setWrittenThrough(batchThrough_);
   releaseHeldRecords(UINT64_MAX);
   output_.flush();
+}
+
+void AsyncLogging::forwardLines(const char* lines, size_t len) {
+  if (!forwards_->any()) return;
+  detail::LineForwards::Run run(*forwards_);
+  forwards_->takeLines(std::string_view(lines, len));
 }
 
 void AsyncLogging::releaseHeldRecords(uint64_t before) {

@@ -71,10 +71,14 @@
 
 namespace muon {
 
+struct LogRecord;
 class BufferStore;
 class RecordQueues;
 namespace spool {
 class Lines;
+}
+namespace detail {
+class LineForwards;
 }
 
 class AsyncLogging : private detail::RecordSink {
@@ -164,6 +168,66 @@ class AsyncLogging : private detail::RecordSink {
   // it. Any thread.
   void appendRecordedLine(const char* line, size_t len, size_t head, size_t trailer);
 
+  // Forwarding: every line this AsyncLogging writes goes to `sink` too, as
+  // its record (LogRecord.h), for lines at or above `minLevel` (a
+  // Logger::LogLevel; every line by default), while the
+  // returned Forward lives. `sink` is any object with
+  // `void append(const LogRecord&)` and `void flush()` (JournaldSink,
+  // SyslogSink):
+  //
+  //   muon::JournaldSink journal;
+  //   muon::AsyncLogging log("/var/log/app/server", 64 << 20);
+  //   auto forwarded = log.forward(journal);  // declared after both: ends first
+  //   auto attached = muon::Logger::attach(log);
+  //
+  // Statements stay deferred (their cost is the same as without the
+  // forward): the backend makes each record's parts as it formats its line
+  // and hands them over; a line that reached it as text (appended whole,
+  // a crash-safe buffer's line, the drop report) is read back into its
+  // parts (JSON or text, as LineEncoders.h's readers do), or sent as only a
+  // message if it is in neither layout. Lines dropped before the backend
+  // (kDrop) are not forwarded; the sink sees the drop report. Lines
+  // recovered from dead processes' spools at construction are not
+  // forwarded (no Forward exists yet).
+  //
+  // The backend calls the sink's append() in order, one line at a time: it
+  // must return soon (a sink that queues, as JournaldSink and SyslogSink
+  // do) and never log through this AsyncLogging. flush() flushes the sink
+  // too, after this AsyncLogging's lines. The Forward's end (its
+  // destructor, or reset()) waits for a line being handed over and then
+  // none reaches the sink again; it must end before the sink does. Any
+  // thread.
+  class Forward {
+   public:
+    Forward() = default;
+    ~Forward() { reset(); }
+    Forward(Forward&& other) noexcept = default;
+    Forward& operator=(Forward&& other) noexcept {
+      if (this != &other) {
+        reset();
+        forwards_ = std::move(other.forwards_);
+        id_ = other.id_;
+      }
+      return *this;
+    }
+    // Stops the forwarding now (if it still runs).
+    void reset();
+
+   private:
+    friend class AsyncLogging;
+    Forward(std::shared_ptr<detail::LineForwards> forwards, uint64_t id)
+        : forwards_(std::move(forwards)), id_(id) {}
+    // Shared: a Forward that outlives its AsyncLogging still ends safely.
+    std::shared_ptr<detail::LineForwards> forwards_;
+    uint64_t id_ = 0;
+  };
+  template <typename Sink>
+  [[nodiscard]] Forward forward(Sink& sink, int minLevel = 0) {
+    return addForward(
+        &sink, [](void* s, const LogRecord& record) { static_cast<Sink*>(s)->append(record); },
+        [](void* s) { static_cast<Sink*>(s)->flush(); }, minLevel);
+  }
+
   // Starts the backend thread (named kBackendThreadName); returns once it runs.
   void start();
   // Writes every line appended before the call, flushes the file, then
@@ -222,6 +286,10 @@ class AsyncLogging : private detail::RecordSink {
   };
 
   void threadFunc();
+  Forward addForward(void* sink, void (*appendRecord)(void*, const LogRecord&),
+                     void (*flushSink)(void*), int minLevel);
+  // Drains the record queues, their records to the forwards too (if any).
+  size_t drainInto(const std::function<void()>& roomMade);
   // RecordSink, for the statements' records (RecordQueues.h).
   detail::RecordQueue* queueForThisThread() override;
   bool wake() override;
@@ -277,6 +345,8 @@ class AsyncLogging : private detail::RecordSink {
   // Writes the batch, recycling each buffer (mutex_ taken briefly) as soon
   // as it is written. Backend thread, or the destructor once it is gone.
   void writeBatch(const std::vector<Buffer*>& batch, Dropped dropped);
+  // Lines written as text, to the forwards (if any).
+  void forwardLines(const char* lines, size_t len);
   // After the backend is gone: writes what is left, in the calling thread.
   void writeLeftovers();
   // The buffers' store: the spool in crash-safe mode (made after dead
@@ -347,6 +417,8 @@ class AsyncLogging : private detail::RecordSink {
   // whichever thread writes buffers out: the backend, or the destructor
   // once it is gone).
   std::unique_ptr<spool::Lines> formatted_;
+  // The sinks forward() added; called by whichever thread writes lines.
+  const std::shared_ptr<detail::LineForwards> forwards_;
   std::thread thread_;
 };
 

@@ -128,7 +128,7 @@ void RecordQueues::takeSources(std::vector<Source*>* sources) {
   for (auto& s : sources_) sources->push_back(s.get());
 }
 
-size_t RecordQueues::drain(const std::function<void()>& roomMade) {
+size_t RecordQueues::drain(const std::function<void()>& roomMade, detail::LineTap* tap) {
   takeSources(&draining_);
   // The sources with records, each at its first.
   size_t active = 0;
@@ -159,7 +159,7 @@ size_t RecordQueues::drain(const std::function<void()>& roomMade) {
     Source* s = draining_[first];
     if (kLineBufferSize - lineLength_ < formatter_.maxLine()) writeLines();
     lineLength_ += formatter_.format(*s->head, s->prefix, s->queue->tid(), s->queue->tidString(),
-                                     lines_.get() + lineLength_);
+                                     lines_.get() + lineLength_, tap);
     ++formatted;
     s->position += s->head->size;
     const detail::RecordHeader* next = s->queue->recordAt(&s->position, s->end);

@@ -70,8 +70,8 @@ class RecordQueues {
   // Formats the records committed before the call, up to any hold
   // (RecordQueue::hold) whose shared buffers are not yet written; returns
   // how many. `roomMade` is called (no lock held) when a queue a producer
-  // waits on has been given room.
-  size_t drain(const std::function<void()>& roomMade);
+  // waits on has been given room. A `tap` takes each record's parts too.
+  size_t drain(const std::function<void()>& roomMade, detail::LineTap* tap = nullptr);
   // The earliest shared buffer the last drain() found records held behind
   // (its sequence number), 0 if none: once it is written, drain again, before
   // any later buffer is written.

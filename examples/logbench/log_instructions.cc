@@ -61,6 +61,10 @@ MUON_ROW(rowLogInfoToSyslogSink, LOG_INFO << MESSAGE)
 MUON_ROW(rowLogInfoToJournaldSink, LOG_INFO << MESSAGE)
 MUON_ROW(rowLogInfoToAsyncLogging, LOG_INFO << MESSAGE)
 MUON_ROW(rowLogInfoToTwoSinks, LOG_INFO << MESSAGE)
+// Deferred to AsyncLogging, without and with a JournaldSink its backend
+// forwards the lines to (AsyncLogging::forward).
+MUON_ROW(rowLogInfoDeferred, LOG_INFO << MESSAGE)
+MUON_ROW(rowLogInfoDeferredForwardedToJournald, LOG_INFO << MESSAGE)
 
 // Fields (muon::kv) against the same values written with plain <<, on the
 // text path and deferred to AsyncLogging; and a statement under an empty
@@ -241,6 +245,16 @@ int main() {
       run_rowIntIntDoubleDeferred();
       log.flush();
       run_rowHelloWorldDeferred();
+      log.flush();
+      run_rowLogInfoDeferred();
+      log.flush();
+      muon::JournaldOptions journalOptions;
+      journalOptions.socketPath = "/nonexistent/muon-log-instructions-journal";
+      journalOptions.retryMs = 60000;
+      muon::JournaldSink journal(journalOptions);
+      auto forwarded = log.forward(journal);
+      run_rowLogInfoDeferredForwardedToJournald();
+      log.flush();
     }
     std::string command = std::string("rm -rf ") + dir;
     if (std::system(command.c_str()) != 0) return 1;

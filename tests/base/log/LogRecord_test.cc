@@ -13,59 +13,15 @@
 #include <string>
 #include <vector>
 
+#include "RecordCapture.h"
 #include "muon/base/Logging.h"
 #include "muon/base/TimeZone.h"
 
 namespace muon {
 namespace {
 
-// A record with its views copied.
-struct Got {
-  Timestamp time;
-  Logger::LogLevel level;
-  int tid;
-  std::string file;
-  int line;
-  std::string function;
-  std::string message;
-  std::string text;
-};
-
-Got copy(const LogRecord& r) {
-  return Got{r.time,
-             r.level,
-             r.tid,
-             std::string(r.file),
-             r.line,
-             std::string(r.function),
-             std::string(r.message),
-             std::string(r.text)};
-}
-
-class RecordCapture {
- public:
-  void append(const LogRecord& record) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    records_.push_back(copy(record));
-  }
-  void flush() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++flushes_;
-  }
-  std::vector<Got> records() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return records_;
-  }
-  int flushes() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return flushes_;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::vector<Got> records_;  // guarded by mutex_
-  int flushes_ = 0;           // guarded by mutex_
-};
+using muon::test::Got;
+using muon::test::RecordCapture;
 
 constexpr int64_t kNow = 1795248902123456;  // 2026-11-21 08:15:02.123456 UTC
 std::atomic<int64_t> g_nowUs{kNow};

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "Journald.h"
+#include "TempDir.h"
+#include "muon/base/AsyncLogging.h"
 #include "muon/base/CurrentThread.h"
 #include "muon/base/LogFields.h"
 #include "muon/base/LogRecord.h"
@@ -155,6 +157,35 @@ TEST_F(JournaldSinkTest, EveryFieldIsReadBackByJournalctl) {
   EXPECT_EQ(d.at("PRIORITY"), "7");
   EXPECT_EQ(d.at("CODE_FUNC"), "logDebugLine");
   EXPECT_EQ(d.at("CODE_LINE"), std::to_string(debugLine));
+}
+
+TEST_F(JournaldSinkTest, AsyncLoggingForwardsItsDeferredLinesWithTheirFields) {
+  muon::test::TempDir dir;
+  int line = 0;
+  {
+    JournaldSink sink(options());
+    muon::AsyncLogging log(dir.file("forward"), 1 << 30);
+    auto forwarded = log.forward(sink);
+    auto attached = Logger::attach(log);
+    log.start();
+    {
+      muon::LogContext context{{"span.id", "00f067aa0ba902b7"}};
+      LOG_ERROR << "refused" << muon::kv("port", 443);
+      line = __LINE__ - 1;
+    }
+    log.flush();  // the file's lines, then the journal's
+    EXPECT_EQ(sink.stats().sent, 1u);
+  }
+  ASSERT_TRUE(waitFor(1));
+  const std::vector<nlohmann::json> e = entries();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].at("MESSAGE"), "refused");
+  EXPECT_EQ(e[0].at("PRIORITY"), "3");
+  EXPECT_EQ(e[0].at("CODE_FILE"), "JournaldSink_test.cc");
+  EXPECT_EQ(e[0].at("CODE_LINE"), std::to_string(line));
+  EXPECT_EQ(e[0].at("PORT"), "443");
+  EXPECT_EQ(e[0].at("SPAN_ID"), "00f067aa0ba902b7");
+  EXPECT_EQ(e[0].at("TID"), std::to_string(muon::CurrentThread::tid()));
 }
 
 // A record of `message`, as a sink gets it.
