@@ -140,10 +140,10 @@ case "$cmd" in
       -DMUON_BUILD_EXAMPLES=OFF -DMUON_BUILD_FUZZERS=ON >/dev/null \
       || die "cmake configure of build-fuzz failed"
     cmake --build build-fuzz -j "$jobs" --target LogStream_fuzz Buffer_fuzz Spool_fuzz LogReader_fuzz LogLevels_fuzz \
-      Logfmt_fuzz JsonLines_fuzz LogfmtLines_fuzz JsonLineReader_fuzz StructuredData_fuzz JournalEntry_fuzz TraceContext_fuzz \
+      Logfmt_fuzz JsonLines_fuzz JsonOfOperands_fuzz LogfmtLines_fuzz JsonLineReader_fuzz StructuredData_fuzz JournalEntry_fuzz TraceContext_fuzz \
       Socks4aRequest_fuzz ChatCodec_fuzz RelpResponse_fuzz HttpContext_fuzz TlsHandshake_fuzz \
       || die "build of build-fuzz failed"
-    for target in LogStream Buffer Spool LogReader LogLevels Logfmt JsonLines LogfmtLines JsonLineReader \
+    for target in LogStream Buffer Spool LogReader LogLevels Logfmt JsonLines JsonOfOperands LogfmtLines JsonLineReader \
                   StructuredData JournalEntry TraceContext Socks4aRequest ChatCodec RelpResponse HttpContext TlsHandshake; do
       # New inputs go to build-fuzz/corpus/; the committed seeds stay as they are.
       mkdir -p "build-fuzz/corpus/$target" build-fuzz/artifacts

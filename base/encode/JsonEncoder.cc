@@ -12,6 +12,7 @@
 
 #include "muon/base/JsonLines.h"
 #include "muon/base/internal/LineLayout.h"
+#include "muon/base/internal/OperandReplay.h"
 #include "muon/base/Logfmt.h"
 #include "muon/base/TimeZone.h"
 
@@ -179,6 +180,8 @@ class JsonWriter {
     p_ += N - 1;
   }
   void put(char c) { *p_++ = c; }
+  // Moves the end past n bytes written at end() by someone else.
+  void advance(size_t n) { p_ += n; }
   void integer(long long v) { p_ += convertDecimal(p_, v); }
   void string(std::string_view bytes) {
     put('"');
@@ -346,6 +349,117 @@ size_t encodeJson(const LogRecord& record, char* out) {
     }
   };
   messageThenFields(record, messageAndFile, [&](const LogField& f) { w.field(f, &scratch); });
+  w.literal("}\n");
+  return static_cast<size_t>(w.end() - out);
+}
+
+namespace {
+
+// The field operands that end an OperandLine, each a kFieldOne start and its
+// one value, as encodeJson writes fields; false where they are anything
+// else (then the caller takes the text route).
+bool writeOperandFields(const char* p, const char* end, LogStream& stream, JsonWriter& w) {
+  while (p < end) {
+    const auto tag = static_cast<uint8_t>(*p);
+    if (tag != kOperandFieldOneText && tag != kOperandFieldOneBare) return false;
+    if (static_cast<size_t>(end - p) < kOperandBytesHeader) return false;
+    const size_t nameLength = loadOperand<uint16_t>(p + 1);
+    const char* name = p + kOperandBytesHeader;
+    p = name + nameLength;
+    if (nameLength == 0 || nameLength > kMaxFieldName || p >= end) return false;
+    for (size_t i = 0; i < nameLength; ++i) {
+      if (!isFieldNameByte(name[i])) return false;  // the text route writes it otherwise
+    }
+    const std::string_view key(name, nameLength);
+    if (isReserved(key)) {
+      w.literal(",\"fields.");
+    } else {
+      w.literal(",\"");
+    }
+    w.raw(key);
+    w.literal("\":");
+    const auto valueTag = static_cast<uint8_t>(*p);
+    const bool bare = tag == kOperandFieldOneBare;
+    if (bare && isNumberTag(valueTag)) {
+      // Its text as the line's: written in place, where JSON takes it as
+      // it is (an integer always; a float unless inf or nan).
+      LogStream::Buffer& buf = stream.buffer();
+      buf.redirect(w.end());
+      p = OperandReplay::plain(p, end, stream);
+      if (p == nullptr) return false;
+      const std::string_view text(w.end(), buf.length());
+      if ((valueTag == kOperandF32 || valueTag == kOperandF64) && !readsAsJsonValue(text)) {
+        return false;
+      }
+      w.advance(text.size());
+      continue;
+    }
+    if (valueTag != kOperandText && valueTag != kOperandRaw && valueTag != kOperandWhole) {
+      return false;
+    }
+    if (static_cast<size_t>(end - p) < kOperandBytesHeader) return false;
+    const size_t n = loadOperand<uint16_t>(p + 1);
+    const char* bytes = p + kOperandBytesHeader;
+    if (static_cast<size_t>(end - bytes) < n) return false;
+    p = bytes + n;
+    // Bytes the line's logfmt form would quote or escape are left to it.
+    if (cleanRunLength(reinterpret_cast<const unsigned char*>(bytes), n) != n) return false;
+    const std::string_view value(bytes, n);
+    if (bare && readsAsJsonValue(value)) {
+      w.raw(value);
+    } else {
+      w.put('"');
+      w.raw(value);
+      w.put('"');
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+static_assert(SourceLocation::kCapacity <= 96, "kMaxJsonOfOperands counts a file of 96 bytes");
+
+size_t encodeJsonOfOperands(const OperandLine& line, char* out) {
+  if (line.level <= 1 || line.length > kMaxOperandsOfJson) return 0;  // TRACE, DEBUG: a function
+  JsonWriter w(out);
+  w.timestamp(line.second, line.micro);
+  w.literal(",\"log.level\":\"");
+  const int level = line.level < kLevelCount ? line.level : kLevelCount - 1;
+  w.raw(kLevelNames[level], kLevelLengths[level]);
+  w.literal("\",\"process.thread.id\":");
+  w.integer(line.tid);
+  w.literal(",\"message\":\"");
+  // The message: its operands up to the first field, as the text line
+  // writes them, in place; JSON takes them as they are if they hold no
+  // byte it escapes.
+  const char* p = line.operands;
+  const char* const end = p + line.length;
+  LogStream stream;
+  LogStream::Buffer& buf = stream.buffer();
+  buf.redirect(w.end());
+  while (p < end) {
+    const auto tag = static_cast<uint8_t>(*p);
+    if (tag >= kOperandFieldText) break;
+    p = OperandReplay::plain(p, end, stream);
+    if (p == nullptr) return 0;
+  }
+  const size_t messageLength = buf.length();
+  if (cleanRunLength(reinterpret_cast<const unsigned char*>(w.end()), messageLength) !=
+      messageLength) {
+    return 0;
+  }
+  w.advance(messageLength);
+  w.put('"');
+  const SourceLocation& where = *line.where;
+  if (where.fileLength > 0) {
+    const std::string_view file(where.trailer + SourceLocation::kFileOffset, where.fileLength);
+    w.literal(",\"log.origin.file.name\":");
+    w.string(file);
+    w.literal(",\"log.origin.file.line\":");
+    w.integer(where.line);
+  }
+  if (!writeOperandFields(p, end, stream, w)) return 0;
   w.literal("}\n");
   return static_cast<size_t>(w.end() - out);
 }

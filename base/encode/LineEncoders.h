@@ -27,6 +27,8 @@
 namespace muon {
 namespace detail {
 
+struct SourceLocation;
+
 struct LineEncoder {
   LineFormat format;
   // The most bytes encode() writes for `record`.
@@ -105,6 +107,37 @@ inline constexpr size_t kJsonObjectOverhead = 256;
 // text and 10 per byte of fields.
 size_t jsonCapacity(const LogRecord& record);
 size_t encodeJson(const LogRecord& record, char* out);
+
+// A deferred record as its operands (LogOperands.h) and what the backend
+// knows besides them: the JSON encoder's other input.
+struct OperandLine {
+  int64_t second;  // the statement's time: seconds since the epoch and microsecond
+  int micro;
+  int level;  // a Logger::LogLevel
+  int tid;
+  const SourceLocation* where;
+  const char* operands;
+  size_t length;
+};
+// The most operand bytes encodeJsonOfOperands takes: their text line then
+// has room to spare (a byte of an operand is at most four in the line), so
+// that nothing of it is cut.
+inline constexpr size_t kMaxOperandsOfJson = 800;
+// The most bytes encodeJsonOfOperands writes: a byte of the operands is at
+// most four of the message (JSON writes such a message as it is) or eight
+// of a field (a name's header and key, a number's text), and the file's
+// name at most six a byte.
+inline constexpr size_t kMaxJsonOfOperands = kJsonObjectOverhead + 8 * kMaxOperandsOfJson + 6 * 96;
+// Writes the JSON line of `line` at `out` (room for kMaxJsonOfOperands
+// bytes), byte for byte encodeJson's of the record its text line makes, without
+// making the text line; returns its length, or 0, with `out` scribbled,
+// where it does not promise those bytes: a TRACE or DEBUG statement (the
+// function leads the message), more operand bytes than kMaxOperandsOfJson,
+// a message or field value with a byte JSON or logfmt escapes, a field
+// other than a kFieldOne start and its one value, a message operand after
+// a field, a name the text line would change, a float that is inf or nan.
+// The caller then makes the text line and encodes its record.
+size_t encodeJsonOfOperands(const OperandLine& line, char* out);
 
 // ---- the logfmt encoder (LogfmtEncoder.cc) -----------------------------------
 

@@ -44,24 +44,62 @@ void splitFunction(LogRecord* record) {
 
 }  // namespace
 
+void RecordFormatter::timeOf(const RecordHeader& record, int64_t* second, int* micro) {
+  if (record.kind == RecordHeader::kStatementCount) {
+    const uint64_t count = record.key;  // the statement's counter, its time too
+    if (!window_.covers(count)) {
+      const Timestamp t = TscClock::atCount(count, &window_);
+      *second = t.secondsSinceEpoch();
+      *micro = t.microSecondsInSecond();
+    } else {
+      *second = window_.second;
+      *micro = window_.microAt(count);
+    }
+  } else {
+    const Timestamp t(record.time);
+    *second = t.secondsSinceEpoch();
+    *micro = t.microSecondsInSecond();
+  }
+}
+
 size_t RecordFormatter::format(const RecordHeader& record, LinePrefix& prefix, int tid,
                                std::string_view tidText, char* out, LineTap* tap) {
-  size_t fieldsFrom;
+  // The common line, a text line with no tap, inline; every other out of
+  // line, so that it costs the common one no registers.
+  if (__builtin_expect(encoder_.format == LineFormat::kText && tap == nullptr, 1)) {
+    size_t fieldsFrom;
+    return formatText(record, prefix, tidText, out, &fieldsFrom, nullptr);
+  }
+  return formatOther(record, prefix, tid, tidText, out, tap);
+}
+
+size_t RecordFormatter::formatOther(const RecordHeader& record, LinePrefix& prefix, int tid,
+                                    std::string_view tidText, char* out, LineTap* tap) {
+  size_t fieldsFrom = 0;
   if (record.kind == RecordHeader::kText) {
     const size_t n = formatText(record, prefix, tidText, out, &fieldsFrom, nullptr);
     if (tap != nullptr) tapWholeLine(out, n, tap);
     return n;
   }
-  if (encoder_.format == LineFormat::kText) {
-    if (tap == nullptr) return formatText(record, prefix, tidText, out, &fieldsFrom, nullptr);
-    const size_t n = formatText(record, prefix, tidText, out, &fieldsFrom, &spans_);
-    tap->take(partsOf(record, prefix, tid, out, n, fieldsFrom));
-    return n;
+  if (encoder_.format == LineFormat::kJson && tap == nullptr) {
+    // JSON straight from the operands where that gives the same bytes.
+    OperandLine line;
+    timeOf(record, &line.second, &line.micro);
+    line.level = record.level;
+    line.tid = tid;
+    line.where = &record.site->where;
+    line.operands = reinterpret_cast<const char*>(&record + 1);
+    line.length = record.length;
+    const size_t n = encodeJsonOfOperands(line, out);
+    if (n != 0) return n;
   }
-  const size_t n = formatText(record, prefix, tidText, text_, &fieldsFrom, &spans_);
-  const LogRecord parts = partsOf(record, prefix, tid, text_, n, fieldsFrom);
+  // The text line, and its parts: to the tap, or for the encoder.
+  const bool text = encoder_.format == LineFormat::kText;
+  char* const line = text ? out : text_;
+  const size_t n = formatText(record, prefix, tidText, line, &fieldsFrom, &spans_);
+  const LogRecord parts = partsOf(record, prefix, tid, line, n, fieldsFrom);
   if (tap != nullptr) tap->take(parts);
-  return encoder_.encode(parts, out);
+  return text ? n : encoder_.encode(parts, out);
 }
 
 LogRecord RecordFormatter::partsOf(const RecordHeader& record, const LinePrefix& prefix, int tid,
@@ -98,21 +136,7 @@ size_t RecordFormatter::formatText(const RecordHeader& record, LinePrefix& prefi
   }
   int64_t second;
   int micro;
-  if (record.kind == RecordHeader::kStatementCount) {
-    const uint64_t count = record.key;  // the statement's counter, its time too
-    if (!window_.covers(count)) {
-      const Timestamp t = TscClock::atCount(count, &window_);
-      second = t.secondsSinceEpoch();
-      micro = t.microSecondsInSecond();
-    } else {
-      second = window_.second;
-      micro = window_.microAt(count);
-    }
-  } else {
-    const Timestamp t(record.time);
-    second = t.secondsSinceEpoch();
-    micro = t.microSecondsInSecond();
-  }
+  timeOf(record, &second, &micro);
   prefix.update(second, timeZoneGeneration(), tid);
   micro_ = micro;
   const int level = record.level < kLevelCount ? record.level : kLevelCount - 1;

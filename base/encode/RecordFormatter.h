@@ -108,6 +108,14 @@ class RecordFormatter {
                                                          char* out, size_t* fieldsFrom,
                                                          FieldSpans* spans);
 
+  // format() for every line but a text line with no tap.
+  __attribute__((noinline)) size_t formatOther(const RecordHeader& record, LinePrefix& prefix,
+                                               int tid, std::string_view tidText, char* out,
+                                               LineTap* tap);
+  // The statement's time: its second and microsecond. Inlined into
+  // formatText(), as that is.
+  __attribute__((always_inline)) inline void timeOf(const RecordHeader& record, int64_t* second,
+                                                    int* micro);
   // The parts of `record`, whose text line formatText() made at `text`
   // (n bytes, its fields from fieldsFrom, their spans in spans_).
   LogRecord partsOf(const RecordHeader& record, const LinePrefix& prefix, int tid,

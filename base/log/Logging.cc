@@ -555,7 +555,22 @@ bool Logger::writeStatementText(const detail::LogSite& site, LogLevel level,
   // and write it as ~Logger's common path does; elsewhere it is left to one.
   if (__builtin_expect(detail::t_contextFields != 0, 0)) return false;
   const detail::LoggerConfig& config = detail::loggerConfig();
-  if (level >= config.attentionLevel) return false;
+  if (level >= config.attentionLevel) {
+    // A sink that takes records (its lines in another format) may make a
+    // crowded record's line itself, where the line asks for nothing more
+    // (no flush, no abort, no backtrace ring: config.records is set).
+    if (config.records == nullptr || level >= config.flushLevel || level == FATAL) return false;
+    detail::RecordQueue* queue = detail::recordQueueFor(*config.records);
+    if (queue == nullptr || !queue->crowded()) return false;
+    detail::RecordSink::CrowdedRecord record;
+    record.site = &site;
+    record.level = level;
+    LogStream unused;  // the text header is not wanted, only its time
+    writeLineHeader(unused.buffer(), level, &began, &record.count, &record.micro, &record.second);
+    record.operands = operands;
+    record.length = n;
+    return config.records->appendCrowded(*queue, record);
+  }
   detail::RecordQueue* queue = nullptr;
   if (config.records != nullptr) {
     // Text only while the queue is crowded: else the statement is a record.

@@ -124,6 +124,25 @@ class RecordSink {
     static_cast<void>(sequence);
     return false;
   }
+  // A crowded statement's record (RecordQueue::crowded), made by the
+  // calling thread into the line the consumer would make of it and appended
+  // to `queue` (RecordQueue::appendLine: the queue, or the shared buffers),
+  // so that a busy consumer only copies it. False, with nothing written,
+  // where the sink leaves it to a Logger, as a sink that cannot answers.
+  struct CrowdedRecord {
+    const LogSite* site;
+    int level;       // a Logger::LogLevel
+    uint64_t count;  // the statement's counter reading: the line's order key
+    int64_t second;  // its time: seconds since the epoch and the microsecond
+    int micro;
+    const char* operands;  // its recorded operands (LogOperands.h)
+    size_t length;
+  };
+  virtual bool appendCrowded(RecordQueue& queue, const CrowdedRecord& record) {
+    static_cast<void>(queue);
+    static_cast<void>(record);
+    return false;
+  }
   // Whether every line in shared buffers up to `sequence` has been written
   // (or dropped).
   bool writtenThrough(uint64_t sequence) const {

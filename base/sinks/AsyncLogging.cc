@@ -11,6 +11,8 @@
 
 #include "muon/base/internal/BufferStore.h"
 #include "muon/base/LogSpool.h"
+#include "muon/base/CurrentThread.h"
+#include "muon/base/internal/LineEncoders.h"
 #include "muon/base/internal/LineForwards.h"
 #include "muon/base/internal/RecordFormatter.h"
 #include "muon/base/internal/RecordQueues.h"
@@ -334,6 +336,23 @@ bool AsyncLogging::appendSlow(Buffer* full, uint64_t word, size_t len) {
       return false;
     }
   }
+  return true;
+}
+
+bool AsyncLogging::appendCrowded(detail::RecordQueue& queue, const CrowdedRecord& record) {
+  if (output_.format() != LineFormat::kJson) return false;
+  detail::OperandLine line;
+  line.second = record.second;
+  line.micro = record.micro;
+  line.level = record.level;
+  line.tid = CurrentThread::tid();
+  line.where = &record.site->where;
+  line.operands = record.operands;
+  line.length = record.length;
+  char json[detail::kMaxJsonOfOperands];
+  const size_t n = detail::encodeJsonOfOperands(line, json);
+  if (n == 0) return false;
+  queue.appendLine(json, n, record.count);
   return true;
 }
 

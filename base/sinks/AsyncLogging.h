@@ -296,6 +296,9 @@ class AsyncLogging : private detail::RecordSink {
   bool waitForRoom(detail::RecordQueue& queue) override;
   uint64_t appendShared(const char* line, size_t len) override;
   bool sealShared(uint64_t sequence) override;
+  // A JSON AsyncLogging's crowded records, made straight from their
+  // operands where the JSON encoder can (LineEncoders.h).
+  bool appendCrowded(detail::RecordQueue& queue, const CrowdedRecord& record) override;
   // Formats and writes the records held behind shared buffers that are
   // now written (RecordQueues::heldFor), those whose turn comes before the
   // buffer numbered `before`. Backend thread.

@@ -24,7 +24,7 @@
 namespace muon {
 namespace detail {
 
-class LineForwards : public LineTap {
+class LineForwards final : public LineTap {
  public:
   using Append = void (*)(void* sink, const LogRecord& record);
   using Flush = void (*)(void* sink);

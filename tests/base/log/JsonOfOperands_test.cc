@@ -1,0 +1,213 @@
+// The JSON encoder's two routes for a deferred record (RecordFormatter.h):
+// straight from the recorded operands (encodeJsonOfOperands), and through
+// the text line and its parts (encodeJson). Where the first writes a line,
+// it must be the second's byte for byte; where it cannot promise that, it
+// must decline.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "TempDir.h"
+#include "muon/base/AsyncLogging.h"
+#include "muon/base/CurrentThread.h"
+#include "muon/base/LogFields.h"
+#include "muon/base/LogStream.h"
+#include "muon/base/Logging.h"
+#include "muon/base/internal/LineEncoders.h"
+#include "muon/base/internal/LogSite.h"
+#include "muon/base/internal/RecordFormatter.h"
+#include "muon/base/internal/RecordQueue.h"
+#include "muon/base/internal/RecordQueues.h"
+
+namespace {
+
+using muon::LogStream;
+using muon::kv;
+using muon::detail::RecordFormatter;
+using muon::detail::RecordHeader;
+
+// A tap that takes nothing: given one, the formatter takes the text route.
+struct NoTap : muon::detail::LineTap {
+  void take(const muon::LogRecord&) override {}
+};
+
+// One statement's record as AsyncLogging's queue holds it: the header and
+// the operands a recording LogStream wrote.
+class Recorded {
+ public:
+  Recorded(const std::function<void(LogStream&)>& operands, int level) {
+    LogStream stream;
+    stream.startRecording([](void*, LogStream&) {}, nullptr);
+    operands(stream);
+    static muon::detail::LogSite site{__FILE__, __LINE__};
+    RecordHeader header{};
+    header.length = static_cast<uint16_t>(stream.buffer().length());
+    header.size = static_cast<uint32_t>(muon::detail::recordSize(header.length));
+    header.kind = RecordHeader::kStatementMicros;
+    header.level = static_cast<uint8_t>(level);
+    header.time = 1795248902123456;  // 2026-11-21 08:15:02.123456 UTC
+    header.site = &site;
+    bytes_.resize(header.size);
+    std::memcpy(bytes_.data(), &header, sizeof header);
+    std::memcpy(bytes_.data() + sizeof header, stream.buffer().data(), header.length);
+  }
+  const RecordHeader& header() const {
+    return *reinterpret_cast<const RecordHeader*>(bytes_.data());
+  }
+
+ private:
+  std::vector<char> bytes_;
+};
+
+struct Routes {
+  std::string direct;  // what format() writes with no tap
+  std::string text;    // through the text line
+  bool tookOperands;   // whether encodeJsonOfOperands wrote the line
+};
+
+Routes bothRoutes(const std::function<void(LogStream&)>& operands,
+                  int level = muon::Logger::INFO) {
+  const Recorded r(operands, level);
+  RecordFormatter formatter(muon::LineFormat::kJson);
+  std::vector<char> out(formatter.maxLine());
+  muon::detail::LinePrefix prefix;
+  Routes routes;
+  routes.direct.assign(out.data(), formatter.format(r.header(), prefix, 4321, " 4321 ", out.data()));
+  NoTap tap;
+  routes.text.assign(out.data(),
+                     formatter.format(r.header(), prefix, 4321, " 4321 ", out.data(), &tap));
+  muon::detail::OperandLine line{};
+  line.second = 1795248902;
+  line.micro = 123456;
+  line.level = level;
+  line.tid = 4321;
+  line.where = &r.header().site->where;
+  line.operands = reinterpret_cast<const char*>(&r.header() + 1);
+  line.length = r.header().length;
+  routes.tookOperands = muon::detail::encodeJsonOfOperands(line, out.data()) != 0;
+  return routes;
+}
+
+// The statements the operands route takes.
+TEST(JsonOfOperands, CommonStatementsAreWrittenStraightFromTheirOperands) {
+  const std::vector<std::function<void(LogStream&)>> statements = {
+      [](LogStream& s) { s << "hello world"; },
+      [](LogStream& s) { s << "login" << kv("user", "alice") << kv("ms", 12) << kv("ratio", 0.5); },
+      [](LogStream& s) {
+        s << "int: " << 42 << " neg " << -7 << " u " << 7u << " ll " << 123456789012LL << " d "
+          << 3.25 << " f " << 1.5f << " c " << 'x' << " p " << reinterpret_cast<void*>(0x1234)
+          << " s " << std::string("str") << " b " << true;
+      },
+      [](LogStream& s) {
+        s << "typed" << kv("ok", true) << kv("no", false) << kv("n", -3) << kv("u", 3u)
+          << kv("big", 1e300) << kv("tiny", 1e-300) << kv("f", 2.5f);
+      },
+      [](LogStream& s) {
+        s << "strings" << kv("number", "123") << kv("bool", "true") << kv("empty", "")
+          << kv("spaced", "a b") << kv("eq", "a=b") << kv("dash", "-") << kv("dots", "a.b.c");
+      },
+      [](LogStream& s) {
+        s << "reserved" << kv("message", "m") << kv("log.level", "x") << kv("log", 1)
+          << kv("message.x", 2) << kv("process.thread.id", 4);
+      },
+      // A name longer than a field's is recorded cut, as the line shows it.
+      [](LogStream& s) { s << "x" << kv(std::string(70, 'n'), 1); },
+      [](LogStream& s) { s << kv("only", "fields") << kv("n", 1); },
+      [](LogStream& s) { s << muon::Fmt("%d-%s", 7, "fmt") << kv("fmt", muon::Fmt("%.2f", 1.0)); },
+      [](LogStream& s) { s << ""; },
+  };
+  for (size_t i = 0; i < statements.size(); ++i) {
+    const Routes r = bothRoutes(statements[i]);
+    EXPECT_TRUE(r.tookOperands) << "statement " << i << ": " << r.text;
+    EXPECT_EQ(r.direct, r.text) << "statement " << i;
+  }
+  for (int level = muon::Logger::INFO; level < muon::detail::kLevelCount; ++level) {
+    const Routes r = bothRoutes([](LogStream& s) { s << "at a level" << kv("k", 1); }, level);
+    EXPECT_TRUE(r.tookOperands);
+    EXPECT_EQ(r.direct, r.text) << "level " << level;
+  }
+}
+
+// The statements it leaves to the text route, which still writes them.
+TEST(JsonOfOperands, WhatItCannotPromiseGoesThroughTheTextLine) {
+  const std::string longText(muon::detail::kMaxOperandsOfJson, 'x');
+  const std::vector<std::function<void(LogStream&)>> statements = {
+      [](LogStream& s) { s << "quote \" in the message"; },
+      [](LogStream& s) { s << "backslash \\ in the message"; },
+      [](LogStream& s) { s << "new\nline"; },
+      [](LogStream& s) { s << "caf\xc3\xa9"; },
+      [](LogStream& s) { s << "bad \xff byte"; },
+      [](LogStream& s) { s << "x" << kv("quoted", "say \"hi\""); },
+      [](LogStream& s) { s << "x" << kv("newline", "a\nb"); },
+      [](LogStream& s) { s << "x" << kv("utf8", "caf\xc3\xa9"); },
+      [](LogStream& s) { s << "x" << kv("inf", std::numeric_limits<double>::infinity()); },
+      [](LogStream& s) { s << "x" << kv("nan", std::nan("")); },
+      [](LogStream& s) { s << "x" << kv("bad name!", 1); },
+      [](LogStream& s) { s << "x" << kv("", 1); },
+      [](LogStream& s) { s << "x" << kv("@timestamp", 1); },
+      [](LogStream& s) { s << "x" << kv("a", 1) << " then text"; },
+      [&](LogStream& s) { s << longText; },
+      [&](LogStream& s) { s << "x" << kv("long", longText); },
+  };
+  for (size_t i = 0; i < statements.size(); ++i) {
+    const Routes r = bothRoutes(statements[i]);
+    EXPECT_FALSE(r.tookOperands) << "statement " << i << ": " << r.text;
+    EXPECT_EQ(r.direct, r.text) << "statement " << i;
+  }
+  // TRACE and DEBUG lines lead with the function's name.
+  for (int level : {muon::Logger::TRACE, muon::Logger::DEBUG}) {
+    const Routes r = bothRoutes([](LogStream& s) { s << "fn message"; }, level);
+    EXPECT_FALSE(r.tookOperands);
+    EXPECT_EQ(r.direct, r.text);
+  }
+}
+
+// A statement whose queue is crowded makes its JSON line itself, from its
+// operands (AsyncLogging::appendCrowded): the file has the lines the backend
+// would have made, in order, none lost.
+TEST(JsonOfOperands, ACrowdedStatementsLineIsTheLineTheBackendMakes) {
+  muon::test::TempDir dir;
+  constexpr int kLines = 2000;
+  bool crowded = false;
+  int line = 0;
+  {
+    muon::AsyncLogging::Options options;
+    options.files.format = muon::LineFormat::kJson;
+    options.policy = muon::AsyncLogging::kBlock;
+    options.threadQueueBytes = muon::RecordQueues::kMinQueueBytes;
+    muon::AsyncLogging log(dir.file("crowded"), 1 << 30, options);
+    auto attached = muon::Logger::attach(log);
+    // No backend yet: the queue fills, and the statements after a quarter
+    // of it make their own lines.
+    for (int i = 0; i < kLines; ++i) {
+      LOG_INFO << "n=" << i << kv("user", "alice") << kv("i", i);
+      line = __LINE__ - 1;
+      muon::detail::RecordQueue* queue = muon::detail::t_recordQueue.queue;
+      crowded = crowded || (queue != nullptr && queue->crowded());
+    }
+    log.start();
+    log.stop();
+    EXPECT_EQ(log.stats().messagesDropped, 0u);
+  }
+  ASSERT_TRUE(crowded) << "the queue never crowded: the test tests nothing";
+  const std::vector<std::string> lines = muon::test::logLinesIn(dir);
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kLines));
+  const std::string tid = std::to_string(muon::CurrentThread::tid());
+  for (int i = 0; i < kLines; ++i) {
+    const std::string rest = "\",\"log.level\":\"INFO\",\"process.thread.id\":" + tid +
+                             ",\"message\":\"n=" + std::to_string(i) +
+                             "\",\"log.origin.file.name\":\"JsonOfOperands_test.cc\"," +
+                             "\"log.origin.file.line\":" + std::to_string(line) +
+                             ",\"user\":\"alice\",\"i\":" + std::to_string(i) + "}";
+    // {"@timestamp":"2026-11-21T08:15:02.123456Z, then the rest.
+    ASSERT_EQ(lines[i].substr(0, 15), "{\"@timestamp\":\"") << lines[i];
+    ASSERT_EQ(lines[i].substr(42), rest) << lines[i];
+  }
+}
+
+}  // namespace

@@ -1,0 +1,162 @@
+// libFuzzer target for the JSON encoder's route straight from a deferred
+// record's operands (encodeJsonOfOperands, LineEncoders.h): the input is a
+// program of << operands (strings of any bytes, numbers of any bits, chars,
+// Fmt, fields with any name and value) recorded as a statement attached to
+// AsyncLogging records them, at any level. The record is formatted as JSON
+// by RecordFormatter with no tap (the operands route where it takes the
+// record) and with one (always the text line's route). Checked: the two
+// lines are the same bytes; the operands route takes every record whose
+// operands are plain ASCII, message first and single-operand fields after
+// (so that a route that declines everything fails too).
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "FuzzCheck.h"
+#include "muon/base/LogFields.h"
+#include "muon/base/LogStream.h"
+#include "muon/base/Logging.h"
+#include "muon/base/internal/LineEncoders.h"
+#include "muon/base/internal/LogSite.h"
+#include "muon/base/internal/RecordFormatter.h"
+
+namespace {
+
+using muon::LogStream;
+using muon::kv;
+using muon::detail::RecordHeader;
+
+struct NoTap : muon::detail::LineTap {
+  void take(const muon::LogRecord&) override {}
+};
+
+// Whether the operands route must take the record: only letters, digits and
+// spaces in its strings and names, finite numbers, at INFO or above, the
+// fields after the message, and few enough bytes.
+struct Expectation {
+  bool plain = true;
+  bool sawField = false;
+};
+
+bool isPlain(const std::string& s, bool name) {
+  if (name && s.empty()) return false;
+  for (unsigned char c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (!name && c == ' ');
+    if (!ok) return false;
+  }
+  return true;
+}
+
+void streamProgram(FuzzedDataProvider& in, LogStream& s, Expectation* e) {
+  const int count = in.ConsumeIntegralInRange(0, 12);
+  for (int i = 0; i < count && in.remaining_bytes() > 0; ++i) {
+    const int op = in.ConsumeIntegralInRange(0, 9);
+    if (op < 5) {
+      // A message operand; after a field the record is not the common shape.
+      if (e->sawField) e->plain = false;
+      switch (op) {
+        case 0: {
+          const std::string t = in.ConsumeRandomLengthString(64);
+          if (!isPlain(t, false)) e->plain = false;
+          s << t;
+          break;
+        }
+        case 1:
+          s << in.ConsumeIntegral<int64_t>();
+          break;
+        case 2:
+          s << in.ConsumeIntegral<uint32_t>();
+          break;
+        case 3: {
+          const double d = in.ConsumeFloatingPoint<double>();
+          if (!std::isfinite(d)) e->plain = false;
+          s << d;
+          break;
+        }
+        default: {
+          const char c = static_cast<char>(in.ConsumeIntegralInRange('a', 'z'));
+          s << c;
+          break;
+        }
+      }
+      continue;
+    }
+    const std::string name = in.ConsumeRandomLengthString(12);
+    if (!isPlain(name, true) || name.size() > 64) e->plain = false;
+    e->sawField = true;
+    switch (op) {
+      case 5: {
+        const std::string v = in.ConsumeRandomLengthString(32);
+        if (!isPlain(v, false)) e->plain = false;
+        s << kv(name, v);
+        break;
+      }
+      case 6:
+        s << kv(name, in.ConsumeIntegral<int32_t>());
+        break;
+      case 7: {
+        const double d = in.ConsumeFloatingPoint<double>();
+        if (!std::isfinite(d)) e->plain = false;
+        s << kv(name, d);
+        break;
+      }
+      case 8:
+        s << kv(name, in.ConsumeBool());
+        break;
+      default:
+        s << kv(name, muon::Fmt("%d", in.ConsumeIntegral<int16_t>()));
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  FuzzedDataProvider in(data, size);
+  const int level = in.ConsumeIntegralInRange(0, muon::detail::kLevelCount - 1);
+  LogStream stream;
+  stream.startRecording([](void*, LogStream&) {}, nullptr);
+  Expectation e;
+  streamProgram(in, stream, &e);
+  if (!stream.recording()) return 0;  // fell back to text: no record to format
+
+  static muon::detail::LogSite site{__FILE__, __LINE__};
+  RecordHeader header{};
+  header.length = static_cast<uint16_t>(stream.buffer().length());
+  header.size = static_cast<uint32_t>(muon::detail::recordSize(header.length));
+  header.kind = RecordHeader::kStatementMicros;
+  header.level = static_cast<uint8_t>(level);
+  header.time = in.ConsumeIntegralInRange<int64_t>(0, 253402300799999999);
+  header.site = &site;
+  std::vector<char> record(header.size);
+  std::memcpy(record.data(), &header, sizeof header);
+  std::memcpy(record.data() + sizeof header, stream.buffer().data(), header.length);
+  const RecordHeader& r = *reinterpret_cast<const RecordHeader*>(record.data());
+
+  muon::detail::RecordFormatter formatter(muon::LineFormat::kJson);
+  std::vector<char> out(formatter.maxLine());
+  muon::detail::LinePrefix prefix;
+  const std::string direct(out.data(), formatter.format(r, prefix, 4321, " 4321 ", out.data()));
+  NoTap tap;
+  const std::string text(out.data(), formatter.format(r, prefix, 4321, " 4321 ", out.data(), &tap));
+  FUZZ_CHECK(direct == text);
+
+  muon::detail::OperandLine line{};
+  line.second = 0;
+  line.level = level;
+  line.tid = 4321;
+  line.where = &site.where;
+  line.operands = record.data() + sizeof header;
+  line.length = header.length;
+  const size_t n = muon::detail::encodeJsonOfOperands(line, out.data());
+  const bool took = n != 0;
+  FUZZ_CHECK(n <= muon::detail::kMaxJsonOfOperands);
+  if (e.plain && level >= muon::Logger::INFO && header.length <= muon::detail::kMaxOperandsOfJson) {
+    FUZZ_CHECK(took);
+  }
+  return 0;
+}
