@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "FuzzCheck.h"
+#include "JsonRoutes.h"
 #include "muon/base/LogFields.h"
 #include "muon/base/LogStream.h"
 #include "muon/base/Logging.h"
@@ -27,11 +28,6 @@ namespace {
 
 using muon::LogStream;
 using muon::kv;
-using muon::detail::RecordHeader;
-
-struct NoTap : muon::detail::LineTap {
-  void take(const muon::LogRecord&) override {}
-};
 
 // Whether the operands route must take the record: only letters, digits and
 // spaces in its strings and names, finite numbers, at INFO or above, the
@@ -43,7 +39,8 @@ struct Expectation {
 
 bool isPlain(const std::string& s, bool name) {
   if (name && s.empty()) return false;
-  for (unsigned char c : s) {
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
     const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (!name && c == ' ');
     if (!ok) return false;
   }
@@ -125,37 +122,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!stream.recording()) return 0;  // fell back to text: no record to format
 
   static muon::detail::LogSite site{__FILE__, __LINE__};
-  RecordHeader header{};
-  header.length = static_cast<uint16_t>(stream.buffer().length());
-  header.size = static_cast<uint32_t>(muon::detail::recordSize(header.length));
-  header.kind = RecordHeader::kStatementMicros;
-  header.level = static_cast<uint8_t>(level);
-  header.time = in.ConsumeIntegralInRange<int64_t>(0, 253402300799999999);
-  header.site = &site;
-  std::vector<char> record(header.size);
-  std::memcpy(record.data(), &header, sizeof header);
-  std::memcpy(record.data() + sizeof header, stream.buffer().data(), header.length);
-  const RecordHeader& r = *reinterpret_cast<const RecordHeader*>(record.data());
-
-  muon::detail::RecordFormatter formatter(muon::LineFormat::kJson);
-  std::vector<char> out(formatter.maxLine());
-  muon::detail::LinePrefix prefix;
-  const std::string direct(out.data(), formatter.format(r, prefix, 4321, " 4321 ", out.data()));
-  NoTap tap;
-  const std::string text(out.data(), formatter.format(r, prefix, 4321, " 4321 ", out.data(), &tap));
-  FUZZ_CHECK(direct == text);
-
-  muon::detail::OperandLine line{};
-  line.second = 0;
-  line.level = level;
-  line.tid = 4321;
-  line.where = &site.where;
-  line.operands = record.data() + sizeof header;
-  line.length = header.length;
-  const size_t n = muon::detail::encodeJsonOfOperands(line, out.data());
-  const bool took = n != 0;
-  FUZZ_CHECK(n <= muon::detail::kMaxJsonOfOperands);
-  if (e.plain && level >= muon::Logger::INFO && header.length <= muon::detail::kMaxOperandsOfJson) {
+  const muon::test::RecordedStatement r(
+      stream, level, in.ConsumeIntegralInRange<int64_t>(0, 253402300799999999), &site);
+  const muon::test::JsonRoutes routes = muon::test::jsonRoutes(r);
+  FUZZ_CHECK(routes.direct == routes.text);
+  FUZZ_CHECK(routes.written <= muon::detail::kMaxJsonOfOperands);
+  const bool took = routes.written != 0;
+  const size_t length = stream.buffer().length();
+  if (e.plain && level >= muon::Logger::INFO && length <= muon::detail::kMaxOperandsOfJson) {
     FUZZ_CHECK(took);
   }
   return 0;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "JsonRoutes.h"
 #include "TempDir.h"
 #include "muon/base/AsyncLogging.h"
 #include "muon/base/CurrentThread.h"
@@ -28,69 +29,23 @@ namespace {
 
 using muon::LogStream;
 using muon::kv;
-using muon::detail::RecordFormatter;
-using muon::detail::RecordHeader;
-
-// A tap that takes nothing: given one, the formatter takes the text route.
-struct NoTap : muon::detail::LineTap {
-  void take(const muon::LogRecord&) override {}
-};
-
-// One statement's record as AsyncLogging's queue holds it: the header and
-// the operands a recording LogStream wrote.
-class Recorded {
- public:
-  Recorded(const std::function<void(LogStream&)>& operands, int level) {
-    LogStream stream;
-    stream.startRecording([](void*, LogStream&) {}, nullptr);
-    operands(stream);
-    static muon::detail::LogSite site{__FILE__, __LINE__};
-    RecordHeader header{};
-    header.length = static_cast<uint16_t>(stream.buffer().length());
-    header.size = static_cast<uint32_t>(muon::detail::recordSize(header.length));
-    header.kind = RecordHeader::kStatementMicros;
-    header.level = static_cast<uint8_t>(level);
-    header.time = 1795248902123456;  // 2026-11-21 08:15:02.123456 UTC
-    header.site = &site;
-    bytes_.resize(header.size);
-    std::memcpy(bytes_.data(), &header, sizeof header);
-    std::memcpy(bytes_.data() + sizeof header, stream.buffer().data(), header.length);
-  }
-  const RecordHeader& header() const {
-    return *reinterpret_cast<const RecordHeader*>(bytes_.data());
-  }
-
- private:
-  std::vector<char> bytes_;
-};
 
 struct Routes {
-  std::string direct;  // what format() writes with no tap
-  std::string text;    // through the text line
-  bool tookOperands;   // whether encodeJsonOfOperands wrote the line
+  std::string direct;
+  std::string text;
+  bool tookOperands;
 };
 
 Routes bothRoutes(const std::function<void(LogStream&)>& operands,
                   int level = muon::Logger::INFO) {
-  const Recorded r(operands, level);
-  RecordFormatter formatter(muon::LineFormat::kJson);
-  std::vector<char> out(formatter.maxLine());
-  muon::detail::LinePrefix prefix;
-  Routes routes;
-  routes.direct.assign(out.data(), formatter.format(r.header(), prefix, 4321, " 4321 ", out.data()));
-  NoTap tap;
-  routes.text.assign(out.data(),
-                     formatter.format(r.header(), prefix, 4321, " 4321 ", out.data(), &tap));
-  muon::detail::OperandLine line{};
-  line.second = 1795248902;
-  line.micro = 123456;
-  line.level = level;
-  line.tid = 4321;
-  line.where = &r.header().site->where;
-  line.operands = reinterpret_cast<const char*>(&r.header() + 1);
-  line.length = r.header().length;
-  routes.tookOperands = muon::detail::encodeJsonOfOperands(line, out.data()) != 0;
-  return routes;
+  LogStream stream;
+  stream.startRecording([](void*, LogStream&) {}, nullptr);
+  operands(stream);
+  static muon::detail::LogSite site{__FILE__, __LINE__};
+  // 2026-11-21 08:15:02.123456 UTC
+  const muon::test::RecordedStatement r(stream, level, 1795248902123456, &site);
+  const muon::test::JsonRoutes routes = muon::test::jsonRoutes(r);
+  return Routes{routes.direct, routes.text, routes.written != 0};
 }
 
 // The statements the operands route takes.
