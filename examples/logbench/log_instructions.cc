@@ -18,6 +18,7 @@
 #include "muon/base/LogStream.h"
 #include "muon/base/Logging.h"
 #include "muon/base/internal/RecordFormatter.h"
+#include "muon/base/internal/RecordQueues.h"
 #include "muon/base/JournaldSink.h"
 #include "muon/base/SyslogSink.h"
 
@@ -79,6 +80,11 @@ MUON_ROW(rowThreeFieldsToAsyncLogging, LOG_INFO << THREE_FIELDS)
 MUON_ROW(rowThreePlainToAsyncLogging, LOG_INFO << THREE_PLAIN)
 MUON_ROW(rowThreeFieldsDeferred, LOG_INFO << THREE_FIELDS)
 MUON_ROW(rowThreePlainDeferred, LOG_INFO << THREE_PLAIN)
+// A statement whose queue is crowded (its backend behind) makes its own
+// line: text, and JSON straight from its operands (AsyncLogging's
+// appendCrowded).
+MUON_ROW(rowThreeFieldsCrowdedText, LOG_INFO << THREE_FIELDS)
+MUON_ROW(rowThreeFieldsCrowdedJson, LOG_INFO << THREE_FIELDS)
 // The two statements the peers' benchmarks (Quill's, fmtlog's) time, deferred
 // to AsyncLogging as rowThreeFieldsDeferred is: the figures issue-level
 // comparisons quote (docs/logging.md).
@@ -255,6 +261,35 @@ int main() {
       auto forwarded = log.forward(journal);
       run_rowLogInfoDeferredForwardedToJournald();
       log.flush();
+    }
+    std::string command = std::string("rm -rf ") + dir;
+    if (std::system(command.c_str()) != 0) return 1;
+  }
+
+  // Crowded: an AsyncLogging with the smallest queue that never starts, so
+  // that every statement of the row makes its line (into the shared
+  // buffers, which hold the row's lines); its leftovers are discarded.
+  for (muon::LineFormat format : {muon::LineFormat::kText, muon::LineFormat::kJson}) {
+    char dir[] = "/tmp/log_instructions.XXXXXX";
+    if (::mkdtemp(dir) == nullptr) return 1;
+    {
+      muon::AsyncLogging::Options options;
+      options.policy = muon::AsyncLogging::kBlock;
+      options.threadQueueBytes = muon::RecordQueues::kMinQueueBytes;
+      options.files.format = format;
+      muon::AsyncLogging log(std::string(dir) + "/row", 1L << 40, options);
+      log.setWriteFunction([](int, const char*, size_t len) { return static_cast<ssize_t>(len); });
+      auto attached = Logger::attach(log);
+      for (uint64_t i = 0; i < 100000; ++i) {
+        LOG_INFO << THREE_FIELDS;
+        const muon::detail::RecordQueue* queue = muon::detail::t_recordQueue.queue;
+        if (queue != nullptr && queue->shared()) break;
+      }
+      if (format == muon::LineFormat::kText) {
+        run_rowThreeFieldsCrowdedText();
+      } else {
+        run_rowThreeFieldsCrowdedJson();
+      }
     }
     std::string command = std::string("rm -rf ") + dir;
     if (std::system(command.c_str()) != 0) return 1;
