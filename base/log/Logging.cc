@@ -215,6 +215,7 @@ inline void Logger::begin() {
   // The statement's one look at the configuration.
   config_ = &detail::loggerConfig();
   queue_ = nullptr;
+  crowdedRecord_ = false;
   detail::RecordSink* records = config_->records;
   if (records != nullptr && (queue_ = detail::recordQueueFor(*records)) != nullptr) {
     // A record, in place in the queue when there is room without waiting
@@ -235,8 +236,15 @@ inline void Logger::begin() {
 
 bool Logger::startRecordElsewhere() {
   // Crowded (RecordQueue::crowded): the backend is behind, and a line this thread
-  // formats costs it less than a record. Text, then, into the same queue.
-  if (queue_->crowded()) return false;
+  // formats costs it less than a record. Text, then, into the same queue;
+  // or, for a sink that makes such lines from operands, a record in this
+  // statement's own buffer, which the sink makes the line of at the end.
+  if (queue_->crowded()) {
+    if (!config_->records->takesCrowdedRecords()) return false;
+    crowdedRecord_ = true;
+    record_ = nullptr;
+    return true;
+  }
   // Else the ring's end, or a stale view of the consumer: in place after
   // all, or in this statement's own buffer, copied in (and wrapped) at the end.
   record_ = queue_->tryReserve(kLargestRecord);
@@ -282,6 +290,8 @@ void Logger::recordToText(void* self, LogStream&) {
 // line became text after all.
 inline bool Logger::commitRecorded(const detail::LoggerConfig& config) {
   if (queue_ == nullptr) return commitRecordedLine(config);
+  // Its line goes where this thread's lines go now (RecordQueue::appendLine).
+  if (__builtin_expect(crowdedRecord_, 0)) return commitCrowded(config);
   // A line logged from its operands took the thread to the shared mode:
   // this one, logged after it, goes there too, after it, as text.
   if (__builtin_expect(queue_->shared(), 0)) {
@@ -548,6 +558,46 @@ Logger::~Logger() {
   static_cast<void>(writeText(config, buf.data(), buf.length()));
 }
 
+namespace {
+
+// Hands a crowded statement's recorded operands to its sink, which makes
+// the line (RecordSink::appendCrowded); false where it leaves that to text.
+bool appendCrowdedRecord(detail::RecordSink& sink, detail::RecordQueue& queue,
+                         const detail::LogSite& site, Logger::LogLevel level,
+                         const detail::StatementTime& began, const char* operands, size_t n) {
+  detail::RecordSink::CrowdedRecord record;
+  record.site = &site;
+  record.level = level;
+  LogStream unused;  // the text header is not wanted, only its time
+  writeLineHeader(unused.buffer(), level, &began, &record.count, &record.micro, &record.second);
+  record.operands = operands;
+  record.length = n;
+  return sink.appendCrowded(queue, record);
+}
+
+}  // namespace
+
+bool Logger::commitCrowded(const detail::LoggerConfig& config) {
+  // The time the record would have shown: when it began (startRecord).
+  const detail::StatementTime began =
+      began_ != nullptr ? *began_
+                        : detail::StatementTime{recordKey_,
+                                                recordKind_ == detail::RecordHeader::kStatementCount
+                                                    ? Timestamp()
+                                                    : Timestamp(recordTime_)};
+  const LogStream::Buffer& operands = stream_.buffer();
+  if (appendCrowdedRecord(*config.records, *queue_, site_, level_, began, operands.data(),
+                          operands.length())) {
+    return true;
+  }
+  // Text after all, with the same time (recordToText writes the header).
+  const detail::StatementTime* const saved = began_;
+  began_ = &began;
+  stream_.stopRecording();
+  began_ = saved;
+  return false;
+}
+
 bool Logger::writeStatementText(const detail::LogSite& site, LogLevel level,
                                 const detail::StatementTime& began, const char* operands,
                                 size_t n) {
@@ -562,14 +612,7 @@ bool Logger::writeStatementText(const detail::LogSite& site, LogLevel level,
     if (config.records == nullptr || level >= config.flushLevel || level == FATAL) return false;
     detail::RecordQueue* queue = detail::recordQueueFor(*config.records);
     if (queue == nullptr || !queue->crowded()) return false;
-    detail::RecordSink::CrowdedRecord record;
-    record.site = &site;
-    record.level = level;
-    LogStream unused;  // the text header is not wanted, only its time
-    writeLineHeader(unused.buffer(), level, &began, &record.count, &record.micro, &record.second);
-    record.operands = operands;
-    record.length = n;
-    return config.records->appendCrowded(*queue, record);
+    return appendCrowdedRecord(*config.records, *queue, site, level, began, operands, n);
   }
   detail::RecordQueue* queue = nullptr;
   if (config.records != nullptr) {

@@ -273,7 +273,8 @@ class Logger {
   // formats records is attached (and the backtrace ring is off), else text.
   void begin();
   // No room in place: a record in the statement's own buffer (true), or,
-  // when the queue is crowded, text (false).
+  // when the queue is crowded, text (false) unless the sink makes crowded
+  // records' lines itself (RecordSink::takesCrowdedRecords).
   bool startRecordElsewhere();
   void startRecord();
   // LogStream's TextFallback: a record that outgrew its buffer becomes text.
@@ -291,6 +292,9 @@ class Logger {
                                  size_t n);
   // Puts the record in this thread's queue (or counts it dropped).
   void commitRecord();
+  // A crowded record's line, made by the sink (RecordSink::appendCrowded);
+  // false, with nothing written, where the sink leaves it to text.
+  bool commitCrowded(const detail::LoggerConfig& config);
   bool commitRecorded(const detail::LoggerConfig& config);
   // Ends the recorded line with its trailer and hands it to the sink; false
   // if it had to become text instead.
@@ -327,6 +331,9 @@ class Logger {
   uint64_t recordKey_;
   int64_t recordTime_;
   uint8_t recordKind_;
+  // The queue was crowded when the record began: its line is made here, from
+  // the recorded operands, by the sink's appendCrowded (commitCrowded).
+  bool crowdedRecord_;
 };
 
 // Writes errno's text for `savedErrno` into a per-thread buffer.

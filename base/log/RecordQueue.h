@@ -143,6 +143,9 @@ class RecordSink {
     static_cast<void>(record);
     return false;
   }
+  // Whether appendCrowded may take a record: a crowded Logger then keeps
+  // recording its operands (in its own buffer) rather than making text.
+  virtual bool takesCrowdedRecords() const { return false; }
   // Whether every line in shared buffers up to `sequence` has been written
   // (or dropped).
   bool writtenThrough(uint64_t sequence) const {

@@ -339,8 +339,10 @@ bool AsyncLogging::appendSlow(Buffer* full, uint64_t word, size_t len) {
   return true;
 }
 
+bool AsyncLogging::takesCrowdedRecords() const { return output_.format() == LineFormat::kJson; }
+
 bool AsyncLogging::appendCrowded(detail::RecordQueue& queue, const CrowdedRecord& record) {
-  if (output_.format() != LineFormat::kJson) return false;
+  if (!takesCrowdedRecords()) return false;
   detail::OperandLine line;
   line.second = record.second;
   line.micro = record.micro;

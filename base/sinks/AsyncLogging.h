@@ -299,6 +299,7 @@ class AsyncLogging : private detail::RecordSink {
   // A JSON AsyncLogging's crowded records, made straight from their
   // operands where the JSON encoder can (LineEncoders.h).
   bool appendCrowded(detail::RecordQueue& queue, const CrowdedRecord& record) override;
+  bool takesCrowdedRecords() const override;
   // Formats and writes the records held behind shared buffers that are
   // now written (RecordQueues::heldFor), those whose turn comes before the
   // buffer numbered `before`. Backend thread.

@@ -274,13 +274,51 @@ double latencyClockOverheadNs() {
   return static_cast<double>(gaps[kPairs / 2]) * muon::TscClock::nanosPerCount();
 }
 
-// About the bytes one run writes.
-uint64_t warmUpBytes(const Options& opts) {
-  return opts.messages * (opts.longMessages ? kLongExtra + 110 : 110);
+std::string extraOf(const Options& opts) {
+  return opts.longMessages ? std::string(kLongExtra, 'X') + " " : " ";
 }
 
-RunResult runOnce(Backend& backend, const Options& opts, const std::string& runDir) {
-  const std::string extra = opts.longMessages ? std::string(kLongExtra, 'X') + " " : " ";
+// Messages begin..end of the run's workload, logged by the calling thread.
+void produceRange(Backend& backend, const Options& opts, const std::string& extra, uint64_t begin,
+                  uint64_t end, uint64_t* samples) {
+  if (!opts.numbers) {
+    backend.produce(begin, end, extra, samples);
+  } else if (!backend.produceNumbers(begin, end, samples)) {
+    std::fprintf(stderr, "logbench: --size int-int-double: not for %s\n", backend.name());
+    std::exit(2);
+  }
+}
+
+// Messages in the sizing run (warmUpBytes).
+constexpr uint64_t kSizingMessages = 20000;
+
+// About the bytes one run writes, which its warm-up writes first: those of
+// a short run of the last messages of the workload through the same logger
+// (its files deleted), scaled to the run's messages. A line's size depends
+// on the logger, the format, the fields and the stages, so no fixed guess
+// fits them all, and a warm-up smaller than the run leaves the run's tail
+// in the slow memory the warm-up is there to avoid.
+uint64_t warmUpBytes(Backend& backend, const Options& opts, const std::string& parent) {
+  const uint64_t n = std::min(opts.messages, kSizingMessages);
+  if (n == 0) return 0;
+  const std::string dir = makeTempDir(parent + "/" + opts.logger + "-sizing.XXXXXX");
+  backend.open(dir);
+  produceRange(backend, opts, extraOf(opts), opts.messages - n, opts.messages, nullptr);
+  backend.finish();
+  backend.close();
+  uint64_t bytes = 0;
+  uint64_t lines = 0;
+  if (!scanLogFiles(dir, kHello, opts.muon.keyFile.empty() ? nullptr : &opts.key, &bytes, &lines)) {
+    std::exit(1);
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return bytes / n * opts.messages;
+}
+
+RunResult runOnce(Backend& backend, const Options& opts, const std::string& runDir,
+                  uint64_t warmUpSize) {
+  const std::string extra = extraOf(opts);
   const uint64_t n = opts.messages;
   const auto threads = static_cast<uint64_t>(opts.threads);
 
@@ -288,7 +326,7 @@ RunResult runOnce(Backend& backend, const Options& opts, const std::string& runD
   // faults on first touch do not land in the samples.
   std::vector<uint64_t> samples(opts.latency ? n : 0);
 
-  warmUp(runDir, warmUpBytes(opts));
+  warmUp(runDir, warmUpSize);
   backend.open(runDir);
 
   std::mutex mutex;
@@ -312,12 +350,7 @@ RunResult runOnce(Backend& backend, const Options& opts, const std::string& runD
         cond.notify_all();
         cond.wait(lock, [&] { return go; });
       }
-      if (!opts.numbers) {
-        backend.produce(begin, end, extra, slot);
-      } else if (!backend.produceNumbers(begin, end, slot)) {
-        std::fprintf(stderr, "logbench: --size int-int-double: not for %s\n", opts.logger.c_str());
-        std::exit(2);
-      }
+      produceRange(backend, opts, extra, begin, end, slot);
     });
     begin = end;
   }
@@ -438,8 +471,6 @@ int run(int argc, char** argv) {
     std::printf("# file stages:%s%s (bytes are on disk)\n", opts.muon.zstd ? " zstd" : "",
                 opts.muon.keyFile.empty() ? "" : " aes-256-gcm");
   }
-  std::printf("# warm-up: %llu MB written and deleted before each run\n",
-              static_cast<unsigned long long>(warmUpBytes(opts) / 1000000));
   if (opts.latency) {
     settleLatencyClock();
     std::printf("# latency clock %s, %.1f ns per reading pair (included in every sample)\n",
@@ -449,10 +480,14 @@ int run(int argc, char** argv) {
   std::fflush(stdout);
 
   std::unique_ptr<Backend> backend = makeBackend(opts, argv[0]);
+  const uint64_t warmUpSize = warmUpBytes(*backend, opts, parent);
+  std::printf("# warm-up: %llu MB written and deleted before each run\n",
+              static_cast<unsigned long long>(warmUpSize / 1000000));
+  std::fflush(stdout);
   std::vector<RunResult> runs;
   for (int i = 0; i < opts.repeat; ++i) {
     std::string runDir = makeTempDir(parent + "/" + opts.logger + ".XXXXXX");
-    RunResult r = runOnce(*backend, opts, runDir);
+    RunResult r = runOnce(*backend, opts, runDir, warmUpSize);
     printRun(backend->name(), r, opts.latency);
     if (r.lines != r.written) {
       std::fprintf(stderr, "logbench: %s reports %llu messages written but %llu are in %s\n",

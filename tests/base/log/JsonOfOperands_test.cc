@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <ctime>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -162,6 +164,77 @@ TEST(JsonOfOperands, ACrowdedStatementsLineIsTheLineTheBackendMakes) {
     // {"@timestamp":"2026-11-21T08:15:02.123456Z, then the rest.
     ASSERT_EQ(lines[i].substr(0, 15), "{\"@timestamp\":\"") << lines[i];
     ASSERT_EQ(lines[i].substr(42), rest) << lines[i];
+  }
+}
+
+// An operand the recorder does not store: the statement becomes a Logger
+// (Statement::becomeLogger), whose stream records the operands.
+struct Pair {
+  int a;
+  int b;
+};
+LogStream& operator<<(LogStream& s, const Pair& p) { return s << kv("a", p.a) << kv("b", p.b); }
+
+// Microseconds since the epoch of a JSON line's @timestamp.
+int64_t timestampOf(const std::string& line) {
+  struct tm t {};
+  int micro = 0;
+  if (std::sscanf(line.c_str(), "{\"@timestamp\":\"%4d-%2d-%2dT%2d:%2d:%2d.%6dZ", &t.tm_year,
+                  &t.tm_mon, &t.tm_mday, &t.tm_hour, &t.tm_min, &t.tm_sec, &micro) != 7) {
+    return -1;
+  }
+  t.tm_year -= 1900;
+  t.tm_mon -= 1;
+  return static_cast<int64_t>(::timegm(&t)) * 1000000 + micro;
+}
+
+// A Logger that finds its queue crowded keeps recording, and the sink
+// makes its JSON line from the operands (Logger::commitCrowded); one the
+// short route declines (a quote in the message) becomes text as before.
+// Either way: the lines the backend would have made, in order, with the
+// time the statement began, none lost.
+TEST(JsonOfOperands, ACrowdedLoggersLineIsTheLineTheBackendMakes) {
+  muon::test::TempDir dir;
+  constexpr int kLines = 2000;
+  bool crowded = false;
+  int line = 0;
+  const int64_t before = muon::Timestamp::now().microSecondsSinceEpoch();
+  {
+    muon::AsyncLogging::Options options;
+    options.files.format = muon::LineFormat::kJson;
+    options.policy = muon::AsyncLogging::kBlock;
+    options.threadQueueBytes = muon::RecordQueues::kMinQueueBytes;
+    muon::AsyncLogging log(dir.file("crowded"), 1 << 30, options);
+    auto attached = muon::Logger::attach(log);
+    for (int i = 0; i < kLines; ++i) {
+      LOG_INFO << (i % 3 == 0 ? "q\"" : "n=") << i << Pair{i, -i};
+      line = __LINE__ - 1;
+      muon::detail::RecordQueue* queue = muon::detail::t_recordQueue.queue;
+      crowded = crowded || (queue != nullptr && queue->crowded());
+    }
+    log.start();
+    log.stop();
+    EXPECT_EQ(log.stats().messagesDropped, 0u);
+  }
+  const int64_t after = muon::Timestamp::now().microSecondsSinceEpoch();
+  ASSERT_TRUE(crowded) << "the queue never crowded: the test tests nothing";
+  const std::vector<std::string> lines = muon::test::logLinesIn(dir);
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kLines));
+  const std::string tid = std::to_string(muon::CurrentThread::tid());
+  int64_t last = before;
+  for (int i = 0; i < kLines; ++i) {
+    const std::string rest = "\",\"log.level\":\"INFO\",\"process.thread.id\":" + tid +
+                             ",\"message\":\"" + (i % 3 == 0 ? "q\\\"" : "n=") +
+                             std::to_string(i) +
+                             "\",\"log.origin.file.name\":\"JsonOfOperands_test.cc\"," +
+                             "\"log.origin.file.line\":" + std::to_string(line) +
+                             ",\"a\":" + std::to_string(i) + ",\"b\":" + std::to_string(-i) + "}";
+    ASSERT_EQ(lines[i].substr(42), rest) << lines[i];
+    // Its time is when it was logged: after the one before, before the end.
+    const int64_t at = timestampOf(lines[i]);
+    ASSERT_GE(at, last) << lines[i];
+    ASSERT_LE(at, after) << lines[i];
+    last = at;
   }
 }
 
