@@ -96,6 +96,11 @@ WriteResult LogFile::append(const char* logline, size_t len) {
   return appendUnlocked(logline, len);
 }
 
+WriteResult LogFile::appendEncoded(const char* lines, size_t len) {
+  MaybeLock lock(mutex_.get());
+  return appendUnlocked(lines, len);
+}
+
 WriteResult LogFile::flush() {
   MaybeLock lock(mutex_.get());
   return flushUnlocked();

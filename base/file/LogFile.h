@@ -111,7 +111,13 @@ class LogFile {
   // lost). A buffered append writes earlier bytes when the buffer fills, a
   // flush or a roll inside it writes the buffer out: their failures count
   // too. Every failure is also counted in stats() and reported on stderr.
+  // Lines in another format than the file's (text handed to a JSON file)
+  // are encoded first.
   WriteResult append(const char* logline, size_t len);
+  // As append, for whole lines already in the file's format (its encoder's
+  // own, as AsyncLogging's backend writes them): written as they are,
+  // unlooked at.
+  WriteResult appendEncoded(const char* lines, size_t len);
   WriteResult flush();
   // Closes the current file and starts a new one. False if it cannot be
   // created; the current file is then kept and written to. This is also the

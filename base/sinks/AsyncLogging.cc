@@ -16,6 +16,7 @@
 #include "muon/base/internal/LineForwards.h"
 #include "muon/base/internal/RecordFormatter.h"
 #include "muon/base/internal/RecordQueues.h"
+#include "muon/base/TimeZone.h"
 #include "muon/base/Timestamp.h"
 #include "muon/base/internal/LineLayout.h"
 #include "muon/base/TscClock.h"
@@ -150,6 +151,7 @@ AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, const Op
       // Only the backend thread uses it, so no lock. checkEveryN = 1: each
       // append is a whole buffer, so check the day on every one.
       output_(basename_, rollSize, false, flushInterval_, 1, unbuffered(options.files)),
+      encoder_(detail::encoderFor(options.files.format)),
       store_(openStore(options.crashSafe)),
       forwards_(std::make_shared<detail::LineForwards>()) {
   entrySize_ = store_->entrySize();
@@ -158,7 +160,7 @@ AsyncLogging::AsyncLogging(const std::string& basename, off_t rollSize, const Op
   if (!store_->crashSafe()) {
     records_ = std::make_unique<RecordQueues>(
         static_cast<detail::RecordSink*>(this), options.threadQueueBytes,
-        [this](const char* lines, size_t len) { output_.append(lines, len); },
+        [this](const char* lines, size_t len) { output_.appendEncoded(lines, len); },
         options.files.format);
   }
   assert((entrySize_ == 0 || entrySize_ == spool::kEntrySize) &&
@@ -241,6 +243,22 @@ struct RecordedLine {
 
 void AsyncLogging::append(const char* logline, size_t len) {
   if (len == 0) return;
+  // The buffers and the queues hold lines in the file's format only, which
+  // the backend writes as they are (LogFile::appendEncoded): a line in
+  // another (text handed to a JSON AsyncLogging) is encoded here, by the
+  // caller.
+  const std::string_view chunk(logline, len);
+  if (__builtin_expect(!detail::allEncodedLines(encoder_, chunk), 0)) {
+    std::string encoded;
+    detail::appendTextLines(encoder_, chunk, Logger::timeZone(), detail::FieldsInText::kNone,
+                            &encoded);
+    appendInOrder(encoded.data(), encoded.size());
+    return;
+  }
+  appendInOrder(logline, len);
+}
+
+void AsyncLogging::appendInOrder(const char* logline, size_t len) {
   // A thread with a queue keeps its lines in order with its records: in
   // the queue, or in the shared buffers as its statements' lines are now
   // (RecordQueue.h, the shared mode).

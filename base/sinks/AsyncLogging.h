@@ -79,6 +79,7 @@ class Lines;
 }
 namespace detail {
 class LineForwards;
+struct LineEncoder;
 }
 
 class AsyncLogging : private detail::RecordSink {
@@ -306,6 +307,9 @@ class AsyncLogging : private detail::RecordSink {
   void releaseHeldRecords(uint64_t before);
   // append() without the thread's queue, with the store's index if it has one.
   uint64_t appendToBuffer(const char* logline, size_t len);
+  // append()'s line, in the file's format: into this thread's queue, in
+  // order with its records, or into the buffers.
+  void appendInOrder(const char* logline, size_t len);
   // Formats what the queues hold; writes the lines if `write` or the
   // buffer filled. Backend thread (or the destructor once it is gone).
   size_t drainRecords(bool write);
@@ -411,6 +415,7 @@ class AsyncLogging : private detail::RecordSink {
   // write in progress (a slow disk would stall whoever asks).
   LogFile::Stats fileStats_;
   LogFile output_;  // used by the backend thread only (and before start())
+  const detail::LineEncoder& encoder_;  // the files' format's (any thread)
   // Set in the constructor. Its buffer calls are ordered as BufferStore.h
   // asks: under mutex_, or by the one thread that writes output_.
   std::unique_ptr<BufferStore> store_;

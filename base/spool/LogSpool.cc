@@ -193,7 +193,7 @@ WriteResult LogSpool::write(size_t i, const char* lines, size_t len, LogFile* fi
   // Recovery cuts the file back to this position if we die before the
   // slot is free, and writes the buffer again: once, either way.
   spool::markWriting(slotHeader(i), file->nextPosition());
-  WriteResult r = file->append(lines, len);
+  WriteResult r = file->appendEncoded(lines, len);
   spool::markFree(slotHeader(i));
   return r;
 }

@@ -17,7 +17,7 @@ char* MemoryStore::memoryFor(size_t) {
 void MemoryStore::release(size_t, char* memory) { ::munmap(memory, bufferSize_); }
 
 WriteResult MemoryStore::write(size_t, const char* lines, size_t len, LogFile* file) {
-  return file->append(lines, len);
+  return file->appendEncoded(lines, len);
 }
 
 WriteResult MemoryStore::writeReport(const char* report, size_t len, uint64_t, uint64_t,

@@ -60,7 +60,8 @@ class BufferStore {
   // The slot becomes the current buffer, empty. Returns the seal its index
   // entries are made with (0 when there is no index).
   virtual uint64_t activate(size_t slot) = 0;
-  // Writes the buffer's whole lines, the `len` bytes at `lines`, to `file`;
+  // Writes the buffer's whole lines, the `len` bytes at `lines`, in the
+  // file's format (LogFile::appendEncoded), to `file`;
   // after it, however the write went, nothing in the buffer is left to write.
   virtual WriteResult write(size_t slot, const char* lines, size_t len, LogFile* file) = 0;
   // The buffer's lines were dropped (and counted with countDropped()):

@@ -406,6 +406,44 @@ TEST(JsonLines, AFileReadsNoFieldsOutOfATextLine) {
   EXPECT_EQ(lines[1], "{\"message\":\"as is\"}");
 }
 
+// AsyncLogging's backend writes its buffers and queues as they are
+// (LogFile::appendEncoded): a text line handed to a JSON AsyncLogging is
+// encoded when it comes, whichever way it goes (the buffers, a thread's
+// queue, the spool).
+TEST(JsonLines, AsyncLoggingEncodesATextLineHandedToIt) {
+  for (const bool crashSafe : {false, true}) {
+    SCOPED_TRACE(crashSafe ? "crash-safe" : "plain");
+    TempDir dir;
+    {
+      AsyncLogging::Options options;
+      options.files.format = LineFormat::kJson;
+      options.crashSafe = crashSafe;
+      AsyncLogging log(dir.file("f"), 1 << 30, options);
+      log.start();
+      const std::string text = "20261121 08:15:02.123456Z  4321 WARN  disk full - df.cc:42\n";
+      log.append(text.data(), text.size());  // no queue yet: the buffers
+      log.flush();  // written before the queue's lines, which may pass it
+      {
+        auto attached = Logger::attach(log);
+        LOG_INFO << "queued";  // this thread's queue, where one is made
+        log.append("a foreign line\n", 15);
+      }
+      const std::string object = "{\"message\":\"as is\"}\n";
+      log.append(object.data(), object.size());
+      log.stop();
+    }
+    const std::vector<std::string> lines = logLinesIn(dir);
+    ASSERT_EQ(lines.size(), 4u);
+    const json first = json::parse(lines[0]);
+    EXPECT_EQ(first.at("message"), "disk full");
+    EXPECT_EQ(first.at("log.level"), "WARN");
+    EXPECT_EQ(first.at("process.thread.id"), 4321);
+    EXPECT_EQ(json::parse(lines[1]).at("message"), "queued");
+    EXPECT_EQ(json::parse(lines[2]).at("message"), "a foreign line");
+    EXPECT_EQ(lines[3], "{\"message\":\"as is\"}");
+  }
+}
+
 TEST(JsonLinesStdout, StdoutSinkWritesJsonLines) {
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
