@@ -124,14 +124,16 @@ TEST(JsonOfOperands, WhatItCannotPromiseGoesThroughTheTextLine) {
   }
 }
 
-// A statement whose queue is crowded makes its JSON line itself, from its
-// operands (AsyncLogging::appendCrowded): the file has the lines the backend
-// would have made, in order, none lost.
-TEST(JsonOfOperands, ACrowdedStatementsLineIsTheLineTheBackendMakes) {
+constexpr int kCrowdedLines = 2000;
+
+// The lines of a JSON AsyncLogging's file after `statement(i)` ran for i
+// from 0 to kCrowdedLines - 1 before its backend started: the queue fills,
+// and the statements after a quarter of it make their own lines. `line` is
+// set to the statement's line; `crowded` to whether its queue crowded.
+std::vector<std::string> crowdedLines(const std::function<void(int, int*)>& statement, int* line,
+                                      bool* crowded) {
   muon::test::TempDir dir;
-  constexpr int kLines = 2000;
-  bool crowded = false;
-  int line = 0;
+  *crowded = false;
   {
     muon::AsyncLogging::Options options;
     options.files.format = muon::LineFormat::kJson;
@@ -139,20 +141,32 @@ TEST(JsonOfOperands, ACrowdedStatementsLineIsTheLineTheBackendMakes) {
     options.threadQueueBytes = muon::RecordQueues::kMinQueueBytes;
     muon::AsyncLogging log(dir.file("crowded"), 1 << 30, options);
     auto attached = muon::Logger::attach(log);
-    // No backend yet: the queue fills, and the statements after a quarter
-    // of it make their own lines.
-    for (int i = 0; i < kLines; ++i) {
-      LOG_INFO << "n=" << i << kv("user", "alice") << kv("i", i);
-      line = __LINE__ - 1;
+    for (int i = 0; i < kCrowdedLines; ++i) {
+      statement(i, line);
       muon::detail::RecordQueue* queue = muon::detail::t_recordQueue.queue;
-      crowded = crowded || (queue != nullptr && queue->crowded());
+      *crowded = *crowded || (queue != nullptr && queue->crowded());
     }
     log.start();
     log.stop();
     EXPECT_EQ(log.stats().messagesDropped, 0u);
   }
+  return muon::test::logLinesIn(dir);
+}
+
+// A statement whose queue is crowded makes its JSON line itself, from its
+// operands (AsyncLogging::appendCrowded): the file has the lines the backend
+// would have made, in order, none lost.
+TEST(JsonOfOperands, ACrowdedStatementsLineIsTheLineTheBackendMakes) {
+  constexpr int kLines = kCrowdedLines;
+  bool crowded = false;
+  int line = 0;
+  const std::vector<std::string> lines = crowdedLines(
+      [](int i, int* at) {
+        LOG_INFO << "n=" << i << kv("user", "alice") << kv("i", i);
+        *at = __LINE__ - 1;
+      },
+      &line, &crowded);
   ASSERT_TRUE(crowded) << "the queue never crowded: the test tests nothing";
-  const std::vector<std::string> lines = muon::test::logLinesIn(dir);
   ASSERT_EQ(lines.size(), static_cast<size_t>(kLines));
   const std::string tid = std::to_string(muon::CurrentThread::tid());
   for (int i = 0; i < kLines; ++i) {
@@ -194,31 +208,18 @@ int64_t timestampOf(const std::string& line) {
 // Either way: the lines the backend would have made, in order, with the
 // time the statement began, none lost.
 TEST(JsonOfOperands, ACrowdedLoggersLineIsTheLineTheBackendMakes) {
-  muon::test::TempDir dir;
-  constexpr int kLines = 2000;
+  constexpr int kLines = kCrowdedLines;
   bool crowded = false;
   int line = 0;
   const int64_t before = muon::Timestamp::now().microSecondsSinceEpoch();
-  {
-    muon::AsyncLogging::Options options;
-    options.files.format = muon::LineFormat::kJson;
-    options.policy = muon::AsyncLogging::kBlock;
-    options.threadQueueBytes = muon::RecordQueues::kMinQueueBytes;
-    muon::AsyncLogging log(dir.file("crowded"), 1 << 30, options);
-    auto attached = muon::Logger::attach(log);
-    for (int i = 0; i < kLines; ++i) {
-      LOG_INFO << (i % 3 == 0 ? "q\"" : "n=") << i << Pair{i, -i};
-      line = __LINE__ - 1;
-      muon::detail::RecordQueue* queue = muon::detail::t_recordQueue.queue;
-      crowded = crowded || (queue != nullptr && queue->crowded());
-    }
-    log.start();
-    log.stop();
-    EXPECT_EQ(log.stats().messagesDropped, 0u);
-  }
+  const std::vector<std::string> lines = crowdedLines(
+      [](int i, int* at) {
+        LOG_INFO << (i % 3 == 0 ? "q\"" : "n=") << i << Pair{i, -i};
+        *at = __LINE__ - 1;
+      },
+      &line, &crowded);
   const int64_t after = muon::Timestamp::now().microSecondsSinceEpoch();
   ASSERT_TRUE(crowded) << "the queue never crowded: the test tests nothing";
-  const std::vector<std::string> lines = muon::test::logLinesIn(dir);
   ASSERT_EQ(lines.size(), static_cast<size_t>(kLines));
   const std::string tid = std::to_string(muon::CurrentThread::tid());
   int64_t last = before;
