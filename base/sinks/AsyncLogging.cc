@@ -423,14 +423,10 @@ AsyncLogging::Forward AsyncLogging::addForward(void* sink,
                                                void (*appendRecord)(void*, const LogRecord&),
                                                void (*flushSink)(void*), int minLevel) {
   const uint64_t id = forwards_->add(sink, appendRecord, flushSink, minLevel);
-  return Forward(forwards_, id);
+  return Forward(std::unique_ptr<Forward::Registration>(new Forward::Registration{forwards_, id}));
 }
 
-void AsyncLogging::Forward::reset() {
-  if (forwards_ == nullptr) return;
-  forwards_->remove(id_);
-  forwards_.reset();
-}
+AsyncLogging::Forward::Registration::~Registration() { forwards->remove(id); }
 
 bool AsyncLogging::currentIsFull() const {
   // A writer only gets here after its reservation crossed the end, so the

@@ -201,26 +201,21 @@ class AsyncLogging : private detail::RecordSink {
   class Forward {
    public:
     Forward() = default;
-    ~Forward() { reset(); }
-    Forward(Forward&& other) noexcept = default;
-    Forward& operator=(Forward&& other) noexcept {
-      if (this != &other) {
-        reset();
-        forwards_ = std::move(other.forwards_);
-        id_ = other.id_;
-      }
-      return *this;
-    }
     // Stops the forwarding now (if it still runs).
-    void reset();
+    void reset() { registration_.reset(); }
 
    private:
     friend class AsyncLogging;
-    Forward(std::shared_ptr<detail::LineForwards> forwards, uint64_t id)
-        : forwards_(std::move(forwards)), id_(id) {}
-    // Shared: a Forward that outlives its AsyncLogging still ends safely.
-    std::shared_ptr<detail::LineForwards> forwards_;
-    uint64_t id_ = 0;
+    // One sink's place among the forwards; its end removes it.
+    struct Registration {
+      ~Registration();
+      // Shared: a Forward that outlives its AsyncLogging still ends safely.
+      std::shared_ptr<detail::LineForwards> forwards;
+      uint64_t id;
+    };
+    explicit Forward(std::unique_ptr<Registration> registration)
+        : registration_(std::move(registration)) {}
+    std::unique_ptr<Registration> registration_;
   };
   template <typename Sink>
   [[nodiscard]] Forward forward(Sink& sink, int minLevel = 0) {
