@@ -366,11 +366,9 @@ bool writeOperandFields(const char* p, const char* end, LogStream& stream, JsonW
     const size_t nameLength = loadOperand<uint16_t>(p + 1);
     const char* name = p + kOperandBytesHeader;
     p = name + nameLength;
-    if (nameLength == 0 || nameLength > kMaxFieldName || p >= end) return false;
-    for (size_t i = 0; i < nameLength; ++i) {
-      if (!isFieldNameByte(name[i])) return false;  // the text route writes it otherwise
-    }
+    if (p >= end) return false;
     const std::string_view key(name, nameLength);
+    if (!isFieldName(key)) return false;  // the text route writes it otherwise
     if (isReserved(key)) {
       w.literal(",\"fields.");
     } else {
@@ -428,7 +426,14 @@ size_t encodeJsonOfOperands(const OperandLine& line, char* out) {
   const int level = line.level < kLevelCount ? line.level : kLevelCount - 1;
   w.raw(kLevelNames[level], kLevelLengths[level]);
   w.literal("\",\"process.thread.id\":");
-  w.integer(line.tid);
+  std::string_view tid = line.tidText;
+  while (!tid.empty() && tid.front() == ' ') tid.remove_prefix(1);
+  while (!tid.empty() && tid.back() == ' ') tid.remove_suffix(1);
+  if (!tid.empty()) {
+    w.raw(tid);
+  } else {
+    w.integer(line.tid);
+  }
   w.literal(",\"message\":\"");
   // The message: its operands up to the first field, as the text line
   // writes them, in place; JSON takes them as they are if they hold no
@@ -453,11 +458,20 @@ size_t encodeJsonOfOperands(const OperandLine& line, char* out) {
   w.put('"');
   const SourceLocation& where = *line.where;
   if (where.fileLength > 0) {
+    // The site's own bytes, which encodeJson would write from the record's
+    // file and line: the name as it is where it needs no escape, the digits
+    // the trailer holds.
     const std::string_view file(where.trailer + SourceLocation::kFileOffset, where.fileLength);
     w.literal(",\"log.origin.file.name\":");
-    w.string(file);
+    if (where.fileIsPlainJson) {
+      w.put('"');
+      w.raw(file);
+      w.put('"');
+    } else {
+      w.string(file);
+    }
     w.literal(",\"log.origin.file.line\":");
-    w.integer(where.line);
+    w.raw(where.lineDigits());
   }
   if (!writeOperandFields(p, end, stream, w)) return 0;
   w.literal("}\n");

@@ -165,14 +165,6 @@ bool levelOf(std::string_view name, int* level) {
   return false;
 }
 
-bool isFieldName(std::string_view name) {
-  if (name.empty() || name.size() > kMaxFieldName) return false;
-  for (char c : name) {
-    if (!isFieldNameByte(c)) return false;
-  }
-  return true;
-}
-
 // A member's value: where its bytes are in the scratch string, and whether
 // it was a JSON string (text) or a bare number or bool.
 struct Span {

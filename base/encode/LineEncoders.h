@@ -115,6 +115,9 @@ struct OperandLine {
   int micro;
   int level;  // a Logger::LogLevel
   int tid;
+  // tid's text as a text line shows it ("%5d ", CurrentThread::tidString),
+  // whose digits are copied; empty: tid is converted.
+  std::string_view tidText;
   const SourceLocation* where;
   const char* operands;
   size_t length;

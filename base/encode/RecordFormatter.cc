@@ -87,6 +87,7 @@ size_t RecordFormatter::formatOther(const RecordHeader& record, LinePrefix& pref
     timeOf(record, &line.second, &line.micro);
     line.level = record.level;
     line.tid = tid;
+    line.tidText = tidText;
     line.where = &record.site->where;
     line.operands = reinterpret_cast<const char*>(&record + 1);
     line.length = record.length;

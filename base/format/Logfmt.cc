@@ -89,6 +89,14 @@ size_t quotedLength(std::string_view s, size_t i) {
 
 }  // namespace
 
+bool isFieldName(std::string_view name) {
+  if (name.empty() || name.size() > kMaxFieldName) return false;
+  for (const char c : name) {
+    if ((kClasses.of[static_cast<unsigned char>(c)] & 2) == 0) return false;
+  }
+  return true;
+}
+
 int hexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;

@@ -45,6 +45,9 @@ constexpr bool isFieldNameByte(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
          c == '_' || c == '.' || c == '-';
 }
+// Whether `name` is a field's name as a line keeps it: 1 to kMaxFieldName
+// bytes, each isFieldNameByte (one table look-up a byte).
+bool isFieldName(std::string_view name);
 // Writes "\u00XX" for the byte c at p (6 bytes): the escape of a control
 // character that logfmt, JSON (JsonLines.h) and RFC 5424 PARAM-VALUEs
 // (SyslogFormat.h) share.

@@ -147,6 +147,14 @@ struct SourceLocation {
   size_t length;
   size_t fileLength;  // the basename's, as the trailer holds it (cut if long)
   int line;
+  // Whether that basename is a JSON string's inside as it is (printable
+  // ASCII, no quote or backslash): the JSON encoder then copies it.
+  bool fileIsPlainJson;
+  // The line number's digits, as the trailer holds them.
+  std::string_view lineDigits() const {
+    const size_t from = kFileOffset + fileLength + 1;  // past the ':'
+    return std::string_view(trailer + from, length - from - 1);
+  }
 };
 
 static_assert(SourceLocation::kCapacity <= LogStream::kLineEndRoom, "a trailer cuts no field's quote");
@@ -160,8 +168,11 @@ constexpr SourceLocation makeTrailer(const char* basename, size_t length, int li
   where.trailer[n++] = '-';
   where.trailer[n++] = ' ';
   // Room is kept for ':', ten digits and '\n'; a longer name is cut.
+  where.fileIsPlainJson = true;
   for (size_t i = 0; i < length && n < SourceLocation::kCapacity - 12; ++i) {
-    where.trailer[n++] = basename[i];
+    const char c = basename[i];
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') where.fileIsPlainJson = false;
+    where.trailer[n++] = c;
   }
   where.fileLength = n - SourceLocation::kFileOffset;
   where.trailer[n++] = ':';

@@ -366,6 +366,7 @@ bool AsyncLogging::appendCrowded(detail::RecordQueue& queue, const CrowdedRecord
   line.micro = record.micro;
   line.level = record.level;
   line.tid = CurrentThread::tid();
+  line.tidText = CurrentThread::tidString();
   line.where = &record.site->where;
   line.operands = record.operands;
   line.length = record.length;

@@ -38,14 +38,15 @@ struct Routes {
   bool tookOperands;
 };
 
+muon::detail::LogSite g_site{__FILE__, __LINE__};
+
 Routes bothRoutes(const std::function<void(LogStream&)>& operands,
-                  int level = muon::Logger::INFO) {
+                  int level = muon::Logger::INFO, const muon::detail::LogSite* site = &g_site) {
   LogStream stream;
   stream.startRecording([](void*, LogStream&) {}, nullptr);
   operands(stream);
-  static muon::detail::LogSite site{__FILE__, __LINE__};
   // 2026-11-21 08:15:02.123456 UTC
-  const muon::test::RecordedStatement r(stream, level, 1795248902123456, &site);
+  const muon::test::RecordedStatement r(stream, level, 1795248902123456, site);
   const muon::test::JsonRoutes routes = muon::test::jsonRoutes(r);
   return Routes{routes.direct, routes.text, routes.written != 0};
 }
@@ -88,6 +89,24 @@ TEST(JsonOfOperands, CommonStatementsAreWrittenStraightFromTheirOperands) {
     EXPECT_TRUE(r.tookOperands);
     EXPECT_EQ(r.direct, r.text) << "level " << level;
   }
+}
+
+// The site's file name and line number, which the short route copies from
+// the site where the name needs no escape: the same bytes as the record's.
+TEST(JsonOfOperands, TheSitesFileIsTheRecordsWhateverItsName) {
+  static muon::detail::LogSite plain{"src/plain-name_1.cc", 7};
+  static muon::detail::LogSite quoted{"src/we\"ird\\na\tme\x01.cc", 1234567};
+  static muon::detail::LogSite high{"src/caf\xc3\xa9\x7f.cc", 0};
+  static muon::detail::LogSite noFile{"src/", 42};
+  for (const muon::detail::LogSite* site : {&plain, &quoted, &high, &noFile}) {
+    const Routes r = bothRoutes([](LogStream& s) { s << "at a site" << kv("k", 1); },
+                                muon::Logger::INFO, site);
+    EXPECT_TRUE(r.tookOperands) << r.text;
+    EXPECT_EQ(r.direct, r.text);
+  }
+  EXPECT_TRUE(plain.where.fileIsPlainJson);
+  EXPECT_FALSE(quoted.where.fileIsPlainJson);
+  EXPECT_FALSE(high.where.fileIsPlainJson);
 }
 
 // The statements it leaves to the text route, which still writes them.
