@@ -121,7 +121,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   streamProgram(in, stream, &e);
   if (!stream.recording()) return 0;  // fell back to text: no record to format
 
-  static muon::detail::LogSite site{__FILE__, __LINE__};
+  // The site: its path any bytes (a name the JSON escapes is copied only
+  // where it needs none), its line any number.
+  const std::string path = in.ConsumeRandomLengthString(48);
+  const muon::detail::LogSite site{path.c_str(), in.ConsumeIntegral<int>()};
   const muon::test::RecordedStatement r(
       stream, level, in.ConsumeIntegralInRange<int64_t>(0, 253402300799999999), &site);
   const muon::test::JsonRoutes routes = muon::test::jsonRoutes(r);
