@@ -376,13 +376,13 @@ __attribute__((noinline)) int refreshPrefix(Logger::ClockFunc clock, unsigned ge
 
 namespace {
 
-// Writes the header of a line at `level` into the empty `buf` for a
-// statement that began at `began` (nullptr: now); its counter (the line's
-// order key), microsecond and second to *count, *micro and *second.
-// Returns the header's length.
-__attribute__((always_inline)) inline size_t writeLineHeader(
-    LogStream::Buffer& buf, Logger::LogLevel level, const detail::StatementTime* began,
-    uint64_t* count, int* micro, int64_t* second) {
+// The time of a line for a statement that began at `began` (nullptr:
+// now), as its header shows it: its counter (the line's order key),
+// microsecond and second to *count, *micro and *second. Returns this
+// thread's prefix cache, which then holds that second's prefix.
+__attribute__((always_inline)) inline PrefixCache& lineTime(const detail::StatementTime* began,
+                                                            uint64_t* count, int* micro,
+                                                            int64_t* second) {
   // The common case reads the counter and finds it in this thread's window
   // on the prefix's second: no shared state but two read-mostly words.
   const Logger::ClockFunc clock = g_clock.load(std::memory_order_relaxed);
@@ -399,7 +399,16 @@ __attribute__((always_inline)) inline size_t writeLineHeader(
   }
   *micro = m;
   *second = cache.prefix.second;
-  return detail::writeHeader(buf, cache.prefix, m, level);
+  return cache;
+}
+
+// Writes the header of a line at `level` into the empty `buf`, with its
+// time as lineTime gives it. Returns the header's length.
+__attribute__((always_inline)) inline size_t writeLineHeader(
+    LogStream::Buffer& buf, Logger::LogLevel level, const detail::StatementTime* began,
+    uint64_t* count, int* micro, int64_t* second) {
+  const PrefixCache& cache = lineTime(began, count, micro, second);
+  return detail::writeHeader(buf, cache.prefix, *micro, level);
 }
 
 }  // namespace
@@ -568,8 +577,7 @@ bool appendCrowdedRecord(detail::RecordSink& sink, detail::RecordQueue& queue,
   detail::RecordSink::CrowdedRecord record;
   record.site = &site;
   record.level = level;
-  LogStream unused;  // the text header is not wanted, only its time
-  writeLineHeader(unused.buffer(), level, &began, &record.count, &record.micro, &record.second);
+  lineTime(&began, &record.count, &record.micro, &record.second);
   record.operands = operands;
   record.length = n;
   return sink.appendCrowded(queue, record);
