@@ -188,6 +188,12 @@ class JsonWriter {
     escaped(bytes);
     put('"');
   }
+  // A string whose bytes need no escape (the caller knows): quoted as they are.
+  void plainString(std::string_view bytes) {
+    put('"');
+    raw(bytes);
+    put('"');
+  }
 
   // `bytes` as the inside of a JSON string: RFC 8259's escapes, U+FFFD for
   // a byte that is not part of valid UTF-8. At most 6 bytes out per byte in.
@@ -406,9 +412,7 @@ bool writeOperandFields(const char* p, const char* end, LogStream& stream, JsonW
     if (bare && readsAsJsonValue(value)) {
       w.raw(value);
     } else {
-      w.put('"');
-      w.raw(value);
-      w.put('"');
+      w.plainString(value);
     }
   }
   return true;
@@ -464,9 +468,7 @@ size_t encodeJsonOfOperands(const OperandLine& line, char* out) {
     const std::string_view file(where.trailer + SourceLocation::kFileOffset, where.fileLength);
     w.literal(",\"log.origin.file.name\":");
     if (where.fileIsPlainJson) {
-      w.put('"');
-      w.raw(file);
-      w.put('"');
+      w.plainString(file);
     } else {
       w.string(file);
     }

@@ -7,6 +7,7 @@
 #include "muon/base/internal/LineLayout.h"
 #include "muon/base/JsonLines.h"
 #include "muon/base/Logfmt.h"
+#include "muon/base/Logging.h"
 #include "muon/base/TimeZone.h"
 
 namespace muon {
@@ -76,6 +77,13 @@ void appendTextLines(const LineEncoder& encoder, std::string_view chunk, const T
     appendTextLine(encoder, chunk.substr(0, n), zone, fields, out);
     chunk.remove_prefix(n);
   }
+}
+
+std::string_view encodeGivenLines(const LineEncoder& encoder, std::string_view chunk,
+                                  std::string* scratch) {
+  scratch->clear();
+  appendTextLines(encoder, chunk, Logger::timeZone(), FieldsInText::kNone, scratch);
+  return *scratch;
 }
 
 void appendUnparsedLine(const LineEncoder& encoder, std::string_view line, std::string* out) {

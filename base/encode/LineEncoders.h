@@ -73,6 +73,13 @@ void appendTextLines(const LineEncoder& encoder, std::string_view chunk, const T
 // every line of `chunk` is, which for text is always so.
 bool isEncodedLine(const LineEncoder& encoder, std::string_view line);
 bool allEncodedLines(const LineEncoder& encoder, std::string_view chunk);
+// Lines given to an output directly (a LogFile, a StdoutSink, an
+// AsyncLogging) that are not all in its format (allEncodedLines): each
+// line of `chunk` in `encoder`'s format, as appendTextLines makes it with
+// the logger's time zone and no fields read from text, into *scratch
+// (emptied first), which the result views.
+std::string_view encodeGivenLines(const LineEncoder& encoder, std::string_view chunk,
+                                  std::string* scratch);
 // `line` (without its '\n') as a line of only a message, and '\n':
 // {"message":"<line>"}, msg=<line>, or the line itself.
 void appendUnparsedLine(const LineEncoder& encoder, std::string_view line, std::string* out);

@@ -88,10 +88,8 @@ WriteResult LogFile::append(const char* logline, size_t len) {
   MaybeLock lock(mutex_.get());
   const std::string_view chunk(logline, len);
   if (!detail::allEncodedLines(encoder_, chunk)) {
-    encoded_.clear();
-    detail::appendTextLines(encoder_, chunk, Logger::timeZone(), detail::FieldsInText::kNone,
-                            &encoded_);
-    return appendUnlocked(encoded_.data(), encoded_.size());
+    const std::string_view lines = detail::encodeGivenLines(encoder_, chunk, &encoded_);
+    return appendUnlocked(lines.data(), lines.size());
   }
   return appendUnlocked(logline, len);
 }

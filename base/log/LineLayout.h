@@ -171,6 +171,7 @@ constexpr SourceLocation makeTrailer(const char* basename, size_t length, int li
   where.fileIsPlainJson = true;
   for (size_t i = 0; i < length && n < SourceLocation::kCapacity - 12; ++i) {
     const char c = basename[i];
+    // A byte from 0x80 is a negative char: below 0x20 here.
     if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') where.fileIsPlainJson = false;
     where.trailer[n++] = c;
   }

@@ -16,7 +16,6 @@
 #include "muon/base/internal/LineForwards.h"
 #include "muon/base/internal/RecordFormatter.h"
 #include "muon/base/internal/RecordQueues.h"
-#include "muon/base/TimeZone.h"
 #include "muon/base/Timestamp.h"
 #include "muon/base/internal/LineLayout.h"
 #include "muon/base/TscClock.h"
@@ -250,9 +249,8 @@ void AsyncLogging::append(const char* logline, size_t len) {
   const std::string_view chunk(logline, len);
   if (__builtin_expect(!detail::allEncodedLines(encoder_, chunk), 0)) {
     std::string encoded;
-    detail::appendTextLines(encoder_, chunk, Logger::timeZone(), detail::FieldsInText::kNone,
-                            &encoded);
-    appendInOrder(encoded.data(), encoded.size());
+    const std::string_view lines = detail::encodeGivenLines(encoder_, chunk, &encoded);
+    appendInOrder(lines.data(), lines.size());
     return;
   }
   appendInOrder(logline, len);

@@ -21,10 +21,8 @@ void StdoutSink::append(const char* line, size_t len) {
     return;
   }
   thread_local std::string encoded;  // kept: no allocation per line
-  encoded.clear();
-  detail::appendTextLines(encoder_, chunk, Logger::timeZone(), detail::FieldsInText::kNone,
-                          &encoded);
-  detail::defaultOutput(encoded.data(), encoded.size());
+  const std::string_view lines = detail::encodeGivenLines(encoder_, chunk, &encoded);
+  detail::defaultOutput(lines.data(), lines.size());
 }
 
 void StdoutSink::flush() { detail::defaultFlush(); }

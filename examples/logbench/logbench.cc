@@ -313,7 +313,7 @@ uint64_t warmUpBytes(Backend& backend, const Options& opts, const std::string& p
   }
   std::error_code ec;
   fs::remove_all(dir, ec);
-  return bytes / n * opts.messages;
+  return bytes * opts.messages / n;
 }
 
 RunResult runOnce(Backend& backend, const Options& opts, const std::string& runDir,
