@@ -44,114 +44,65 @@ RequestedJournal useJournalIfRequested(const JournaldOptions& options) {
 }
 
 JournaldSink::JournaldSink(JournaldOptions options)
-    : options_(std::move(options)),
+    : QueuedSink(options, false),  // a full queue drops the new entry
+      options_(std::move(options)),
       identifier_(options_.identifier.empty() ? program_invocation_short_name
                                               : options_.identifier) {
-  sender_ = std::thread([this] { senderLoop(); });
+  startSender([this] { senderLoop(); });
 }
 
 JournaldSink::~JournaldSink() {
-  flush();
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
-  senderCond_.notify_one();
-  sender_.join();
+  stopSender();
   closeSocket();
 }
 
-void JournaldSink::append(const LogRecord& record) {
-  enqueue(detail::storedSize(record), true,
-          [&record](char* out) { detail::storeRecord(record, out); });
-}
-
-void JournaldSink::append(const char* line, size_t len) {
-  enqueue(len, false, [line, len](char* out) { std::memcpy(out, line, len); });
-}
-
-template <typename Write>
-void JournaldSink::enqueue(size_t size, bool isRecord, Write write) {
-  bool wake = false;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++queued_;
-    if (queue_.ends.size() >= options_.queueCapacity) {
-      ++stats_.dropped;
-      ++done_;
-      return;
-    }
-    wake = queue_.ends.empty();
-    const size_t at = queue_.bytes.size();
-    queue_.bytes.resize(at + size);
-    write(queue_.bytes.data() + at);
-    queue_.ends.push_back(Entries::End{at + size, isRecord});
-  }
-  if (wake) senderCond_.notify_one();
-}
-
-void JournaldSink::encodeQueued(const char* p, size_t n, bool isRecord, std::string* entry) const {
-  if (isRecord) {
-    journal::encodeRecord(detail::loadRecord(p), identifier_, entry);
+void JournaldSink::encodeQueued(const Lines& batch, const Lines::Line& line,
+                                std::string* entry) const {
+  if (line.isRecord) {
+    journal::encodeRecord(detail::loadRecord(batch.data(line)), identifier_, entry);
   } else {
-    journal::encodeLine(std::string_view(p, n), identifier_, entry);
+    journal::encodeLine(std::string_view(batch.data(line), line.size), identifier_, entry);
   }
-}
-
-void JournaldSink::flush() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  const uint64_t ticket = queued_;
-  doneCond_.wait_for(lock, std::chrono::milliseconds(options_.flushTimeoutMs),
-                     [&] { return done_ >= ticket; });
 }
 
 JournaldSink::Stats JournaldSink::stats() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return stats_;
+  Stats s;
+  static_cast<QueuedSinkStats&>(s) = counts();
+  s.viaMemfd = viaMemfd_.load(std::memory_order_relaxed);
+  s.outages = outages_.load(std::memory_order_relaxed);
+  return s;
+}
+
+size_t JournaldSink::sendBatch(const Lines& batch, std::string* entry, int* error) {
+  size_t sent = 0;
+  for (size_t i = batch.first; i < batch.lines.size() && !stopping(); ++i) {
+    encodeQueued(batch, batch.lines[i], entry);
+    if (!sendEntry(entry->data(), entry->size(), error)) break;
+    ++sent;
+  }
+  return sent;
 }
 
 void JournaldSink::senderLoop() {
-  Entries batch;
+  Lines batch;
   std::string entry;  // the one being sent; its memory kept
-  std::unique_lock<std::mutex> lock(mutex_);
-  for (;;) {
-    senderCond_.wait(lock, [&] { return stop_ || !queue_.ends.empty(); });
-    if (stop_) {
-      // The destructor's flush has waited: what is still queued is lost.
-      stats_.lost += queue_.ends.size();
-      done_ += queue_.ends.size();
-      queue_.clear();
-      doneCond_.notify_all();
-      return;
-    }
-    std::swap(batch, queue_);
-    lock.unlock();
-    size_t sent = 0;
+  while (takeBatch(&batch)) {
     int error = 0;
-    size_t begin = 0;
-    for (const Entries::End& end : batch.ends) {
-      encodeQueued(batch.bytes.data() + begin, end.offset - begin, end.isRecord, &entry);
-      if (!sendEntry(entry.data(), entry.size(), &error)) break;
-      ++sent;
-      begin = end.offset;
-    }
-    const bool failed = sent < batch.ends.size();
-    lock.lock();
-    stats_.sent += sent;
-    stats_.lost += batch.ends.size() - sent;
-    done_ += batch.ends.size();
-    batch.clear();
-    doneCond_.notify_all();
+    const size_t sent = sendBatch(batch, &entry, &error);
+    const bool failed = sent < batch.size();
+    countSent(sent);
+    countLost(batch.size() - sent);
+    batchDone(&batch);
     if (failed) {
-      if (!down_) {
+      if (!down_ && !stopping()) {
         down_ = true;
-        ++stats_.outages;
+        outages_.fetch_add(1, std::memory_order_relaxed);
         std::fprintf(stderr,
                      "muon: journald at %s does not take log entries (%s); they are counted lost "
                      "until it does\n",
                      options_.socketPath.c_str(), std::strerror(error));
       }
-      senderCond_.wait_for(lock, std::chrono::milliseconds(options_.retryMs), [&] { return stop_; });
+      rest(options_.retryMs);
       continue;
     }
     // Losses are reported once journald is back; drops by a full queue
@@ -159,35 +110,32 @@ void JournaldSink::senderLoop() {
     const bool back = down_;
     down_ = false;
     const auto now = std::chrono::steady_clock::now();
-    if ((stats_.dropped > reportedDropped_ || stats_.lost > reportedLost_) &&
+    const QueuedSinkStats counted = counts();
+    if ((counted.dropped > reportedDropped_ || counted.lost > reportedLost_) &&
         (back || now - lastReport_ >= std::chrono::seconds(1))) {
       lastReport_ = now;
-      lock.unlock();
       reportLosses();
-      lock.lock();
     }
   }
+  // The destructor's flush has waited: what is still queued is lost.
+  countLost(batch.size());
+  batchDone(&batch);
 }
 
 void JournaldSink::reportLosses() {
-  uint64_t dropped = 0;
-  uint64_t lost = 0;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    dropped = stats_.dropped - reportedDropped_;
-    lost = stats_.lost - reportedLost_;
-  }
-  const std::string text = "muon: " + std::to_string(dropped + lost) +
-                           " log lines did not reach journald (" + std::to_string(dropped) +
-                           " dropped by a full queue, " + std::to_string(lost) +
+  const QueuedSinkStats now = counts();
+  const uint64_t droppedSince = now.dropped - reportedDropped_;
+  const uint64_t lostSince = now.lost - reportedLost_;
+  const std::string text = "muon: " + std::to_string(droppedSince + lostSince) +
+                           " log lines did not reach journald (" + std::to_string(droppedSince) +
+                           " dropped by a full queue, " + std::to_string(lostSince) +
                            " lost while journald did not take them)";
   std::string entry;
   journal::encodeLine(text, identifier_, &entry, rfc5424::kWarning);
   int error = 0;
   if (!sendEntry(entry.data(), entry.size(), &error)) return;  // the next success reports
-  std::lock_guard<std::mutex> lock(mutex_);
-  reportedDropped_ += dropped;
-  reportedLost_ += lost;
+  reportedDropped_ = now.dropped;
+  reportedLost_ = now.lost;
 }
 
 bool JournaldSink::connectSocket(int* error) {
@@ -280,10 +228,7 @@ bool JournaldSink::sendViaMemfd(const char* p, size_t n, int* error) {
   const bool ok = e == 0;
   if (!ok) *error = e;
   ::close(memfd);
-  if (ok) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++stats_.viaMemfd;
-  }
+  if (ok) viaMemfd_.fetch_add(1, std::memory_order_relaxed);
   return ok;
 }
 

@@ -18,9 +18,9 @@
 // memfd passed over the socket (SCM_RIGHTS), as journald accepts.
 //
 // A missing, dead or slow journald never blocks a logging thread: append()
-// copies the record (detail::storeRecord) into a bounded queue under a
-// mutex that the sender thread holds only to swap the queue for its emptied
-// batch, never during I/O; the sender encodes and sends. A full queue drops the new entry
+// only queues the record (QueuedSink.h: a bounded queue whose mutex the
+// sender holds only to swap the queue for its emptied batch, never during
+// I/O); the sender encodes and sends. A full queue drops the new entry
 // (counted: `dropped`). The sender waits at most sendTimeoutMs for
 // journald to take an entry (its socket's queue full); an entry it cannot
 // send (no socket, the connection refused, the wait over) is counted `lost`
@@ -36,67 +36,47 @@
 // Thread safety: append(), flush() and stats() from any thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "muon/base/Logging.h"
+#include "muon/base/QueuedSink.h"
 
 namespace muon {
 
 struct LogRecord;
 
-struct JournaldOptions {
+// queueCapacity, sendTimeoutMs and flushTimeoutMs are QueuedSinkOptions's:
+// past queueCapacity, append() drops the new entry.
+struct JournaldOptions : QueuedSinkOptions {
   // journald's native socket.
   std::string socketPath = "/run/systemd/journal/socket";
   // SYSLOG_IDENTIFIER; empty: the program's name
   // (program_invocation_short_name).
   std::string identifier;
-  // Entries waiting for the sender; past that, append() drops the new one.
-  // 10,000 entries is a few MB at most: seconds of a busy server's lines.
-  size_t queueCapacity = 10000;
-  // The most the sender waits for journald to take one entry (its socket's
-  // queue full: journald busy or stopped) before it counts the batch lost.
-  int sendTimeoutMs = 1000;
   // After a failure, the sender waits this long before it tries again:
   // entries queued meanwhile go then, or are lost if journald is still away.
   int retryMs = 100;
-  // flush() waits at most this long (a FATAL line must not hang on a
-  // stalled journald); so does the destructor, before it counts what is
-  // left as lost.
-  int flushTimeoutMs = 1000;
 };
 
-class JournaldSink {
+class JournaldSink : public QueuedSink {
  public:
   using Options = JournaldOptions;
   explicit JournaldSink(JournaldOptions options = JournaldOptions());
   // Sends what is queued (waiting at most flushTimeoutMs and one send),
   // then stops the sender: what it did not send is counted lost.
   ~JournaldSink();
-  JournaldSink(const JournaldSink&) = delete;
-  JournaldSink& operator=(const JournaldSink&) = delete;
 
-  // Queues the entry of one record (Logger::attach calls this).
-  void append(const LogRecord& record);
-  // Queues a line that did not come from Logger: MESSAGE the line,
-  // PRIORITY 5 (notice).
-  void append(const char* line, size_t len);
-  // Waits until every entry queued before the call has been sent or
-  // counted, or flushTimeoutMs has passed.
-  void flush();
+  // append(record), append(line, len) and flush() are QueuedSink's. A line
+  // that did not come from Logger goes as MESSAGE, PRIORITY 5 (notice).
 
-  struct Stats {
-    uint64_t sent = 0;      // entries journald's socket took
-    uint64_t viaMemfd = 0;  // of those, sent in a memfd (too large for a datagram)
-    uint64_t dropped = 0;   // entries dropped because the queue was full
-    uint64_t lost = 0;      // entries not sent: journald missing, refusing or not reading
+  // sent, dropped, lost (QueuedSinkStats), and:
+  struct Stats : QueuedSinkStats {
+    uint64_t viaMemfd = 0;  // of those sent, sent in a memfd (too large for a datagram)
     uint64_t outages = 0;   // times journald stopped taking entries
   };
   Stats stats() const;
@@ -104,28 +84,11 @@ class JournaldSink {
   const std::string& socketPath() const { return options_.socketPath; }
 
  private:
-  // Lines in order, their bytes one after another: a stored record
-  // (detail::storeRecord) or a line that did not come from Logger. The
-  // queue and the sender's batch are two of these, swapped whole, so their
-  // memory is reused.
-  struct Entries {
-    struct End {
-      size_t offset;  // where the next one begins
-      bool isRecord;
-    };
-    std::vector<char> bytes;
-    std::vector<End> ends;
-    void clear() {
-      bytes.clear();
-      ends.clear();
-    }
-  };
-  // Queues `size` bytes that `write` writes into the room made for them.
-  template <typename Write>
-  void enqueue(size_t size, bool isRecord, Write write);
   // The entry of a queued line, into *entry.
-  void encodeQueued(const char* p, size_t n, bool isRecord, std::string* entry) const;
+  void encodeQueued(const Lines& batch, const Lines::Line& line, std::string* entry) const;
   void senderLoop();
+  // Sends the batch's entries in order until one fails; how many went.
+  size_t sendBatch(const Lines& batch, std::string* entry, int* error);
   // Sends one entry, connecting first if there is no connection; false if
   // journald did not take it (*error says why).
   bool sendEntry(const char* p, size_t n, int* error);
@@ -137,21 +100,16 @@ class JournaldSink {
 
   const JournaldOptions options_;
   const std::string identifier_;
-  int fd_ = -1;  // the sender's; connected to socketPath
 
-  mutable std::mutex mutex_;
-  std::condition_variable senderCond_;  // an entry queued, or stop
-  std::condition_variable doneCond_;    // entries done (sent or counted)
-  Entries queue_;
-  uint64_t queued_ = 0;  // entries ever queued (and dropped): flush()'s tickets
-  uint64_t done_ = 0;    // of those, sent or counted
-  bool stop_ = false;
-  Stats stats_;
+  std::atomic<uint64_t> viaMemfd_{0};
+  std::atomic<uint64_t> outages_{0};
+
+  // Sender thread only.
+  int fd_ = -1;  // connected to socketPath
   uint64_t reportedDropped_ = 0;
   uint64_t reportedLost_ = 0;
-  bool down_ = false;  // the sender's: in an outage
-  std::chrono::steady_clock::time_point lastReport_;  // the sender's
-  std::thread sender_;
+  bool down_ = false;  // in an outage
+  std::chrono::steady_clock::time_point lastReport_;
 };
 
 // The journal as a program's output when its environment asks for it:

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 #include "muon/base/LogRecord.h"
 #include "muon/base/SyslogFormat.h"
@@ -66,157 +67,50 @@ std::string SyslogSink::format(const char* line, size_t len, int facility,
 }
 
 SyslogSink::SyslogSink(SyslogOptions options)
-    : options_(std::move(options)),
+    : QueuedSink(options, options.overflow == SyslogOptions::kDropOldest),
+      options_(std::move(options)),
       hostname_(options_.hostname.empty() ? defaultHostname() : options_.hostname),
       appName_(options_.appName.empty() ? program_invocation_short_name : options_.appName),
       pid_(::getpid()),
       retryMs_(options_.firstRetryMs) {
-  sender_ = std::thread([this] { senderLoop(); });
+  startSender([this] { senderLoop(); });
 }
 
 SyslogSink::~SyslogSink() {
-  flush();
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  senderCond_.notify_one();
-  sender_.join();
+  stopSender();
   closeSocket();
-}
-
-char* SyslogSink::Lines::add(size_t size, bool isRecord) {
-  const size_t offset = bytes.size();
-  bytes.resize(offset + size);
-  lines.push_back(Line{offset, size, isRecord});
-  return bytes.data() + offset;
-}
-
-void SyslogSink::Lines::dropFirst() {
-  ++first;
-  // The dropped lines' bytes are moved over once they are half the lines
-  // and a good many: amortized one copy of a line per line dropped.
-  if (first >= 1024 && first * 2 >= lines.size()) {
-    const size_t from = first < lines.size() ? lines[first].offset : bytes.size();
-    bytes.erase(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(from));
-    lines.erase(lines.begin(), lines.begin() + static_cast<std::ptrdiff_t>(first));
-    for (Line& line : lines) line.offset -= from;
-    first = 0;
-  }
-}
-
-void SyslogSink::Lines::clear() {
-  bytes.clear();
-  lines.clear();
-  first = 0;
-}
-
-void SyslogSink::append(const LogRecord& record) {
-  enqueue(detail::storedSize(record), true,
-          [&record](char* out) { detail::storeRecord(record, out); });
-}
-
-void SyslogSink::append(const char* line, size_t len) {
-  enqueue(len, false, [line, len](char* out) { std::memcpy(out, line, len); });
-}
-
-std::unique_lock<std::mutex> SyslogSink::lockBriefly() {
-  // Nobody holds mutex_ for more than a few moves (the sender swaps the
-  // queue whole): a logging thread that finds it taken spins the length of
-  // that rather than sleeping in the kernel and waiting to be woken.
-  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
-  for (int i = 0; !lock.owns_lock() && i < 2000; ++i) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-    lock.try_lock();
-  }
-  if (!lock.owns_lock()) lock.lock();  // the holder was preempted
-  return lock;
-}
-
-template <typename Write>
-void SyslogSink::enqueue(size_t size, bool isRecord, Write write) {
-  bool wasEmpty;
-  {
-    std::unique_lock<std::mutex> lock = lockBriefly();
-    if (queue_.size() >= options_.queueCapacity) {
-      dropped_.fetch_add(1, std::memory_order_relaxed);
-      if (options_.overflow == SyslogOptions::kDropNewest || queue_.empty()) return;
-      // Its ticket stays issued: the sender marks it done with the batch it
-      // would have been in.
-      queue_.dropFirst();
-    }
-    wasEmpty = queue_.empty();
-    write(queue_.add(size, isRecord));
-    tickets_.issue();
-  }
-  // The sender waits only for an empty queue to fill; it looks again after
-  // every batch, so later lines need no wake-up (and no futex call).
-  if (wasEmpty) senderCond_.notify_one();
-}
-
-void SyslogSink::flush() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  tickets_.waitFor(lock, tickets_.newest(), std::chrono::milliseconds(options_.flushTimeoutMs));
 }
 
 SyslogSink::Stats SyslogSink::stats() const {
   Stats s;
-  s.sent = sent_.load(std::memory_order_relaxed);
-  s.dropped = dropped_.load(std::memory_order_relaxed);
-  s.lost = lost_.load(std::memory_order_relaxed);
+  static_cast<QueuedSinkStats&>(s) = counts();
   s.reconnects = reconnects_.load(std::memory_order_relaxed);
   return s;
 }
 
 void SyslogSink::senderLoop() {
   Lines batch;
-  for (;;) {
-    uint64_t batchEnd;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      senderCond_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      // Lines gather for a moment before they are taken: the lock changes
-      // hands once per kGatherMs, not once per line, so that a logging
-      // thread seldom finds it held (by a sender the scheduler may have
-      // preempted with it).
-      senderCond_.wait_for(lock, std::chrono::milliseconds(kGatherMs),
-                           [&] { return stopping_.load(); });
-      if (stopping_) {
-        // The destructor has waited what it would: no more I/O.
-        lost_.fetch_add(queue_.size(), std::memory_order_relaxed);
-        queue_.clear();
-        tickets_.markDone(tickets_.newest());
-        return;
-      }
-      // The emptied buffers of the last batch become the queue's.
-      std::swap(batch, queue_);
-      batchEnd = tickets_.newest();
-    }
+  while (takeBatch(&batch)) {
     // Lines that cannot be sent now are lost rather than kept: the queue
     // fills with newer ones meanwhile, and those are the ones worth sending.
     const bool reachable = sendBatch(batch);
     if (reachable) {
       retryMs_ = options_.firstRetryMs;
-      if (!stopping_) reportLosses();
+      if (!stopping()) reportLosses();
     }
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      tickets_.markDone(batchEnd);
-    }
-    batch.clear();
+    batchDone(&batch);
     if (!reachable) {
-      std::unique_lock<std::mutex> lock(mutex_);
-      senderCond_.wait_for(lock, std::chrono::milliseconds(retryMs_),
-                           [&] { return stopping_.load(); });
+      rest(retryMs_);
       retryMs_ = std::min(retryMs_ * 2, options_.maxRetryMs);
     }
   }
+  // The destructor has waited what it would: no more I/O.
+  countLost(batch.size());
+  batchDone(&batch);
 }
 
 std::string SyslogSink::formatQueued(const Lines& batch, const Lines::Line& line) const {
-  const char* bytes = batch.bytes.data() + line.offset;
+  const char* bytes = batch.data(line);
   return line.isRecord
              ? format(detail::loadRecord(bytes), options_.facility, hostname_, appName_, pid_)
              : format(bytes, line.size, options_.facility, hostname_, appName_, pid_);
@@ -254,7 +148,6 @@ bool SyslogSink::sendBatch(const Lines& batch) {
   bool retried = false;
   size_t next = batch.first;
   // Once the destructor stops waiting, the I/O under way is the last.
-  auto stopping = [this] { return stopping_.load(std::memory_order_relaxed); };
   while (next < batch.lines.size() && !stopping()) {
     if (fd_ < 0 && (!connectSocket() || stopping())) break;
     if (pace) paceDatagram();
@@ -262,7 +155,11 @@ bool SyslogSink::sendBatch(const Lines& batch) {
     if (result == kSent || result == kTooLong) {
       // A datagram too long for the transport says nothing of the daemon:
       // that line alone is lost.
-      (result == kSent ? sent_ : lost_).fetch_add(1, std::memory_order_relaxed);
+      if (result == kSent) {
+        countSent(1);
+      } else {
+        countLost(1);
+      }
       ++next;
       continue;
     }
@@ -277,7 +174,7 @@ bool SyslogSink::sendBatch(const Lines& batch) {
     }
     break;
   }
-  lost_.fetch_add(batch.lines.size() - next, std::memory_order_relaxed);
+  countLost(batch.lines.size() - next);
   const bool reachable = next == batch.lines.size();
   if (!reachable && udp) {
     // What comes next is paced, kMaxCatchUpMs at most from the last
@@ -418,19 +315,18 @@ bool SyslogSink::keepsSocket(SendResult result) const {
 }
 
 void SyslogSink::reportLosses() {
-  const uint64_t dropped = dropped_.load(std::memory_order_relaxed);
-  const uint64_t lost = lost_.load(std::memory_order_relaxed);
-  if (dropped == reportedDropped_ && lost == reportedLost_) return;
-  const std::string text = "muon: " + std::to_string(dropped - reportedDropped_) +
+  const QueuedSinkStats now = counts();
+  if (now.dropped == reportedDropped_ && now.lost == reportedLost_) return;
+  const std::string text = "muon: " + std::to_string(now.dropped - reportedDropped_) +
                            " lines dropped (queue full) and " +
-                           std::to_string(lost - reportedLost_) +
+                           std::to_string(now.lost - reportedLost_) +
                            " lost (daemon unreachable) since the last report";
   const std::string message =
       rfc5424::header(options_.facility, rfc5424::kWarning, "-", hostname_, appName_, pid_) + text;
   const SendResult result = sendMessage(message);
   if (result == kSent) {
-    reportedDropped_ = dropped;
-    reportedLost_ = lost;
+    reportedDropped_ = now.dropped;
+    reportedLost_ = now.lost;
   } else if (!keepsSocket(result)) {
     closeSocket();
   }

@@ -19,16 +19,13 @@
 // Transports: a UNIX datagram socket (/dev/log by default), UDP, or TCP with
 // octet counting (RFC 6587: "LEN SP MESSAGE"); numeric IPv4 addresses.
 //
-// A dead or slow daemon never blocks a logging thread: append() copies the
-// line into a bounded queue's buffer under a mutex that the sender holds
-// only to swap that buffer for its emptied one (at most once a millisecond:
-// lines gather for kGatherMs), never during I/O, and that append() spins
-// for a moment before sleeping on. The buffers are reused, so once they have
-// grown to the largest batch append() allocates nothing (no malloc lock to
-// wait for). When the queue is full one line is dropped (counted): by
-// default the oldest queued one (SyslogOptions::overflow). One sender
-// thread does all the I/O, on non-blocking sockets, and no send or connect
-// waits longer than sendTimeoutMs.
+// A dead or slow daemon never blocks a logging thread: append() only
+// queues the line (QueuedSink.h: a bounded queue whose mutex the sender
+// holds only to swap the queue for its emptied batch, never during I/O).
+// When the queue is full one line is dropped (counted): by default the
+// oldest queued one (SyslogOptions::overflow). One sender thread does all
+// the I/O, on non-blocking sockets, and no send or connect waits longer
+// than sendTimeoutMs.
 //
 // What a failure costs, by transport:
 //  - A connection found dead (TCP: the daemon closed or reset it, seen before
@@ -77,21 +74,18 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <string>
-#include <thread>
-#include <vector>
 
-#include "muon/base/internal/FlushTickets.h"
+#include "muon/base/QueuedSink.h"
 
 namespace muon {
 
 struct LogRecord;
 
-struct SyslogOptions {
+// queueCapacity, sendTimeoutMs and flushTimeoutMs are QueuedSinkOptions's.
+struct SyslogOptions : QueuedSinkOptions {
   enum Transport { kUnixDatagram, kUdp, kTcp };
   Transport transport = kUnixDatagram;
   // kUnixDatagram: the daemon's socket.
@@ -105,9 +99,6 @@ struct SyslogOptions {
   std::string appName;
   // HOSTNAME; empty: gethostname().
   std::string hostname;
-  // Lines waiting for the sender; past that, append() drops one. 10,000
-  // lines is a few MB at most, and seconds of a busy server's output.
-  size_t queueCapacity = 10000;
   // Which line a full queue drops. The default keeps the newest: the queue
   // fills only while the daemon is unreachable or too slow, and what an
   // operator reading the central log needs when it comes back is the lines
@@ -125,13 +116,6 @@ struct SyslogOptions {
   // while it is down are the price.
   int firstRetryMs = 100;
   int maxRetryMs = 250;
-  // The most one send (and one TCP connect) may wait for a daemon that
-  // does not take it (not reading, or its buffers full) before the sender
-  // counts the daemon unreachable. Bounds the destructor too. A TCP
-  // connection that timed out is kept, not replaced: a new one to the same
-  // stalled daemon would be handed another socket buffer of lines that its
-  // death would lose uncounted; the next batch waits for this one to be read.
-  int sendTimeoutMs = 1000;
   // UDP: the most datagrams sent in one millisecond while the sink catches
   // up after the daemon was unreachable (a restart): the lines queued
   // meanwhile (up to maxRetryMs of them) go at this pace, not in one burst,
@@ -144,36 +128,22 @@ struct SyslogOptions {
   // last failure, so that a program that logs near or above the pace is not
   // held to it for good. 0: no pacing.
   int udpCatchUpDatagramsPerMs = 50;
-  // flush() waits at most this long: a FATAL line must not hang on a dead
-  // daemon.
-  int flushTimeoutMs = 1000;
 };
 
-class SyslogSink {
+class SyslogSink : public QueuedSink {
  public:
   explicit SyslogSink(SyslogOptions options);
   // Sends what is queued (waiting at most flushTimeoutMs), then stops the
   // sender thread: what it could not send by then is counted lost. Returns
   // within about flushTimeoutMs + sendTimeoutMs.
   ~SyslogSink();
-  SyslogSink(const SyslogSink&) = delete;
-  SyslogSink& operator=(const SyslogSink&) = delete;
 
-  // Queues one record (Logger::attach calls this); if the queue is full,
-  // drops one line (counted) as SyslogOptions::overflow says.
-  void append(const LogRecord& record);
-  // Queues a line that did not come from Logger (ending in '\n' or not):
-  // sent whole as MSG, with severity notice and no time ("-": the daemon
-  // stamps it).
-  void append(const char* line, size_t len);
-  // Waits until every line queued before the call has been sent or counted
-  // (lost, or dropped by a full queue), or flushTimeoutMs has passed.
-  void flush();
+  // append(record), append(line, len) and flush() are QueuedSink's. A line
+  // that did not come from Logger is sent whole as MSG, with severity
+  // notice and no time ("-": the daemon stamps it).
 
-  struct Stats {
-    uint64_t sent = 0;        // messages handed to the socket
-    uint64_t dropped = 0;     // lines dropped because the queue was full
-    uint64_t lost = 0;        // messages not sent: the daemon was unreachable
+  // sent, dropped, lost (QueuedSinkStats), and:
+  struct Stats : QueuedSinkStats {
     uint64_t reconnects = 0;  // connections made after the first
   };
   Stats stats() const;
@@ -186,8 +156,6 @@ class SyslogSink {
                             const std::string& hostname, const std::string& appName, pid_t pid);
 
  private:
-  // How long the sender lets lines gather before it takes them.
-  static constexpr int kGatherMs = 1;
   // The longest a catch-up over UDP paces (udpCatchUpDatagramsPerMs).
   static constexpr int kMaxCatchUpMs = 1000;
   void senderLoop();
@@ -211,42 +179,6 @@ class SyslogSink {
   bool keepsSocket(SendResult result) const;
   // Sends the drop/loss report if there is something to report.
   void reportLosses();
-
-  const SyslogOptions options_;
-  std::string hostname_;
-  std::string appName_;
-  const pid_t pid_;
-
-  // Lines in order, their bytes one after another: a stored record
-  // (detail::storeRecord) or a line that did not come from Logger. The
-  // queue and the sender's batch are two of these, swapped whole, so that
-  // their memory is reused: append() neither allocates (once the buffers
-  // have grown to the largest backlog) nor frees, and never waits for a
-  // malloc lock the sender or a fork() holds.
-  struct Lines {
-    struct Line {
-      size_t offset;
-      size_t size;
-      bool isRecord;
-    };
-    std::vector<char> bytes;
-    std::vector<Line> lines;
-    size_t first = 0;  // lines before it were dropped by a full queue
-
-    size_t size() const { return lines.size() - first; }
-    bool empty() const { return size() == 0; }
-    // Room for a line of `size` bytes at the end; where to write it.
-    char* add(size_t size, bool isRecord);
-    // Drops the oldest line; its bytes go once they are most of the buffer.
-    void dropFirst();
-    void clear();
-  };
-  // Queues a line of `size` bytes, written by `write` into the room made
-  // for it; if the queue is full, drops it or the oldest.
-  template <typename Write>
-  void enqueue(size_t size, bool isRecord, Write write);
-  // mutex_, spinning a moment before sleeping for it.
-  std::unique_lock<std::mutex> lockBriefly();
   // Sends a batch in order; false if the daemon turned out unreachable, the
   // line that failed and the rest then counted lost.
   bool sendBatch(const Lines& batch);
@@ -256,17 +188,11 @@ class SyslogSink {
   // millisecond has room for one more.
   void paceDatagram();
 
-  mutable std::mutex mutex_;
-  std::condition_variable senderCond_;  // a line queued, or stop
-  Lines queue_;                         // guarded by mutex_
-  FlushTickets tickets_;                // guarded by mutex_: one per line queued
-  // Set under mutex_ (the sender waits on it) but read by the sender
-  // between sends too: once set, it starts no more I/O.
-  std::atomic<bool> stopping_{false};
+  const SyslogOptions options_;
+  std::string hostname_;
+  std::string appName_;
+  const pid_t pid_;
 
-  std::atomic<uint64_t> sent_{0};
-  std::atomic<uint64_t> dropped_{0};
-  std::atomic<uint64_t> lost_{0};
   std::atomic<uint64_t> reconnects_{0};
 
   // Sender thread only.
@@ -284,8 +210,6 @@ class SyslogSink {
   int pacedInWindow_ = 0;
   uint64_t reportedDropped_ = 0;
   uint64_t reportedLost_ = 0;
-
-  std::thread sender_;
 };
 
 }  // namespace muon

@@ -273,6 +273,28 @@ INSTANTIATE_TEST_SUITE_P(Transports, SelfConnectTest,
 // send would wait for ever. Each send waits at most sendTimeoutMs, what it
 // could not send is counted lost, and the destructor returns in about
 // flushTimeoutMs + sendTimeoutMs.
+// flush() waits for the lines queued before it to be sent, and returns as
+// soon as they are: its timeout is a bound for a daemon that stalls, not a
+// wait. A flush that waited its timeout out would take 20 s here.
+TEST(SyslogSinkFaults, FlushReturnsOnceTheLinesAreSentNotAtItsTimeout) {
+  UnixDatagramReceiver daemon;
+  SyslogOptions options;
+  options.flushTimeoutMs = 20000;
+  options.path = daemon.path();
+  SyslogSink sink(options);
+  ASSERT_TRUE(daemon.bound());
+
+  for (int i = 0; i < 3; ++i) sink.append("flushed\n", 8);
+  std::future<void> flushed = std::async(std::launch::async, [&] { sink.flush(); });
+  EXPECT_EQ(flushed.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  flushed.wait();
+  EXPECT_EQ(sink.stats().sent, 3u);
+  for (int i = 0; i < 3; ++i) {
+    const std::string message = daemon.receive();
+    EXPECT_NE(message.find(" - - flushed"), std::string::npos) << message;
+  }
+}
+
 TEST(SyslogSinkFaults, UnixDaemonThatNeverReadsCostsAtMostTheSendTimeout) {
   UnixDatagramReceiver daemon;
   ASSERT_TRUE(daemon.bound());
