@@ -47,19 +47,6 @@ char* writeEscapedBackward(char* end, unsigned char c) {
 
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
-// Per byte: 1 if a value holding it is quoted (space, '"', '=', backslash, a
-// control character), and 2 if it may stay in a name; one look-up a byte.
-struct ByteClasses {
-  unsigned char of[256];
-  constexpr ByteClasses() : of() {
-    for (int c = 0; c < 256; ++c) {
-      const bool special = c < 0x20 || c == 0x7f || c == ' ' || c == '"' || c == '=' || c == '\\';
-      of[c] = static_cast<unsigned char>((special ? 1 : 0) |
-                                         (isFieldNameByte(static_cast<char>(c)) ? 2 : 0));
-    }
-  }
-};
-constexpr ByteClasses kClasses;
 
 // The length of a quoted value at s[i] == '"' (quotes included), 0 if it is
 // not closed or holds an escape the encoder does not write.
@@ -88,14 +75,6 @@ size_t quotedLength(std::string_view s, size_t i) {
 }
 
 }  // namespace
-
-bool isFieldName(std::string_view name) {
-  if (name.empty() || name.size() > kMaxFieldName) return false;
-  for (const char c : name) {
-    if ((kClasses.of[static_cast<unsigned char>(c)] & 2) == 0) return false;
-  }
-  return true;
-}
 
 int hexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -130,7 +109,7 @@ size_t writeFieldName(char* p, std::string_view name) {
   const size_t n = name.size() < kMaxFieldName ? name.size() : kMaxFieldName;
   for (size_t i = 0; i < n; ++i) {
     const auto c = static_cast<unsigned char>(name[i]);
-    p[i] = (kClasses.of[c] & 2) != 0 ? static_cast<char>(c) : '_';
+    p[i] = (kLogfmtBytes.of[c] & kNameByte) != 0 ? static_cast<char>(c) : '_';
   }
   return n;
 }
@@ -160,9 +139,9 @@ bool readsAsNumberOrBool(std::string_view v) {
 }
 
 size_t encodeLogfmtValue(char* p, size_t len, size_t room, bool text, bool* cut) {
-  unsigned special = len == 0 ? 1 : 0;
-  for (size_t i = 0; i < len; ++i) special |= kClasses.of[static_cast<unsigned char>(p[i])];
-  bool quote = (special & 1) != 0;
+  unsigned special = len == 0 ? kQuotedByte : 0;
+  for (size_t i = 0; i < len; ++i) special |= kLogfmtBytes.of[static_cast<unsigned char>(p[i])];
+  bool quote = (special & kQuotedByte) != 0;
   // Only text that starts as a number or a bool can read as one.
   if (!quote && text && mayReadAsNumberOrBool(p[0])) {
     quote = readsAsNumberOrBool(std::string_view(p, len));
@@ -221,7 +200,7 @@ size_t writeLogfmtValue(char* out, const char* p, size_t len, bool text) {
   bool quote = len == 0;
   if (!quote && mayNeedQuotes(p, len)) {  // a word at a time; then exactly
     for (size_t i = 0; i < len && !quote; ++i) {
-      quote = (kClasses.of[static_cast<unsigned char>(p[i])] & 1) != 0;
+      quote = (kLogfmtBytes.of[static_cast<unsigned char>(p[i])] & kQuotedByte) != 0;
     }
   }
   if (!quote && text && mayReadAsNumberOrBool(p[0])) {

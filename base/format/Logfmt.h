@@ -45,9 +45,32 @@ constexpr bool isFieldNameByte(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
          c == '_' || c == '.' || c == '-';
 }
+// Per byte: kQuotedByte if a value holding it is quoted (space, '"', '=',
+// backslash, a control character), kNameByte if it may stay in a name; one
+// look-up a byte.
+inline constexpr unsigned char kQuotedByte = 1;
+inline constexpr unsigned char kNameByte = 2;
+struct LogfmtBytes {
+  unsigned char of[256];
+  constexpr LogfmtBytes() : of() {
+    for (int c = 0; c < 256; ++c) {
+      const bool special = c < 0x20 || c == 0x7f || c == ' ' || c == '"' || c == '=' || c == '\\';
+      of[c] = static_cast<unsigned char>((special ? kQuotedByte : 0) |
+                                         (isFieldNameByte(static_cast<char>(c)) ? kNameByte : 0));
+    }
+  }
+};
+inline constexpr LogfmtBytes kLogfmtBytes;
 // Whether `name` is a field's name as a line keeps it: 1 to kMaxFieldName
-// bytes, each isFieldNameByte (one table look-up a byte).
-bool isFieldName(std::string_view name);
+// bytes, each isFieldNameByte. Inline: the JSON encoder asks it of every
+// field of every line.
+inline bool isFieldName(std::string_view name) {
+  if (name.empty() || name.size() > kMaxFieldName) return false;
+  for (const char c : name) {
+    if ((kLogfmtBytes.of[static_cast<unsigned char>(c)] & kNameByte) == 0) return false;
+  }
+  return true;
+}
 // Writes "\u00XX" for the byte c at p (6 bytes): the escape of a control
 // character that logfmt, JSON (JsonLines.h) and RFC 5424 PARAM-VALUEs
 // (SyslogFormat.h) share.
