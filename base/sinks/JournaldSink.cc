@@ -117,9 +117,6 @@ void JournaldSink::senderLoop() {
       reportLosses();
     }
   }
-  // The destructor's flush has waited: what is still queued is lost.
-  countLost(batch.size());
-  batchDone(&batch);
 }
 
 void JournaldSink::reportLosses() {

@@ -111,10 +111,17 @@ bool QueuedSink::takeBatch(Lines* batch) {
   // once per kGatherMs, not once per line, so that a logging thread seldom
   // finds it held (by a sender the scheduler may have preempted with it).
   senderCond_.wait_for(lock, std::chrono::milliseconds(kGatherMs), [&] { return stopping_.load(); });
+  if (stopping_) {
+    // stopSender() has waited what it would: what is still queued is lost.
+    lost_.fetch_add(queue_.size(), std::memory_order_relaxed);
+    queue_.clear();
+    tickets_.markDone(tickets_.newest());
+    return false;
+  }
   // The emptied buffers of the last batch become the queue's.
   std::swap(*batch, queue_);
   batchEnd_ = tickets_.newest();
-  return !stopping_;
+  return true;
 }
 
 void QueuedSink::batchDone(Lines* batch) {

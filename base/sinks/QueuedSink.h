@@ -20,8 +20,6 @@
 //       batchDone(&batch);
 //       if (it failed) rest(retryMs);
 //     }
-//     countLost(batch.size());   // what stopSender() left queued
-//     batchDone(&batch);
 //   }
 //
 // Thread safety: append(), flush() and the counts from any thread; the
@@ -128,8 +126,8 @@ class QueuedSink {
 
   // The sender's. Waits for lines, lets them gather for kGatherMs, and
   // swaps them into `batch` (which must be empty: batchDone()); true. Once
-  // the sink is stopping, false, with the lines still queued in `batch`
-  // for the sink to count lost.
+  // the sink is stopping, false: the lines still queued are counted lost
+  // and their flushes return.
   bool takeBatch(Lines* batch);
   // The sender's: the batch taken last is done (sent or counted); flushes
   // waiting for it return. Empties `batch` for the next takeBatch().

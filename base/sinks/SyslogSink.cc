@@ -104,9 +104,6 @@ void SyslogSink::senderLoop() {
       retryMs_ = std::min(retryMs_ * 2, options_.maxRetryMs);
     }
   }
-  // The destructor has waited what it would: no more I/O.
-  countLost(batch.size());
-  batchDone(&batch);
 }
 
 std::string SyslogSink::formatQueued(const Lines& batch, const Lines::Line& line) const {
