@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "LoopbackSocket.h"
 #include "TempDir.h"
 
 namespace muon {
@@ -138,6 +139,16 @@ class Rsyslogd {
 
   // SIGKILL, as a crash; then reaped.
   void kill() { signalAndReap(SIGKILL); }
+  // SIGSTOP, and waits until every thread of it has stopped: it reads and
+  // writes nothing more until kill() (a test that kills it can look first
+  // at what it held).
+  void pause() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGSTOP);
+    int status = 0;
+    while (::waitpid(pid_, &status, WUNTRACED) < 0 && errno == EINTR) {
+    }
+  }
   // SIGTERM, a clean stop; then reaped.
   void stop() { signalAndReap(SIGTERM); }
 
@@ -203,19 +214,14 @@ class Rsyslogd {
   // the kernel (bind to port 0) and handed over; kept for restarts. 0, with
   // the reason in *why, if there is none.
   static uint16_t pickPort(int type, std::string* why) {
-    int fd = ::socket(AF_INET, type, 0);
-    struct sockaddr_in addr = {};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    if (fd < 0 || ::bind(fd, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr) != 0 ||
-        ::getsockname(fd, reinterpret_cast<struct sockaddr*>(&addr), &len) != 0) {
+    uint16_t port = 0;
+    const int fd = bindLoopback(type, &port);
+    if (fd < 0) {
       *why = "no free loopback port";
-      if (fd >= 0) ::close(fd);
       return 0;
     }
     ::close(fd);
-    return ntohs(addr.sin_port);
+    return port;
   }
 
   // Whether something listens on the loopback TCP port.
