@@ -115,7 +115,30 @@ bool parse(const std::string& line, Parsed* out) {
 
 const std::string kPayload(40, 'x');
 
+// Joins the producers however the test leaves their scope (an ASSERT
+// returns early): a running std::thread must not be destroyed, nor what it
+// writes into.
+struct StopAndJoin {
+  std::atomic<bool>& stop;
+  std::vector<std::thread>& threads;
+  ~StopAndJoin() {
+    stop = true;
+    for (std::thread& t : threads) {
+      if (t.joinable()) t.join();
+    }
+  }
+};
+
 TEST(Fork, ChildOfRunningAsyncLoggingLogsToItsOwnOutput) {
+#if defined(__SANITIZE_THREAD__)
+  // Its children allocate (a LogFile, freopen) right after a fork taken
+  // while the producers and the backend allocate: GCC 12's libtsan does not
+  // hold its allocator's locks across fork() (LLVM added that in 2024,
+  // llvm-project pull request 96600), so a child can inherit one locked and
+  // hang in its first malloc (a futex wait on a size class's lock, just past
+  // TSan's heap). Plain and ASan builds run it.
+  GTEST_SKIP() << "GCC 12's ThreadSanitizer does not lock its allocator across fork()";
+#endif
   TempDir dir;
   const int kProducers = 2;
   const int kForks = 20;
@@ -127,8 +150,9 @@ TEST(Fork, ChildOfRunningAsyncLoggingLogsToItsOwnOutput) {
     AsyncLogging log(dir.file("parent"), 1L << 30, 1, AsyncLogging::kBlock);
     auto attached = Logger::attach(log);
     log.start();
-    std::vector<std::thread> producers;
     std::vector<std::atomic<long>> progress(kProducers);
+    std::vector<std::thread> producers;
+    StopAndJoin joinProducers{stop, producers};
     for (int t = 0; t < kProducers; ++t) {
       producers.emplace_back([&, t] {
         long seq = 0;
