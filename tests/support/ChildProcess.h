@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <thread>
@@ -20,6 +21,26 @@
 
 namespace muon {
 namespace test {
+
+// Every thread's stack in a live process, by gdb, for a failure message:
+// the "Thread" and "#N" lines of `thread apply all bt`, at most 4 KiB; ""
+// where gdb is not installed or may not attach (ptrace refused).
+inline std::string stacksOf(pid_t pid) {
+  if (::access("/usr/bin/gdb", X_OK) != 0) return "";
+  const std::string command = "timeout 30 /usr/bin/gdb -nx -batch -p " + std::to_string(pid) +
+                              " -ex 'thread apply all bt 25' 2>/dev/null";
+  FILE* gdb = ::popen(command.c_str(), "r");
+  if (gdb == nullptr) return "";
+  std::string stacks;
+  char line[512];
+  while (std::fgets(line, sizeof line, gdb) != nullptr) {
+    if (stacks.size() < 4096 && (std::strncmp(line, "Thread ", 7) == 0 || line[0] == '#')) {
+      stacks += line;
+    }
+  }
+  ::pclose(gdb);
+  return stacks;
+}
 
 // Where a live process is stuck, for a failure message: its system call
 // (/proc/<pid>/syscall: the number, then the arguments), the mapping the
@@ -51,8 +72,9 @@ inline std::string describeStuckProcess(pid_t pid) {
       at = end + 1;
     }
   }
+  const std::string stacks = stacksOf(pid);
   return "syscall " + syscall + "; first argument in " + where + "; wchan " +
-         firstLine(proc + "wchan");
+         firstLine(proc + "wchan") + (stacks.empty() ? "" : "; its threads:\n" + stacks);
 }
 
 // Waits for `pid` until `deadline`; a child still alive then is killed and
