@@ -92,16 +92,18 @@ void JournaldSink::senderLoop() {
     const bool failed = sent < batch.size();
     countSent(sent);
     countLost(batch.size() - sent);
+    // The outage is counted and said before the batch is done: a flush()
+    // that returns has seen both.
+    if (failed && !down_ && !stopping()) {
+      down_ = true;
+      outages_.fetch_add(1, std::memory_order_relaxed);
+      std::fprintf(stderr,
+                   "muon: journald at %s does not take log entries (%s); they are counted lost "
+                   "until it does\n",
+                   options_.socketPath.c_str(), std::strerror(error));
+    }
     batchDone(&batch);
     if (failed) {
-      if (!down_ && !stopping()) {
-        down_ = true;
-        outages_.fetch_add(1, std::memory_order_relaxed);
-        std::fprintf(stderr,
-                     "muon: journald at %s does not take log entries (%s); they are counted lost "
-                     "until it does\n",
-                     options_.socketPath.c_str(), std::strerror(error));
-      }
       rest(options_.retryMs);
       continue;
     }
