@@ -121,12 +121,13 @@ const std::string kPayload(40, 'x');
 struct StopAndJoin {
   std::atomic<bool>& stop;
   std::vector<std::thread>& threads;
-  ~StopAndJoin() {
+  void now() {
     stop = true;
     for (std::thread& t : threads) {
       if (t.joinable()) t.join();
     }
   }
+  ~StopAndJoin() { now(); }
 };
 
 TEST(Fork, ChildOfRunningAsyncLoggingLogsToItsOwnOutput) {
@@ -208,8 +209,7 @@ TEST(Fork, ChildOfRunningAsyncLoggingLogsToItsOwnOutput) {
       ASSERT_TRUE(WIFEXITED(status)) << "child " << k << " status " << status;
       EXPECT_EQ(WEXITSTATUS(status), 0) << "child " << k << " (2: wrong thread id)";
     }
-    stop = true;
-    for (std::thread& p : producers) p.join();
+    joinProducers.now();
     log.stop();
     attached.detach();
   }

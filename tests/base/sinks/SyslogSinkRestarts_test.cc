@@ -114,10 +114,12 @@ long udpReceiveQueueBytes(uint16_t port) {
   long bytes = -1;
   while (std::fgets(line, sizeof line, f) != nullptr) {
     unsigned address = 0, localPort = 0;
-    unsigned long txQueue = 0, rxQueue = 0;
-    if (std::sscanf(line, " %*d: %8X:%4X %*X:%*X %*X %lX:%lX", &address, &localPort, &txQueue,
-                    &rxQueue) == 4 &&
-        localPort == port) {
+    unsigned long rxQueue = 0;
+    // 127.0.0.1 as /proc/net/udp writes it: the address's bytes read as a
+    // little-endian word.
+    if (std::sscanf(line, " %*d: %8X:%4X %*X:%*X %*X %*X:%lX", &address, &localPort, &rxQueue) ==
+            3 &&
+        address == 0x0100007F && localPort == port) {
       bytes = static_cast<long>(rxQueue);
       break;
     }
