@@ -5,12 +5,18 @@
 // own in a static LogSite, and a disabled statement costs one relaxed load of
 // that cache and a compare, as a single global level did.
 //
-// A site starts unresolved. Its first execution takes the configuration's
-// mutex, works out its levels from the configuration (LoggerConfig.h) and
-// links the site into the registry; every change of the levels re-resolves
-// the registered sites under the same mutex. Sites live in static storage
-// for the life of the program: a shared object holding LOG_* statements must
-// not be unloaded (dlclose) while muon may change levels.
+// Every site is registered when the program (or the shared object holding
+// it) is loaded, whether its statement ever runs or not: MUON_LOG_SITE makes
+// it a variable template's instance (siteFor below) beside one whose dynamic
+// initializer registers it (siteRegistered), which takes the configuration's
+// mutex, works out the site's levels from the configuration (LoggerConfig.h)
+// and links it into the registry. Every change of the levels re-resolves the
+// registered sites under the same mutex. So a statement never resolves its
+// site: admit() is its whole level check. A statement that runs during
+// static initialization before its site's initializer has run (the order
+// of those across a program is not defined) has the initial configuration's
+// level, INFO. Sites live in static storage for the life of the program: a
+// shared object holding LOG_* statements must not be unloaded (dlclose).
 //
 // This is an internal header, included by Logging.h: include that.
 #pragma once
@@ -24,7 +30,12 @@ namespace muon {
 namespace detail {
 
 struct LogSite {
-  static constexpr int kUnresolved = -1;
+  // A site's threshold before it is registered: the initial configuration's
+  // level (Logger::INFO; LoggerConfig.cc checks).
+  static constexpr int kInitialThreshold = 2;
+  // Its level before it is registered: none, so that a line at any level
+  // goes to the output.
+  static constexpr int kNoLevel = -1;
 
   constexpr LogSite(const char* path, int line)
       : where(makeSourceLocation(path, line)), file(path) {}
@@ -35,24 +46,32 @@ struct LogSite {
 
   // Lowest level this statement formats: its level, or TRACE while the
   // backtrace ring is on (lines below the level go to the ring).
-  std::atomic<int> threshold{kUnresolved};
+  std::atomic<int> threshold{kInitialThreshold};
   // Lowest level this statement writes to the output.
-  std::atomic<int> level{kUnresolved};
+  std::atomic<int> level{kNoLevel};
   // The statement's __FILE__, matched against module patterns.
   const char* const file;
   LogSite* next = nullptr;  // the registry's list; guarded by its mutex
+  bool registered = false;  // guarded by the registry's mutex
 };
 
-// Out of line (LoggerConfig.cc): registers and resolves `site`, then admits.
-LogSite* resolveAndAdmit(LogSite& site, int level);
+// Registers `site` and resolves its levels (LoggerConfig.cc). Returns true.
+bool registerSite(LogSite& site);
+
+// One statement's site, and its registration when the program is loaded
+// (MUON_LOG_SITE). Tag is a class local to the statement, whose static
+// functions file() and line() name where it is: one site per statement, and
+// per instance of a template holding it.
+template <class Tag>
+inline LogSite siteFor{Tag::file(), Tag::line()};
+template <class Tag>
+inline const bool siteRegistered = registerSite(siteFor<Tag>);
 
 // The site if a statement at `level` is to be formatted, else nullptr.
 inline LogSite* admit(LogSite& site, int level) {
-  const int threshold = site.threshold.load(std::memory_order_relaxed);
-  // A disabled statement returns at the first compare, before its function
-  // sets up anything (the compiler places the frame after it).
-  if (threshold > level) return nullptr;
-  if (__builtin_expect(threshold < 0, 0)) return resolveAndAdmit(site, level);
+  // A disabled statement returns at this compare, before its function sets
+  // up anything (the compiler places the frame after it).
+  if (site.threshold.load(std::memory_order_relaxed) > level) return nullptr;
   return &site;
 }
 

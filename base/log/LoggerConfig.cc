@@ -164,18 +164,21 @@ const SinkSet* keepSinks(SinkSet sinks) {
   return sets.back();
 }
 
-LogSite* resolveAndAdmit(LogSite& site, int level) {
+bool registerSite(LogSite& site) {
   std::lock_guard<std::mutex> lock(g_mutex);
   readEnvironmentOnce();
-  // Unresolved under the mutex: not registered yet (another thread may have
-  // done both since this one looked).
-  if (site.threshold.load(std::memory_order_relaxed) == LogSite::kUnresolved) {
+  if (!site.registered) {
+    site.registered = true;
     site.next = g_sites;
     g_sites = &site;
   }
   resolve(site, *g_loggerConfig.load(std::memory_order_relaxed));
-  return site.threshold.load(std::memory_order_relaxed) <= level ? &site : nullptr;
+  return true;
 }
+
+static_assert(LogSite::kInitialThreshold == Logger::INFO &&
+                  LoggerConfig{}.defaultLevel == Logger::INFO,
+              "a site not yet registered has the initial configuration's level");
 
 }  // namespace detail
 }  // namespace muon

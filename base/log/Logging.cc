@@ -678,7 +678,7 @@ LogRecord Logger::record() const {
 
 void Logger::writeRare(const detail::LoggerConfig& config) {
   const bool backtrace = config.backtraceLines > 0;
-  // A FATAL statement's site is never resolved (level kUnresolved): never below.
+  // FATAL is the highest level: a FATAL line is never below its site's.
   if (backtrace && level_ < site_.level.load(std::memory_order_relaxed)) {
     keepInBacktrace();
     return;
@@ -765,6 +765,9 @@ void Logger::setClock(ClockFunc clock) {
   detail::g_routeGeneration.fetch_add(1, std::memory_order_release);
 }
 
+static_assert(detail::kStatementLevels == Logger::NUM_LOG_LEVELS,
+              "a thread's route has a lane for every level");
+
 bool detail::clockIsTheCounter() noexcept {
   return TscClock::countsAreTime() && g_clock.load(std::memory_order_relaxed) == &TscClock::now;
 }
@@ -776,16 +779,19 @@ void detail::resolveThreadRoute() noexcept {
   // The number first: a change after it is seen at the next statement.
   const unsigned generation = g_routeGeneration.load(std::memory_order_acquire);
   const LoggerConfig& config = loggerConfig();
-  route.fastBelow = 0;
   route.lane = &g_noLane;
+  int fastBelow = 0;
   // Records carry the counter as their time: only while it is the clock.
   // A LogContext's fields are appended by Logger.
   const bool counting = TscClock::countsAreTime();
   if (config.records != nullptr && t_contextFields == 0 && clockIsTheCounter()) {
     if (RecordQueue* queue = recordQueueFor(*config.records)) {
       route.lane = queue->lane();
-      route.fastBelow = std::min(config.flushLevel, Logger::FATAL);
+      fastBelow = std::min(config.flushLevel, Logger::FATAL);
     }
+  }
+  for (int level = 0; level < kStatementLevels; ++level) {
+    route.lanes[level] = level < fastBelow ? route.lane : &g_noLane;
   }
   // A counter not yet calibrated will be: look again at the next statement.
   route.generation = counting || !TscClock::counterAvailable() ? generation : 0;

@@ -349,12 +349,18 @@ const char* strerror_tl(int savedErrno);
 #define MUON_LOG_STREAM_IF(condition) \
   !(condition) ? static_cast<void>(0) : ::muon::detail::LogVoidify() &
 
-// This statement's LogSite: a static in a lambda of its own, constant-
-// initialized (its trailer made by the compiler; no guard on the path).
+// This statement's LogSite, registered when the program is loaded
+// (LogSite.h): the instance of siteFor for a class local to a lambda of the
+// statement's own, constant-initialized (its trailer made by the compiler;
+// no guard on the path).
 #define MUON_LOG_SITE                                                  \
   ([]() -> ::muon::detail::LogSite& {                                  \
-    static ::muon::detail::LogSite muon_site{__FILE__, __LINE__};      \
-    return muon_site;                                                  \
+    struct MuonSiteTag {                                               \
+      static constexpr const char* file() { return __FILE__; }         \
+      static constexpr int line() { return __LINE__; }                 \
+    };                                                                 \
+    static_cast<void>(::muon::detail::siteRegistered<MuonSiteTag>);    \
+    return ::muon::detail::siteFor<MuonSiteTag>;                       \
   }())
 
 // Runs the statement that follows (the Logger and the user's << operands) at

@@ -8,7 +8,10 @@
 namespace muon {
 namespace detail {
 
-RecordLane g_noLane;
+namespace {
+char g_noLaneMark;
+}  // namespace
+RecordLane g_noLane{nullptr, &g_noLaneMark, nullptr};
 
 namespace {
 
@@ -140,10 +143,9 @@ RecordStart Statement::beginSlow(const LogSite* site, int level) noexcept {
   ThreadRoute& route = t_route;
   if (route.generation != g_routeGeneration.load(std::memory_order_relaxed)) {
     resolveThreadRoute();
-    char* start = route.lane->write;
-    if (level < route.fastBelow && openLane(route.lane, start, site)) {
-      return {start, route.lane};
-    }
+    RecordLane* lane = route.lanes[level];
+    char* start = lane->write;
+    if (openLane(lane, start, site)) return {start, lane};
   }
   const uint64_t count = TscClock::readCounter();
   // A statement inside another's operands while that one writes in place:

@@ -67,13 +67,23 @@ namespace detail {
 // cached route made under another number is resolved again.
 extern std::atomic<unsigned> g_routeGeneration;
 
-// The calling thread's route, as its statements' common path reads it:
-// statements below `fastBelow` start their records in `lane`; others, and
-// all of them while `generation` is not the current one, take the slow path.
+// The lane of a thread whose statements take the slow path: never open (its
+// write position is past its limit).
+extern RecordLane g_noLane;
+
+// The levels a statement may have (Logger::LogLevel, TRACE to FATAL).
+inline constexpr int kStatementLevels = 6;
+
+// The calling thread's route, as its statements' common path reads it: a
+// statement at level L starts its record in `lanes[L]` (g_noLane where
+// statements at L take the slow path: a level that flushes, or no lane);
+// all of them take it while `generation` is not the current one. `lane` is
+// the thread's lane, which the slow paths look at.
 struct ThreadRoute {
   unsigned generation = 0;  // 0: never resolved, or forgotten
-  int fastBelow = 0;
   RecordLane* lane = nullptr;  // g_noLane once resolved, if none
+  RecordLane* lanes[kStatementLevels] = {&g_noLane, &g_noLane, &g_noLane,
+                                         &g_noLane, &g_noLane, &g_noLane};
 };
 //
 // Its TLS model: code in an executable (not position-independent, or
@@ -91,8 +101,6 @@ inline thread_local ThreadRoute t_route __attribute__((tls_model(MUON_ROUTE_TLS_
 // How many fields the calling thread's LogContexts hold together (LogFields.h).
 inline thread_local size_t t_contextFields __attribute__((tls_model("initial-exec"))) = 0;
 
-// The lane of a thread whose statements take the slow path: never open.
-extern RecordLane g_noLane;
 // Whether a line's time is its counter reading (Logger's clock is
 // TscClock's, on the counter): else a statement reads the clock (Logging.cc).
 bool clockIsTheCounter() noexcept;
@@ -183,10 +191,8 @@ class Statement {
   template <int Level>
   __attribute__((always_inline)) Recorder<kRecorderRoom, Level> begin() {
     const ThreadRoute& route = t_route;
-    if (__builtin_expect(route.generation == g_routeGeneration.load(std::memory_order_relaxed) &&
-                             Level < route.fastBelow,
-                         1)) {
-      RecordLane* lane = route.lane;
+    if (__builtin_expect(route.generation == g_routeGeneration.load(std::memory_order_relaxed), 1)) {
+      RecordLane* lane = route.lanes[Level];
       char* start = lane->write;
       if (__builtin_expect(openLane(lane, start, site), 1)) {
         origin_ = start;

@@ -79,6 +79,21 @@ TEST_F(LogLevelsTest, AModuleLevelAboveTheDefaultSilencesAndEvaluatesNothing) {
   EXPECT_EQ(g_evaluated, 0);
 }
 
+// The site of a statement that never runs: MUON_LOG_SITE, as LOG_* has it.
+muon::detail::LogSite& siteNeverRun() { return MUON_LOG_SITE; }
+
+TEST_F(LogLevelsTest, EverySiteIsRegisteredAtLoadSoALevelReachesAStatementBeforeItFirstRuns) {
+  muon::detail::LogSite& site = siteNeverRun();
+  EXPECT_TRUE(site.registered);
+  EXPECT_EQ(site.threshold.load(), Logger::INFO);
+  Logger::setModuleLevel("LogLevels_test", Logger::ERROR);  // re-resolves registered sites only
+  EXPECT_EQ(site.threshold.load(), Logger::ERROR);
+  Logger::setLogLevel(Logger::DEBUG);  // the module's level still wins
+  EXPECT_EQ(site.threshold.load(), Logger::ERROR);
+  Logger::clearModuleLevels();
+  EXPECT_EQ(site.threshold.load(), Logger::DEBUG);
+}
+
 TEST_F(LogLevelsTest, APatternThatMatchesNothingChangesNothing) {
   Logger::setModuleLevel("NoSuchFile", Logger::TRACE);
   Logger::setModuleLevel("nowhere/*", Logger::TRACE);

@@ -38,8 +38,7 @@ std::string withoutTime(const std::string& line) {
 // Whether this thread's INFO statements start their records in place.
 bool infoTakesTheLane() {
   const muon::detail::ThreadRoute& route = muon::detail::t_route;
-  return route.lane != nullptr && route.lane != &muon::detail::g_noLane &&
-         Logger::INFO < route.fastBelow &&
+  return route.lanes[Logger::INFO] != &muon::detail::g_noLane &&
          route.generation == muon::detail::g_routeGeneration.load();
 }
 
