@@ -49,6 +49,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "muon/base/LogFields.h"
 #include "muon/base/internal/LogOperands.h"
@@ -391,22 +392,64 @@ __attribute__((always_inline)) inline Recorder<B, L> operator<<(Recorder<B, L> r
   return recordString(r, s.data(), s.size());
 }
 
+// A literal's operand as its bytes are stored (its tag, its 16-bit length
+// and its M - 1 bytes) in 64-bit words the compiler knows, so that the
+// operand is a few stores of constants (adjacent ones merged into wider
+// stores) rather than a head and a copy. The last word's bytes past the
+// operand are free room, which the next operand writes over.
+template <size_t I, size_t M>
+__attribute__((always_inline)) inline uint64_t literalByte(const char (&s)[M]) {
+  constexpr size_t kLength = M - 1;
+  if constexpr (I == 0) {
+    return kOperandText;
+  } else if constexpr (I < kOperandBytesHeader) {
+    return (kLength >> (8 * (I - 1))) & 0xff;
+  } else if constexpr (I - kOperandBytesHeader < kLength) {
+    return static_cast<unsigned char>(s[I - kOperandBytesHeader]);
+  } else {
+    return 0;
+  }
+}
+template <size_t K, size_t M, size_t... Bytes>
+__attribute__((always_inline)) inline uint64_t literalWord(const char (&s)[M],
+                                                          std::index_sequence<Bytes...>) {
+  return ((literalByte<8 * K + Bytes>(s) << (8 * Bytes)) | ...);
+}
+template <size_t M, size_t... Words>
+__attribute__((always_inline)) inline void storeLiteral(char* p, const char (&s)[M],
+                                                       std::index_sequence<Words...>) {
+  const uint64_t words[] = {literalWord<Words>(s, std::make_index_sequence<8>())...};
+  std::memcpy(p, words, sizeof words);
+}
+// The longest operand stored as a literal's words.
+inline constexpr size_t kMaxLiteralWords = 8;
+
 // A char array (a literal, mostly): at most M - 1 bytes, a size known at
-// compile time, so no check while B covers it; for a literal the length is
-// a constant and the copy a few moves.
+// compile time, so no check while B covers it. A literal (its bytes known
+// to the compiler, with no NUL before its end) is stored as its words
+// (storeLiteral); any other array has its length taken and its bytes copied.
 template <size_t B, int L, size_t M>
 __attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, const char (&s)[M]) {
   constexpr size_t kSize = kOperandBytesHeader + (M > 0 ? M - 1 : 0);
-  if constexpr (kSize > kRecorderRoom) {
+  // What the stores may write: whole words.
+  constexpr size_t kWide = (kSize + 7) & ~size_t{7};
+  if constexpr (kWide > kRecorderRoom) {
     return recordString(r, s, std::strlen(s));
   } else {
-    if constexpr (kSize > B) r = Statement::roomFor(r, kSize);
+    if constexpr (kWide > B) r = Statement::roomFor(r, kWide);
     char* p = r.start + r.used;
-    const size_t len = std::strlen(s);
-    writeTextHead(p, len);
-    std::memcpy(p + kOperandBytesHeader, s, len);
+    size_t len;
+    if (kWide / 8 <= kMaxLiteralWords && __builtin_constant_p(std::strlen(s)) &&
+        std::strlen(s) == M - 1) {
+      storeLiteral(p, s, std::make_index_sequence<(kWide / 8 <= kMaxLiteralWords ? kWide / 8 : 1)>());
+      len = M - 1;
+    } else {
+      len = std::strlen(s);
+      writeTextHead(p, len);
+      std::memcpy(p + kOperandBytesHeader, s, len);
+    }
     const size_t used = r.used + kOperandBytesHeader + len;
-    if constexpr (kSize <= B) {
+    if constexpr (kWide <= B) {
       return Recorder<B - kSize, L>{r.start, used, r.room, r.lane};
     } else {
       return Recorder<kRecorderRoom, L>{r.start, used, r.room, r.lane};

@@ -9,8 +9,10 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -103,6 +105,61 @@ class StatementTest : public ::testing::Test {
 
   TempDir dir_;
 };
+
+// The operand bytes `record` stores into a record of its own, each byte of
+// the buffer set to `fill` first.
+template <typename Record>
+std::string operandBytes(Record record, char fill) {
+  using muon::detail::kRecorderRoom;
+  alignas(16) char buffer[4096];
+  std::memset(buffer, fill, sizeof buffer);
+  const size_t header = sizeof(muon::detail::RecordHeader);
+  const muon::detail::Recorder<kRecorderRoom, Logger::INFO> start{buffer, header, sizeof buffer - 8,
+                                                                  &muon::detail::g_noLane};
+  const auto end = record(start);
+  return std::string(buffer + header, end.used - header);
+}
+
+// A literal's operand is written as words of constants (storeLiteral): the
+// same bytes as the string's, whatever its length, alone and among other
+// operands (which the words' last bytes, free room, are written before).
+#define MUON_EXPECT_LITERAL_AS_STRING(literal)                                            \
+  for (char fill : {'\0', '\xff'}) {                                                       \
+    const std::string_view text(literal);                                                 \
+    EXPECT_EQ(operandBytes([](auto r) { return r << literal; }, fill),                    \
+              operandBytes([&](auto r) { return r << text; }, fill))                      \
+        << literal;                                                                        \
+    EXPECT_EQ(operandBytes([](auto r) { return r << 'a' << literal << 7 << literal << 2.5; }, fill), \
+              operandBytes([&](auto r) { return r << 'a' << text << 7 << text << 2.5; }, fill))       \
+        << literal;                                                                        \
+  }
+
+TEST(StatementOperandsTest, ALiteralIsStoredAsTheSameBytesAsItsString) {
+  MUON_EXPECT_LITERAL_AS_STRING("");
+  MUON_EXPECT_LITERAL_AS_STRING("a");
+  MUON_EXPECT_LITERAL_AS_STRING("hello");       // one word
+  MUON_EXPECT_LITERAL_AS_STRING("hello w");     // one word to its last byte
+  MUON_EXPECT_LITERAL_AS_STRING("hello wo");    // two
+  MUON_EXPECT_LITERAL_AS_STRING("Logging int: ");
+  MUON_EXPECT_LITERAL_AS_STRING(", double: ");
+  MUON_EXPECT_LITERAL_AS_STRING("caf\xc3\xa9 \"quoted\"\t\\");
+  MUON_EXPECT_LITERAL_AS_STRING("0123456789012345678901234567890123456789012345678901234567890");  // 8 words
+  MUON_EXPECT_LITERAL_AS_STRING("01234567890123456789012345678901234567890123456789012345678901");  // copied
+  MUON_EXPECT_LITERAL_AS_STRING(
+      "a literal longer than any of the words a literal is stored as, and copied as a string "
+      "is, over several lines of source");
+}
+
+TEST(StatementOperandsTest, AnArrayIsStoredUpToItsFirstNul) {
+  // A literal with a NUL inside, as LogStream writes it: up to the NUL.
+  EXPECT_EQ(operandBytes([](auto r) { return r << "ab\0cd" << 1; }, '\0'),
+            operandBytes([](auto r) { return r << std::string_view("ab") << 1; }, '\0'));
+  // An array filled at run time.
+  char name[32];
+  std::snprintf(name, sizeof name, "worker-%d", 17);
+  EXPECT_EQ(operandBytes([&](auto r) { return r << name << 1; }, '\0'),
+            operandBytes([](auto r) { return r << std::string_view("worker-17") << 1; }, '\0'));
+}
 
 TEST_F(StatementTest, TheCommonPathWritesTheLinesAStatementFormatsItself) {
   // Twice first, so that the rate limit's counts are the same in both runs.
