@@ -150,12 +150,12 @@ T&& checkNotNull(const LogSite& site, const char* message, T&& pointer) {
 #define CHECK_GE(a, b) MUON_CHECK_OP(GE, >=, a, b)
 
 #define CHECK_NOTNULL(pointer) \
-  ::muon::detail::checkNotNull(MUON_LOG_SITE, "'" #pointer "' must be non NULL", (pointer))
+  ::muon::detail::checkNotNull(MUON_FATAL_SITE, "'" #pointer "' must be non NULL", (pointer))
 
 // errno is taken when the check fails, before the << context runs.
 #define PCHECK(condition)                                                     \
   MUON_LOG_STREAM_IF(__builtin_expect(!(condition), 0))                       \
-  ::muon::Logger(MUON_LOG_SITE, true).stream() << "Check failed: " #condition " "
+  ::muon::Logger(MUON_FATAL_SITE, true).stream() << "Check failed: " #condition " "
 
 #ifdef NDEBUG
 #define DCHECK(condition) while (false) CHECK(condition)

@@ -15,8 +15,10 @@
 // site: admit() is its whole level check. A statement that runs during
 // static initialization before its site's initializer has run (the order
 // of those across a program is not defined) has the initial configuration's
-// level, INFO. Sites live in static storage for the life of the program: a
-// shared object holding LOG_* statements must not be unloaded (dlclose).
+// level, INFO. A site leaves the registry when its shared object is unloaded
+// (SiteRegistration's destructor), but a record still queued holds its
+// address: a shared object whose LOG_* statements ran must not be unloaded
+// (dlclose) while an AsyncLogging may still format their lines.
 //
 // This is an internal header, included by Logging.h: include that.
 #pragma once
@@ -51,21 +53,37 @@ struct LogSite {
   std::atomic<int> level{kNoLevel};
   // The statement's __FILE__, matched against module patterns.
   const char* const file;
-  LogSite* next = nullptr;  // the registry's list; guarded by its mutex
+  // The registry's list; guarded by its mutex.
+  LogSite* prev = nullptr;
+  LogSite* next = nullptr;
   bool registered = false;  // guarded by the registry's mutex
 };
 
-// Registers `site` and resolves its levels (LoggerConfig.cc). Returns true.
-bool registerSite(LogSite& site);
+// A site's place in the registry, from the load of the program or shared
+// object holding it to its unload (or the program's exit): made, it
+// registers the site and resolves its levels; destroyed, it takes the site
+// out (LoggerConfig.cc), so that a level change never touches a site whose
+// shared object is gone.
+class SiteRegistration {
+ public:
+  explicit SiteRegistration(LogSite& site);
+  ~SiteRegistration();
+  SiteRegistration(const SiteRegistration&) = delete;
+  SiteRegistration& operator=(const SiteRegistration&) = delete;
 
-// One statement's site, and its registration when the program is loaded
-// (MUON_LOG_SITE). Tag is a class local to the statement, whose static
-// functions file() and line() name where it is: one site per statement, and
-// per instance of a template holding it.
+ private:
+  LogSite& site_;
+};
+
+// One statement's site, and its registration (MUON_LOG_SITE). Tag is a
+// class local to the statement, whose static functions file() and line()
+// name where it is: one site per statement, and per instance of a template
+// holding it. The site is initialized at compile time (checked), so that it
+// is whole before any registration's dynamic initializer runs.
 template <class Tag>
-inline LogSite siteFor{Tag::file(), Tag::line()};
+__constinit inline LogSite siteFor{Tag::file(), Tag::line()};
 template <class Tag>
-inline const bool siteRegistered = registerSite(siteFor<Tag>);
+inline const SiteRegistration siteRegistered{siteFor<Tag>};
 
 // The site if a statement at `level` is to be formatted, else nullptr.
 inline LogSite* admit(LogSite& site, int level) {

@@ -88,8 +88,8 @@ struct EnvironmentAtStartUp {
 EnvironmentAtStartUp g_environmentAtStartUp;
 
 // fork() copies only the calling thread: a child that inherited g_mutex
-// locked by another thread would hang at its first setter or unresolved
-// statement. So the fork waits for the mutex, and both sides release it;
+// locked by another thread would hang at its first setter (or a shared
+// object it loads, whose sites register). So the fork waits for the mutex, and both sides release it;
 // the backtrace ring's mutex with it, taken after ours as enableBacktrace
 // takes them (one handler, so that no registration order can reverse them).
 void lockBeforeFork() {
@@ -164,16 +164,30 @@ const SinkSet* keepSinks(SinkSet sinks) {
   return sets.back();
 }
 
-bool registerSite(LogSite& site) {
+SiteRegistration::SiteRegistration(LogSite& site) : site_(site) {
   std::lock_guard<std::mutex> lock(g_mutex);
   readEnvironmentOnce();
   if (!site.registered) {
     site.registered = true;
+    site.prev = nullptr;
     site.next = g_sites;
+    if (g_sites != nullptr) g_sites->prev = &site;
     g_sites = &site;
   }
   resolve(site, *g_loggerConfig.load(std::memory_order_relaxed));
-  return true;
+}
+
+SiteRegistration::~SiteRegistration() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!site_.registered) return;
+  site_.registered = false;
+  if (site_.prev != nullptr) {
+    site_.prev->next = site_.next;
+  } else {
+    g_sites = site_.next;
+  }
+  if (site_.next != nullptr) site_.next->prev = site_.prev;
+  site_.prev = site_.next = nullptr;
 }
 
 static_assert(LogSite::kInitialThreshold == Logger::INFO &&

@@ -363,6 +363,16 @@ const char* strerror_tl(int savedErrno);
     return ::muon::detail::siteFor<MuonSiteTag>;                       \
   }())
 
+// The site of a statement whose level is never looked at (LOG_FATAL,
+// LOG_SYSFATAL, a failed CHECK: FATAL is never below a site's level, and no
+// level silences it): not registered, so that it costs neither the load nor
+// a level change anything.
+#define MUON_FATAL_SITE                                                \
+  ([]() -> ::muon::detail::LogSite& {                                  \
+    static ::muon::detail::LogSite muon_site{__FILE__, __LINE__};      \
+    return muon_site;                                                  \
+  }())
+
 // Runs the statement that follows (the Logger and the user's << operands) at
 // most once: if `level` is formatted at this site and then `condition`
 // holds; it names the site `muon_log_site`. A for, not an if: a user's else
@@ -392,7 +402,7 @@ const char* strerror_tl(int savedErrno);
 #define MUON_LOGGER_STREAM_FATAL MUON_LOGGER_STREAM_AT(FATAL)
 
 // FATAL lines skip the level check: no level or module silences them.
-#define MUON_FATAL_STREAM ::muon::Logger(MUON_LOG_SITE, ::muon::Logger::FATAL).stream()
+#define MUON_FATAL_STREAM ::muon::Logger(MUON_FATAL_SITE, ::muon::Logger::FATAL).stream()
 
 #define LOG_TRACE MUON_LOG_AT_IF(TRACE, true) MUON_LOGGER_STREAM_TRACE
 #define LOG_DEBUG MUON_LOG_AT_IF(DEBUG, true) MUON_LOGGER_STREAM_DEBUG
@@ -401,7 +411,7 @@ const char* strerror_tl(int savedErrno);
 #define LOG_ERROR MUON_LOG_AT_IF(ERROR, true) MUON_LOGGER_STREAM_ERROR
 #define LOG_FATAL MUON_FATAL_STREAM
 #define LOG_SYSERR MUON_LOG_AT_IF(ERROR, true) ::muon::Logger(*muon_statement.site, false).stream()
-#define LOG_SYSFATAL ::muon::Logger(MUON_LOG_SITE, true).stream()
+#define LOG_SYSFATAL ::muon::Logger(MUON_FATAL_SITE, true).stream()
 
 // The statement's common path (MUON_LOGGER_STREAM_AT).
 #include "muon/base/internal/Statement.h"

@@ -290,18 +290,21 @@ TEST(Fork, ChildIsNotBlockedByATimeZoneChangeInAnotherThread) {
 }
 
 // The same for the level registry: another thread keeps changing module
-// levels (holding the registry lock) while this one forks, and the child's
-// statement is new to the registry (its own lambda), so its first run takes
-// that lock.
+// levels (holding the registry lock) while this one forks, and the child
+// sets a level, which takes that lock.
 TEST(Fork, ChildIsNotBlockedByALevelChangeInAnotherThread) {
   Logger::setOutput(&discardOutput);
   std::atomic<bool> done{false};
   std::thread changer([&done] {
     while (!done.load(std::memory_order_relaxed)) Logger::setModuleLevel("Elsewhere", Logger::TRACE);
   });
-  // The child's statement is in a lambda the parent never runs.
   std::string stuck;
-  int hung = forksThatHang([](int i) { LOG_INFO << "child " << i; }, &stuck);
+  int hung = forksThatHang(
+      [](int i) {
+        Logger::setLogLevel(Logger::INFO);
+        LOG_INFO << "child " << i;
+      },
+      &stuck);
   done = true;
   changer.join();
   Logger::clearModuleLevels();

@@ -94,6 +94,26 @@ TEST_F(LogLevelsTest, EverySiteIsRegisteredAtLoadSoALevelReachesAStatementBefore
   EXPECT_EQ(site.threshold.load(), Logger::DEBUG);
 }
 
+// A shared object's sites, as its unload ends their registrations: a level
+// change after that leaves them alone (their memory would be gone).
+TEST_F(LogLevelsTest, ASiteWhoseRegistrationHasEndedIsNoLongerResolved) {
+  static muon::detail::LogSite site{"plugins/Unloaded.cc", 7};
+  {
+    const muon::detail::SiteRegistration registration(site);
+    EXPECT_TRUE(site.registered);
+    Logger::setModuleLevel("Unloaded", Logger::ERROR);
+    EXPECT_EQ(site.threshold.load(), Logger::ERROR);
+  }
+  EXPECT_FALSE(site.registered);
+  Logger::setModuleLevel("Unloaded", Logger::DEBUG);
+  EXPECT_EQ(site.threshold.load(), Logger::ERROR);
+  // The sites registered before and after it are still in the list.
+  muon::detail::LogSite& other = siteNeverRun();
+  EXPECT_EQ(other.threshold.load(), Logger::INFO);
+  Logger::setModuleLevel("LogLevels_test", Logger::WARN);
+  EXPECT_EQ(other.threshold.load(), Logger::WARN);
+}
+
 TEST_F(LogLevelsTest, APatternThatMatchesNothingChangesNothing) {
   Logger::setModuleLevel("NoSuchFile", Logger::TRACE);
   Logger::setModuleLevel("nowhere/*", Logger::TRACE);
