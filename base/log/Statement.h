@@ -307,10 +307,15 @@ __attribute__((always_inline)) inline auto recordValue(Recorder<B, L> r, Operand
   }
 }
 
-// A byte operand's tag and 16-bit length, as one four-byte store (its
-// fourth byte is the operand's first, written next, or free room).
+// A byte operand's tag and 16-bit length as a little-endian word: its
+// kOperandBytesHeader low bytes are the operand's first.
+constexpr uint32_t bytesHead(OperandTag tag, size_t len) {
+  return tag | static_cast<uint32_t>(len) << 8;
+}
+// The head as one four-byte store (its fourth byte is the operand's first,
+// written next, or free room).
 __attribute__((always_inline)) inline void writeBytesHead(char* p, OperandTag tag, size_t len) {
-  const uint32_t head = tag | static_cast<uint32_t>(len) << 8;
+  const uint32_t head = bytesHead(tag, len);
   std::memcpy(p, &head, sizeof head);
 }
 __attribute__((always_inline)) inline void writeTextHead(char* p, size_t len) {
@@ -400,10 +405,8 @@ __attribute__((always_inline)) inline Recorder<B, L> operator<<(Recorder<B, L> r
 template <size_t I, size_t M>
 __attribute__((always_inline)) inline uint64_t literalByte(const char (&s)[M]) {
   constexpr size_t kLength = M - 1;
-  if constexpr (I == 0) {
-    return kOperandText;
-  } else if constexpr (I < kOperandBytesHeader) {
-    return (kLength >> (8 * (I - 1))) & 0xff;
+  if constexpr (I < kOperandBytesHeader) {
+    return (bytesHead(kOperandText, kLength) >> (8 * I)) & 0xff;
   } else if constexpr (I - kOperandBytesHeader < kLength) {
     return static_cast<unsigned char>(s[I - kOperandBytesHeader]);
   } else {
@@ -433,15 +436,15 @@ __attribute__((always_inline)) inline auto operator<<(Recorder<B, L> r, const ch
   constexpr size_t kSize = kOperandBytesHeader + (M > 0 ? M - 1 : 0);
   // What the stores may write: whole words.
   constexpr size_t kWide = (kSize + 7) & ~size_t{7};
+  constexpr bool kMayBeWords = kWide / 8 <= kMaxLiteralWords;
   if constexpr (kWide > kRecorderRoom) {
     return recordString(r, s, std::strlen(s));
   } else {
     if constexpr (kWide > B) r = Statement::roomFor(r, kWide);
     char* p = r.start + r.used;
     size_t len;
-    if (kWide / 8 <= kMaxLiteralWords && __builtin_constant_p(std::strlen(s)) &&
-        std::strlen(s) == M - 1) {
-      storeLiteral(p, s, std::make_index_sequence<(kWide / 8 <= kMaxLiteralWords ? kWide / 8 : 1)>());
+    if (kMayBeWords && __builtin_constant_p(std::strlen(s)) && std::strlen(s) == M - 1) {
+      storeLiteral(p, s, std::make_index_sequence<kMayBeWords ? kWide / 8 : 1>());
       len = M - 1;
     } else {
       len = std::strlen(s);
