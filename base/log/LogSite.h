@@ -28,6 +28,16 @@
 
 #include "muon/base/internal/LineLayout.h"
 
+// Checks that a variable is initialized at compile time (C++20's constinit,
+// which C++17 spells per compiler).
+#if defined(__clang__)
+#define MUON_CONSTINIT [[clang::require_constant_initialization]]
+#elif defined(__GNUC__) && __GNUC__ >= 10
+#define MUON_CONSTINIT __constinit
+#else
+#define MUON_CONSTINIT
+#endif
+
 namespace muon {
 namespace detail {
 
@@ -81,7 +91,7 @@ class SiteRegistration {
 // holding it. The site is initialized at compile time (checked), so that it
 // is whole before any registration's dynamic initializer runs.
 template <class Tag>
-__constinit inline LogSite siteFor{Tag::file(), Tag::line()};
+MUON_CONSTINIT inline LogSite siteFor{Tag::file(), Tag::line()};
 template <class Tag>
 inline const SiteRegistration siteRegistered{siteFor<Tag>};
 
