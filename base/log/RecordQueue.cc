@@ -91,6 +91,26 @@ bool RecordQueue::leaveShared() {
   return true;
 }
 
+bool RecordQueue::reopenLane() {
+  if (crowded()) return false;
+  if (lane_.limit == nullptr && !shared_ && inPlace_ == nullptr) {
+    // Past the lap's last place for a record of the largest size: the rest
+    // of the ring becomes a wrap marker if a record after it still leaves
+    // the ring no fuller than a statement may (reserveSlow's marker, made
+    // before the record is known).
+    const uint64_t position = this->position();
+    const size_t tail = capacity_ - (static_cast<size_t>(position) & mask_);
+    if (tail < RecordLane::kMaxStatement &&
+        position + tail + RecordLane::kMaxStatement - cachedRead_ <= recordRoom()) {
+      const uint32_t wrap = 0;
+      std::memcpy(data_ + (static_cast<size_t>(position) & mask_), &wrap, sizeof wrap);
+      lane_.published.store(data_ + capacity_, std::memory_order_release);
+      refreshLane();  // settles the lap: the lane starts at the ring's start
+    }
+  }
+  return lane_.write <= lane_.limit;
+}
+
 void RecordQueue::refreshLane() {
   if (lane_.busy()) return;
   settleLap();

@@ -147,6 +147,13 @@ RecordStart Statement::beginSlow(const LogSite* site, int level) noexcept {
     char* start = lane->write;
     if (openLane(lane, start, site)) return {start, lane};
   }
+  // The lane at its limit: a fresh look at the consumer, or the next lap,
+  // usually lets the record start in place after all.
+  RecordLane* const open = route.lanes[level];
+  if (open != &g_noLane && !open->busy() && open->queue->reopenLane()) {
+    char* start = open->write;
+    if (openLane(open, start, site)) return {start, open};
+  }
   const uint64_t count = TscClock::readCounter();
   // A statement inside another's operands while that one writes in place:
   // the outer one then ends by the slow path too, after this one

@@ -746,6 +746,53 @@ TEST_F(RecordQueueRingTest, RecordsEndingAtTheRingsEndAreFollowedByALapFromItsSt
   EXPECT_EQ(written, expected);
 }
 
+// A thread that logs steadily, with a consumer keeping up, writes every
+// statement in place: where the lane stops at its limit (the ring's end, or
+// as full as the last look at the consumer allows), reopenLane() looks again
+// and goes on at the next lap, so no statement leaves the common path for
+// it. Every line comes out once, in order, across the wrap markers.
+TEST_F(RecordQueueRingTest, ALaneAtItsLimitReopensWhileTheConsumerKeepsUp) {
+  ASSERT_NE(queue, nullptr);
+  constexpr size_t kLine = 72;  // with the header, 104 bytes: laps end part-way through a record
+  const size_t lines = queue->capacity() / 104 * 5 / 2;
+  std::string expected;
+  size_t reopened = 0;
+  for (size_t i = 0; i < lines; ++i) {
+    char text[kLine + 1];
+    std::snprintf(text, sizeof text, "%071zu\n", i);
+    if (!commitInPlace(queue, text, kLine)) {
+      ASSERT_TRUE(queue->reopenLane()) << "line " << i << ": the consumer has kept up";
+      ++reopened;
+      ASSERT_TRUE(commitInPlace(queue, text, kLine)) << "line " << i;
+    }
+    expected.append(text, kLine);
+    if (i % 7 == 6) queues.drain([] {});
+  }
+  queues.drain([] {});
+  queues.writeLines();
+  EXPECT_GE(reopened, 2u);  // the lap ends at least
+  EXPECT_EQ(written, expected);
+}
+
+// With the ring as full as a statement may leave it, the lane stays closed:
+// the statement takes the slow path (the queue is crowded).
+TEST_F(RecordQueueRingTest, ALaneDoesNotReopenWhileTheRingIsFull) {
+  ASSERT_NE(queue, nullptr);
+  constexpr size_t kLine = 72;
+  size_t taken = 0;
+  for (;;) {
+    char text[kLine + 1];
+    std::snprintf(text, sizeof text, "%071zu\n", taken);
+    if (!commitInPlace(queue, text, kLine) && !(queue->reopenLane() && commitInPlace(queue, text, kLine))) break;
+    ++taken;
+    ASSERT_LT(taken * 104, queue->capacity()) << "the lane never closed";
+  }
+  EXPECT_FALSE(queue->reopenLane());
+  EXPECT_GE(taken * 104, queue->capacity() / 4 - muon::detail::RecordLane::kMaxStatement - 104);
+  queues.drain([] {});
+  EXPECT_TRUE(queue->reopenLane());  // the consumer has caught up
+}
+
 // Without a consumer the ring fills up to less than a whole lap: a lap
 // ahead of the consumer would look, by its place in the ring, like nothing
 // ahead. Every line taken is written; the ones past are dropped.
