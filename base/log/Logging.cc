@@ -608,7 +608,7 @@ bool Logger::commitCrowded(const detail::LoggerConfig& config) {
 
 bool Logger::writeStatementText(const detail::LogSite& site, LogLevel level,
                                 const detail::StatementTime& began, const char* operands,
-                                size_t n) {
+                                size_t n, bool crowded) {
   // What a Logger would do with these operands, where it would make text
   // and write it as ~Logger's common path does; elsewhere it is left to one.
   if (__builtin_expect(detail::t_contextFields != 0, 0)) return false;
@@ -619,14 +619,14 @@ bool Logger::writeStatementText(const detail::LogSite& site, LogLevel level,
     // (no flush, no abort, no backtrace ring: config.records is set).
     if (config.records == nullptr || level >= config.flushLevel || level == FATAL) return false;
     detail::RecordQueue* queue = detail::recordQueueFor(*config.records);
-    if (queue == nullptr || !queue->crowded()) return false;
+    if (queue == nullptr || !(crowded || queue->crowded())) return false;
     return appendCrowdedRecord(*config.records, *queue, site, level, began, operands, n);
   }
   detail::RecordQueue* queue = nullptr;
   if (config.records != nullptr) {
     // Text only while the queue is crowded: else the statement is a record.
     queue = detail::recordQueueFor(*config.records);
-    if (queue == nullptr || !queue->crowded()) return false;
+    if (queue == nullptr || !(crowded || queue->crowded())) return false;
   }
   // A sink that wants recorded lines now gets one from the Logger.
   if (config.recordedLineGate != nullptr &&

@@ -287,9 +287,11 @@ class Logger {
   // a Logger of it would make text and write it on its common path (no
   // context fields, a level below the attention level, a text sink, or a
   // record queue that is crowded); false, with nothing done, elsewhere.
+  // `crowded`: the statement found its queue crowded as it began, a look
+  // this one need not repeat.
   static bool writeStatementText(const detail::LogSite& site, LogLevel level,
                                  const detail::StatementTime& began, const char* operands,
-                                 size_t n);
+                                 size_t n, bool crowded);
   // Puts the record in this thread's queue (or counts it dropped).
   void commitRecord();
   // A crowded record's line, made by the sink (RecordSink::appendCrowded);

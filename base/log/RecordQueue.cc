@@ -92,7 +92,6 @@ bool RecordQueue::leaveShared() {
 }
 
 bool RecordQueue::reopenLane() {
-  if (crowded()) return false;
   if (lane_.limit == nullptr && !shared_ && inPlace_ == nullptr) {
     // Past the lap's last place for a record of the largest size: the rest
     // of the ring becomes a wrap marker if a record after it still leaves

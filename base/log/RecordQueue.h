@@ -240,11 +240,11 @@ class RecordQueue {
   }
 
   // A statement found the lane past its limit (the ring's end, or as full
-  // as a record may leave it by the last look at the consumer): looks at
-  // the consumer again (crowded()) and, at the ring's end, starts the next
-  // lap with a wrap marker where the ring has room for it. True if a
-  // statement may now start its record in place; else it takes the slow
-  // path, as it would have. Not while the lane is busy.
+  // as a record may leave it by the last look at the consumer), and a
+  // fresh look (crowded()) found the queue not crowded: at the ring's end,
+  // starts the next lap with a wrap marker where the ring has room for it.
+  // True if a statement may now start its record in place; else it takes
+  // the slow path, as it would have. Not while the lane is busy.
   bool reopenLane();
 
   // ---- the shared mode ----

@@ -28,6 +28,7 @@ struct Slot {
   char* heap = nullptr;    // its record, once it outgrew `record`
   bool hasLogger = false;
   bool temporary = false;  // made for one statement (deep nesting, thread exit)
+  bool crowded = false;    // its queue was crowded when it began (beginSlow)
 };
 
 constexpr unsigned kKeptSlots = 8;
@@ -77,6 +78,7 @@ Slot* acquireSlot(char* origin) {
     slot->temporary = true;
   }
   slot->origin = origin != nullptr ? origin : slot->record;
+  slot->crowded = false;
   stack.inUse[depth] = slot;
   stack.depth = depth + 1;
   return slot;
@@ -148,11 +150,16 @@ RecordStart Statement::beginSlow(const LogSite* site, int level) noexcept {
     if (openLane(lane, start, site)) return {start, lane};
   }
   // The lane at its limit: a fresh look at the consumer, or the next lap,
-  // usually lets the record start in place after all.
+  // usually lets the record start in place after all. A crowded queue
+  // sends the statement to text, which it then makes without looking again.
   RecordLane* const open = route.lanes[level];
-  if (open != &g_noLane && !open->busy() && open->queue->reopenLane()) {
-    char* start = open->write;
-    if (openLane(open, start, site)) return {start, open};
+  bool crowded = false;
+  if (open != &g_noLane && !open->busy()) {
+    crowded = open->queue->crowded();
+    if (!crowded && open->queue->reopenLane()) {
+      char* start = open->write;
+      if (openLane(open, start, site)) return {start, open};
+    }
   }
   const uint64_t count = TscClock::readCounter();
   // A statement inside another's operands while that one writes in place:
@@ -161,6 +168,7 @@ RecordStart Statement::beginSlow(const LogSite* site, int level) noexcept {
   RecordLane* lane = route.lane;
   if (lane != nullptr && lane->busy()) lane->queue->disturbLane();
   Slot* slot = acquireSlot(nullptr);
+  slot->crowded = crowded;
   slot->began.count = count;
   slot->began.time = clockIsTheCounter() ? Timestamp() : Logger::now();
   std::memcpy(slot->record + offsetof(RecordHeader, key), &count, sizeof count);
@@ -229,7 +237,8 @@ void Statement::commitSlow(int level, char* start, size_t used) noexcept {
   if (slot != nullptr && !slot->hasLogger) {
     noteBegan(slot, start);
     if (Logger::writeStatementText(siteOf(start), static_cast<Logger::LogLevel>(level), slot->began,
-                                   start + sizeof(RecordHeader), used - sizeof(RecordHeader))) {
+                                   start + sizeof(RecordHeader), used - sizeof(RecordHeader),
+                                   slot->crowded)) {
       releaseTopSlot();
       return;
     }

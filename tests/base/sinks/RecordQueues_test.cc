@@ -746,11 +746,17 @@ TEST_F(RecordQueueRingTest, RecordsEndingAtTheRingsEndAreFollowedByALapFromItsSt
   EXPECT_EQ(written, expected);
 }
 
+// What a statement does when it finds its lane past the limit
+// (Statement::beginSlow): a fresh look at the consumer, then the lane
+// reopened if the queue is not crowded.
+bool reopen(muon::detail::RecordQueue* queue) { return !queue->crowded() && queue->reopenLane(); }
+
 // A thread that logs steadily, with a consumer keeping up, writes every
 // statement in place: where the lane stops at its limit (the ring's end, or
-// as full as the last look at the consumer allows), reopenLane() looks again
-// and goes on at the next lap, so no statement leaves the common path for
-// it. Every line comes out once, in order, across the wrap markers.
+// as full as the last look at the consumer allows), the statement looks
+// again and the lane goes on, at the next lap past the ring's end, so no
+// statement leaves the common path for it. Every line comes out once, in
+// order, across the wrap markers.
 TEST_F(RecordQueueRingTest, ALaneAtItsLimitReopensWhileTheConsumerKeepsUp) {
   ASSERT_NE(queue, nullptr);
   constexpr size_t kLine = 72;  // with the header, 104 bytes: laps end part-way through a record
@@ -761,7 +767,7 @@ TEST_F(RecordQueueRingTest, ALaneAtItsLimitReopensWhileTheConsumerKeepsUp) {
     char text[kLine + 1];
     std::snprintf(text, sizeof text, "%071zu\n", i);
     if (!commitInPlace(queue, text, kLine)) {
-      ASSERT_TRUE(queue->reopenLane()) << "line " << i << ": the consumer has kept up";
+      ASSERT_TRUE(reopen(queue)) << "line " << i << ": the consumer has kept up";
       ++reopened;
       ASSERT_TRUE(commitInPlace(queue, text, kLine)) << "line " << i;
     }
@@ -783,14 +789,14 @@ TEST_F(RecordQueueRingTest, ALaneDoesNotReopenWhileTheRingIsFull) {
   for (;;) {
     char text[kLine + 1];
     std::snprintf(text, sizeof text, "%071zu\n", taken);
-    if (!commitInPlace(queue, text, kLine) && !(queue->reopenLane() && commitInPlace(queue, text, kLine))) break;
+    if (!commitInPlace(queue, text, kLine) && !(reopen(queue) && commitInPlace(queue, text, kLine))) break;
     ++taken;
     ASSERT_LT(taken * 104, queue->capacity()) << "the lane never closed";
   }
-  EXPECT_FALSE(queue->reopenLane());
+  EXPECT_FALSE(reopen(queue));
   EXPECT_GE(taken * 104, queue->capacity() / 4 - muon::detail::RecordLane::kMaxStatement - 104);
   queues.drain([] {});
-  EXPECT_TRUE(queue->reopenLane());  // the consumer has caught up
+  EXPECT_TRUE(reopen(queue));  // the consumer has caught up
 }
 
 // Without a consumer the ring fills up to less than a whole lap: a lap
