@@ -147,7 +147,16 @@ size_t RecordQueues::drain(const std::function<void()>& roomMade, detail::LineTa
     }
     s->released = s->position;
     s->head = s->queue->recordAt(&s->position, s->end);
-    if (s->head != nullptr) draining_[active++] = s;
+    if (s->head != nullptr) {
+      draining_[active++] = s;
+    } else if (s->position != s->released) {
+      // Only a wrap marker lay before the end (a lap begun with no record
+      // in it yet: RecordQueue::reopenLane): its bytes are read too, so
+      // that a closed queue that ends there is seen drained.
+      s->queue->release(s->position);
+      s->released = s->position;
+      if (waiters_.load(std::memory_order_seq_cst) > 0) roomMade();
+    }
   }
   size_t formatted = 0;
   while (active > 0) {

@@ -751,32 +751,40 @@ TEST_F(RecordQueueRingTest, RecordsEndingAtTheRingsEndAreFollowedByALapFromItsSt
 // reopened if the queue is not crowded.
 bool reopen(muon::detail::RecordQueue* queue) { return !queue->crowded() && queue->reopenLane(); }
 
+// Whether the next record is past the lap's last place for a statement's
+// largest record: the lane goes on only at the next lap.
+bool atLapEnd(const muon::detail::RecordQueue* queue) {
+  const size_t at = static_cast<size_t>(queue->committed()) & (queue->capacity() - 1);
+  return queue->capacity() - at < muon::detail::RecordLane::kMaxStatement;
+}
+
 // A thread that logs steadily, with a consumer keeping up, writes every
 // statement in place: where the lane stops at its limit (the ring's end, or
 // as full as the last look at the consumer allows), the statement looks
 // again and the lane goes on, at the next lap past the ring's end, so no
-// statement leaves the common path for it. Every line comes out once, in
-// order, across the wrap markers.
+// statement leaves the common path for it. Records of two sizes, so that
+// each lap ends somewhere else and the bytes under a lap's wrap marker are
+// an earlier lap's: every line must still come out once, in order.
 TEST_F(RecordQueueRingTest, ALaneAtItsLimitReopensWhileTheConsumerKeepsUp) {
   ASSERT_NE(queue, nullptr);
-  constexpr size_t kLine = 72;  // with the header, 104 bytes: laps end part-way through a record
-  const size_t lines = queue->capacity() / 104 * 5 / 2;
+  const size_t lines = queue->capacity() / 112 * 7 / 2;
   std::string expected;
-  size_t reopened = 0;
+  size_t lapEnds = 0;
   for (size_t i = 0; i < lines; ++i) {
-    char text[kLine + 1];
-    std::snprintf(text, sizeof text, "%071zu\n", i);
-    if (!commitInPlace(queue, text, kLine)) {
+    const size_t len = i % 3 == 0 ? 88 : 72;  // records of 120 and 104 bytes
+    char text[89];
+    std::snprintf(text, sizeof text, "%0*zu\n", static_cast<int>(len - 1), i);
+    if (!commitInPlace(queue, text, len)) {
+      lapEnds += atLapEnd(queue);
       ASSERT_TRUE(reopen(queue)) << "line " << i << ": the consumer has kept up";
-      ++reopened;
-      ASSERT_TRUE(commitInPlace(queue, text, kLine)) << "line " << i;
+      ASSERT_TRUE(commitInPlace(queue, text, len)) << "line " << i;
     }
-    expected.append(text, kLine);
+    expected.append(text, len);
     if (i % 7 == 6) queues.drain([] {});
   }
   queues.drain([] {});
   queues.writeLines();
-  EXPECT_GE(reopened, 2u);  // the lap ends at least
+  EXPECT_GE(lapEnds, 3u);
   EXPECT_EQ(written, expected);
 }
 
@@ -794,9 +802,39 @@ TEST_F(RecordQueueRingTest, ALaneDoesNotReopenWhileTheRingIsFull) {
     ASSERT_LT(taken * 104, queue->capacity()) << "the lane never closed";
   }
   EXPECT_FALSE(reopen(queue));
-  EXPECT_GE(taken * 104, queue->capacity() / 4 - muon::detail::RecordLane::kMaxStatement - 104);
+  // The sink's consumer was waiting when woken: records go on to half full.
+  EXPECT_GE(taken * 104, queue->capacity() / 2 - muon::detail::RecordLane::kMaxStatement - 104);
+  EXPECT_LE(taken * 104, queue->capacity() / 2);
   queues.drain([] {});
   EXPECT_TRUE(reopen(queue));  // the consumer has caught up
+}
+
+// A lap begun at the ring's end with nothing after its wrap marker (the
+// statement that reopened the lane wrote nothing: its operand threw, or a
+// nested statement sent it to the shared buffers), then the thread's exit:
+// the consumer reads past the marker, so the queue is seen drained and
+// freed.
+TEST_F(RecordQueueRingTest, AWrapMarkerWithNoRecordAfterItIsReadPast) {
+  ASSERT_NE(queue, nullptr);
+  constexpr size_t kLine = 72;
+  for (size_t i = 0;; ++i) {
+    ASSERT_LT(i * 104, queue->capacity()) << "the lane never reached the ring's end";
+    char text[kLine + 1];
+    std::snprintf(text, sizeof text, "%071zu\n", i);
+    if (!commitInPlace(queue, text, kLine)) {
+      if (atLapEnd(queue)) break;
+      ASSERT_TRUE(reopen(queue));
+      ASSERT_TRUE(commitInPlace(queue, text, kLine));
+    }
+    queues.drain([] {});
+  }
+  queues.drain([] {});
+  ASSERT_EQ(queue->readPosition(), queue->committed());
+  ASSERT_TRUE(reopen(queue));  // the marker, and nothing after it
+  EXPECT_GT(queue->committed(), queue->readPosition());
+  queue->close();
+  queues.drain([] {});
+  EXPECT_EQ(queue->readPosition(), queue->committed());
 }
 
 // Without a consumer the ring fills up to less than a whole lap: a lap
