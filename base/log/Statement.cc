@@ -149,6 +149,9 @@ RecordStart Statement::beginSlow(const LogSite* site, int level) noexcept {
     char* start = lane->write;
     if (openLane(lane, start, site)) return {start, lane};
   }
+  // The statement's time, before the look below (which may wake the
+  // consumer, taking its mutex).
+  const uint64_t count = TscClock::readCounter();
   // The lane at its limit: a fresh look at the consumer, or the next lap,
   // usually lets the record start in place after all. A crowded queue
   // sends the statement to text, which it then makes without looking again.
@@ -161,7 +164,6 @@ RecordStart Statement::beginSlow(const LogSite* site, int level) noexcept {
       if (openLane(open, start, site)) return {start, open};
     }
   }
-  const uint64_t count = TscClock::readCounter();
   // A statement inside another's operands while that one writes in place:
   // the outer one then ends by the slow path too, after this one
   // (RecordQueue's shared mode keeps the order).
