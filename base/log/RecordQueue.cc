@@ -55,15 +55,9 @@ char* RecordQueue::reserveSlow(size_t size) {
     // Less than a full lap ahead of the consumer, which tells positions
     // a lap apart by no more than their place in the ring (committed()).
     if (used + need < capacity_) {
-      if (need != size) {
-        // The rest of the ring is a wrap marker, published at once; the
-        // record after it, at the ring's start, is published by commit().
-        const uint32_t wrap = 0;
-        std::memcpy(data_ + at, &wrap, sizeof wrap);
-        // Published now: the marker is written, the record not yet counted.
-        lane_.published.store(data_ + capacity_, std::memory_order_release);
-        settleLap();  // the record goes at the start, whether the lane is busy or not
-      }
+      // The record after the marker, at the ring's start, is published by
+      // commit(); the lap begins whether the lane is busy or not.
+      if (need != size) wrapLap(at);
       refreshLane();
       return data_ + (static_cast<size_t>(position()) & mask_);
     }
@@ -91,20 +85,26 @@ bool RecordQueue::leaveShared() {
   return true;
 }
 
+void RecordQueue::wrapLap(size_t at) {
+  const uint32_t wrap = 0;
+  std::memcpy(data_ + at, &wrap, sizeof wrap);
+  // Published now: the marker is written, no record after it yet counted.
+  lane_.published.store(data_ + capacity_, std::memory_order_release);
+  settleLap();
+}
+
 bool RecordQueue::reopenLane() {
   if (lane_.limit == nullptr && !shared_ && inPlace_ == nullptr) {
     // Past the lap's last place for a record of the largest size: the rest
     // of the ring becomes a wrap marker if a record after it still leaves
-    // the ring no fuller than a statement may (reserveSlow's marker, made
-    // before the record is known).
+    // the ring no fuller than a statement may (wrapLap, as reserveSlow
+    // wraps, but before the record is known).
     const uint64_t position = this->position();
     const size_t tail = capacity_ - (static_cast<size_t>(position) & mask_);
     if (tail < RecordLane::kMaxStatement &&
         position + tail + RecordLane::kMaxStatement - cachedRead_ <= recordRoom()) {
-      const uint32_t wrap = 0;
-      std::memcpy(data_ + (static_cast<size_t>(position) & mask_), &wrap, sizeof wrap);
-      lane_.published.store(data_ + capacity_, std::memory_order_release);
-      refreshLane();  // settles the lap: the lane starts at the ring's start
+      wrapLap(static_cast<size_t>(position) & mask_);
+      refreshLane();  // the lane starts at the ring's start
     }
   }
   return lane_.write <= lane_.limit;

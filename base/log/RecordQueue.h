@@ -384,6 +384,9 @@ class RecordQueue {
   // on the way up), the record must wrap, or there is no room (the sink's
   // waitForRoom). nullptr: the record is dropped.
   char* reserveSlow(size_t size);
+  // Makes the rest of the ring, from `at` (the place of position()), a
+  // wrap marker and begins the next lap at the ring's start.
+  void wrapLap(size_t at);
   // Queues a finished line of `len` bytes (<= kMaxText) as a kText record
   // ordered by `key`; false if it was dropped (the sink counted it).
   bool appendText(const char* line, size_t len, uint64_t key);
