@@ -107,7 +107,10 @@ class EventLoop {
   size_t queueSize() const;
 
   // Timers. Safe from any thread; callbacks run in the loop thread.
-  // runAt converts `time` (wall clock) to a monotonic deadline once, now.
+  // runAt converts `time` (wall clock) to a monotonic deadline once, now, to
+  // within about 10 us, however long the caller is preempted: runAt times
+  // more than about 20 us apart fire in their order, a time already past
+  // fires at once, and a later step of the wall clock does not move it.
   TimerId runAt(Timestamp time, TimerCallback cb);
   TimerId runAfter(double delaySeconds, TimerCallback cb);
   TimerId runEvery(double intervalSeconds, TimerCallback cb);
