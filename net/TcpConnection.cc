@@ -132,6 +132,13 @@ void TcpConnection::sendInLoop(std::string_view data, Buffer* source) {
     if (oldLen + remaining >= highWaterMark_ && oldLen < highWaterMark_ && highWaterMarkCallback_) {
       loop_->queueInLoop([self = shared_from_this(), size = oldLen + remaining] {
         self->highWaterMarkCallback_(self, size);
+        // Queued, so the output may have drained before cb ran, its
+        // write-complete callback called first: one that resumes what cb
+        // paused would never come. It is called again, after cb.
+        if (self->writeCompleteCallback_ && self->outputBuffer_.readableBytes() == 0 &&
+            !self->transport_->writing() && isOpen(self->state_.load())) {
+          self->writeCompleteCallback_(self);
+        }
       });
     }
     outputBuffer_.append(data.data() + written, remaining);

@@ -130,7 +130,10 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>,
   // cb runs once each time the output buffer grows across `highWaterMark`
   // bytes (default 64 MiB). muon never drops data nor closes on its own: a
   // server that must bound memory stops reading (or producing) in cb and
-  // resumes in the write-complete callback. See docs/net.md.
+  // resumes in the write-complete callback. See docs/net.md. cb runs after
+  // the current callback: should the output drain before it runs, the
+  // write-complete callback is called once more after cb, so that what cb
+  // paused is resumed.
   void setHighWaterMarkCallback(HighWaterMarkCallback cb, size_t highWaterMark) {
     highWaterMarkCallback_ = std::move(cb);
     highWaterMark_ = highWaterMark;

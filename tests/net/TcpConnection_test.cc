@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -185,6 +186,62 @@ TEST(TcpConnectionFault, ClientThatNeverReadsIsBoundedByHighWaterMark) {
   // At most the mark plus one read (buffer + 64 KiB extra).
   EXPECT_LE(sizes.first, kMark + 256 * 1024) << "output buffer";
   EXPECT_LE(sizes.second, 256u * 1024) << "input buffer";
+  ::close(fd);
+}
+
+// The high-water-mark callback is queued; the output can drain before it
+// runs (its write-complete callback first). Made to happen here: in one
+// functor the loop fills the kernel's buffers and crosses a mark of one
+// byte, then waits while the client reads all the kernel took; the next
+// poll writes the rest, and only then does the mark's callback stop
+// reading. A write-complete callback must follow, or reading never resumes.
+TEST(TcpConnectionFault, AMarkCallbackAfterTheOutputDrainedIsFollowedByWriteComplete) {
+  std::promise<TcpConnectionPtr> connected;
+  std::atomic<int> marks{0};
+  std::atomic<size_t> received{0};
+  ServerThread server(1, [&](TcpServer& s) {
+    s.setMessageCallback([&](const TcpConnectionPtr&, Buffer* buf, muon::Timestamp) {
+      received.fetch_add(buf->readableBytes());
+      buf->retrieveAll();
+    });
+    s.setWriteCompleteCallback([](const TcpConnectionPtr& conn) {
+      if (!conn->isReading()) conn->startRead();
+    });
+    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
+      if (!conn->connected()) return;
+      conn->setHighWaterMarkCallback(
+          [&](const TcpConnectionPtr& c, size_t) {
+            marks.fetch_add(1);
+            c->stopRead();
+          },
+          1);
+      connected.set_value(conn);
+    });
+  });
+  int fd = connectTo(server.address());
+  ASSERT_GE(fd, 0);
+  TcpConnectionPtr conn = connected.get_future().get();
+  const std::string chunk = makePattern(1024);
+  std::promise<std::pair<size_t, size_t>> kernelTook;  // of all sent
+  std::promise<void> clientRead;
+  conn->getLoop()->runInLoop([&] {
+    size_t sent = 0;
+    while (conn->outputBuffer()->readableBytes() == 0 && sent < (size_t{1} << 30)) {
+      conn->send(chunk);
+      sent += chunk.size();
+    }
+    kernelTook.set_value({sent - conn->outputBuffer()->readableBytes(), sent});
+    clientRead.get_future().wait();
+  });
+  const std::pair<size_t, size_t> took = kernelTook.get_future().get();
+  EXPECT_EQ(readExactly(fd, took.first).size(), took.first);
+  clientRead.set_value();
+  // The rest, then the mark's callback, which stops reading.
+  EXPECT_EQ(readExactly(fd, took.second - took.first).size(), took.second - took.first);
+  EXPECT_TRUE(waitFor([&] { return marks.load() == 1; }));
+  ASSERT_TRUE(writeAll(fd, "12345", 5));
+  EXPECT_TRUE(waitFor([&] { return received.load() == 5; }, std::chrono::seconds(5)))
+      << "reading stayed stopped";
   ::close(fd);
 }
 
