@@ -393,9 +393,13 @@ class RecordQueue {
   // Appends a finished line to the shared buffers and stays in the shared
   // mode until it is written.
   void appendShared(const char* line, size_t len) {
-    if (lane_.busy()) disturbLane();
-    shared_ = true;
-    refreshLane();
+    // The lane closes on entering the mode; already in it, it is closed.
+    if (lane_.busy()) {
+      disturbLane();
+    } else if (!shared_) {
+      shared_ = true;
+      refreshLane();
+    }
     const uint64_t sequence = sink_->appendShared(line, len);
     if (sequence != 0) sharedThrough_ = sequence;
   }

@@ -172,7 +172,11 @@ RecordStart Statement::beginSlow(const LogSite* site, int level) noexcept {
   Slot* slot = acquireSlot(nullptr);
   slot->crowded = crowded;
   slot->began.count = count;
-  slot->began.time = clockIsTheCounter() ? Timestamp() : Logger::now();
+  // A lane on a current route means the counter is the clock (resolveThreadRoute).
+  const bool counting =
+      (open != &g_noLane && route.generation == g_routeGeneration.load(std::memory_order_relaxed)) ||
+      clockIsTheCounter();
+  slot->began.time = counting ? Timestamp() : Logger::now();
   std::memcpy(slot->record + offsetof(RecordHeader, key), &count, sizeof count);
   std::memcpy(slot->record + offsetof(RecordHeader, site), &site, sizeof site);
   return {slot->record, &g_noLane};

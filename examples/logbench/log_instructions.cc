@@ -85,6 +85,7 @@ MUON_ROW(rowThreePlainDeferred, LOG_INFO << THREE_PLAIN)
 // appendCrowded).
 MUON_ROW(rowThreeFieldsCrowdedText, LOG_INFO << THREE_FIELDS)
 MUON_ROW(rowThreeFieldsCrowdedJson, LOG_INFO << THREE_FIELDS)
+MUON_ROW(rowHelloWorldCrowdedText, (void)i; LOG_INFO << "hello world")
 // The two statements the peers' benchmarks (Quill's, fmtlog's) time, deferred
 // to AsyncLogging as rowThreeFieldsDeferred is: the figures issue-level
 // comparisons quote (docs/logging.md).
@@ -287,6 +288,7 @@ int main() {
       }
       if (format == muon::LineFormat::kText) {
         run_rowThreeFieldsCrowdedText();
+        run_rowHelloWorldCrowdedText();
       } else {
         run_rowThreeFieldsCrowdedJson();
       }
