@@ -224,7 +224,7 @@ class RecordQueue {
       disturbLane();
       return true;
     }
-    if (shared_ && !leaveShared()) return true;
+    if (shared_ && (stillShared() || !leaveShared())) return true;
     cachedRead_ = read_.load(std::memory_order_acquire);
     const uint64_t used = position() + kMaxRecord - cachedRead_;
     if (used <= quarter_) {
@@ -413,6 +413,12 @@ class RecordQueue {
   // them). Without the hold a thread that logs on stayed in the shared mode
   // for good: it always has a line in the buffer being filled.
   bool leaveShared();
+  // leaveShared's first answer, inline: its lines wait in the shared
+  // buffers, and so do those of the hold before.
+  bool stillShared() const {
+    return !sink_->writtenThrough(sharedThrough_) &&
+           !sink_->writtenThrough(holdSequence_.load(std::memory_order_relaxed));
+  }
   uint64_t position() const {
     return lap_ + static_cast<uint64_t>(lane_.published.load(std::memory_order_relaxed) - data_);
   }

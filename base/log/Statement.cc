@@ -62,21 +62,30 @@ Slot* newSlot() {
   return slot;
 }
 
-// A slot for the statement whose record began at `origin` (nullptr: at
-// the slot's own record).
-Slot* acquireSlot(char* origin) {
+// The slot for a statement at `depth` that has none kept yet: one kept
+// from now on, or one made for it alone once the thread's kept slots are
+// gone (its thread_local destructors ran) or past kKeptSlots deep.
+__attribute__((noinline)) Slot* newSlotAt(unsigned depth) {
   SlotStack& stack = t_slots;
-  const unsigned depth = stack.depth;
   if (depth >= 64) std::abort();  // 64 statements nested in one another's operands
-  Slot* slot;
   if (depth < kKeptSlots && !stack.reaped) {
     static_cast<void>(&t_reaper);  // constructed, so that it runs at the thread's end
-    if (stack.kept[depth] == nullptr) stack.kept[depth] = newSlot();
-    slot = stack.kept[depth];
-  } else {
-    slot = newSlot();
-    slot->temporary = true;
+    stack.kept[depth] = newSlot();
+    return stack.kept[depth];
   }
+  Slot* slot = newSlot();
+  slot->temporary = true;
+  return slot;
+}
+
+// A slot for the statement whose record began at `origin` (nullptr: at
+// the slot's own record). A kept slot (the reaper clears them) is taken
+// inline.
+inline Slot* acquireSlot(char* origin) {
+  SlotStack& stack = t_slots;
+  const unsigned depth = stack.depth;
+  Slot* slot = depth < kKeptSlots ? stack.kept[depth] : nullptr;
+  if (__builtin_expect(slot == nullptr, 0)) slot = newSlotAt(depth);
   slot->origin = origin != nullptr ? origin : slot->record;
   slot->crowded = false;
   stack.inUse[depth] = slot;
@@ -93,13 +102,15 @@ Slot* slotOf(char* origin) {
   return top->origin == origin ? top : nullptr;
 }
 
-void releaseTopSlot() {
+inline void releaseTopSlot() {
   Slot* slot = t_slots.inUse[--t_slots.depth];
-  delete[] slot->heap;
-  slot->heap = nullptr;
+  if (__builtin_expect(slot->heap != nullptr, 0)) {
+    delete[] slot->heap;
+    slot->heap = nullptr;
+  }
   slot->hasLogger = false;
   slot->origin = nullptr;
-  if (slot->temporary) delete slot;
+  if (__builtin_expect(slot->temporary, 0)) delete slot;
 }
 
 // Leaves the lane the statement opened at `start`: nothing of it is written.
