@@ -51,6 +51,26 @@ struct OneConnection {
   TcpConnectionPtr conn = fd >= 0 ? log.first.get_future().get() : nullptr;
 };
 
+// The documented back-pressure policy on every connection of `s`: at `mark`
+// bytes of output stop reading (counted in *marks); once the output has
+// drained, read again. *connected gets the connection.
+void pauseAtTheMark(TcpServer& s, size_t mark, std::atomic<int>* marks,
+                    std::promise<TcpConnectionPtr>* connected) {
+  s.setWriteCompleteCallback([](const TcpConnectionPtr& conn) {
+    if (!conn->isReading()) conn->startRead();
+  });
+  s.setConnectionCallback([=](const TcpConnectionPtr& conn) {
+    if (!conn->connected()) return;
+    conn->setHighWaterMarkCallback(
+        [marks](const TcpConnectionPtr& c, size_t) {
+          marks->fetch_add(1);
+          c->stopRead();
+        },
+        mark);
+    connected->set_value(conn);
+  });
+}
+
 }  // namespace
 
 TEST(TcpConnectionFault, WriteToClosedPeerGivesEpipeNotSigpipe) {
@@ -144,19 +164,7 @@ TEST(TcpConnectionFault, ClientThatNeverReadsIsBoundedByHighWaterMark) {
   std::atomic<int> marks{0};
   ServerThread server(1, [&](TcpServer& s) {
     s.setMessageCallback(echo);
-    s.setWriteCompleteCallback([](const TcpConnectionPtr& conn) {
-      if (!conn->isReading()) conn->startRead();
-    });
-    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
-      if (!conn->connected()) return;
-      conn->setHighWaterMarkCallback(
-          [&](const TcpConnectionPtr& c, size_t) {
-            marks.fetch_add(1);
-            c->stopRead();
-          },
-          kMark);
-      connected.set_value(conn);
-    });
+    pauseAtTheMark(s, kMark, &marks, &connected);
   });
   int fd = connectTo(server.address());
   ASSERT_GE(fd, 0);
@@ -204,19 +212,7 @@ TEST(TcpConnectionFault, AMarkCallbackAfterTheOutputDrainedIsFollowedByWriteComp
       received.fetch_add(buf->readableBytes());
       buf->retrieveAll();
     });
-    s.setWriteCompleteCallback([](const TcpConnectionPtr& conn) {
-      if (!conn->isReading()) conn->startRead();
-    });
-    s.setConnectionCallback([&](const TcpConnectionPtr& conn) {
-      if (!conn->connected()) return;
-      conn->setHighWaterMarkCallback(
-          [&](const TcpConnectionPtr& c, size_t) {
-            marks.fetch_add(1);
-            c->stopRead();
-          },
-          1);
-      connected.set_value(conn);
-    });
+    pauseAtTheMark(s, 1, &marks, &connected);
   });
   int fd = connectTo(server.address());
   ASSERT_GE(fd, 0);
