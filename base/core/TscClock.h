@@ -62,7 +62,11 @@ class TscClock {
   // fallback). Two readings compare only if usingTsc() did not change between
   // them; it turns true once, at the first now() kWarmupMs or more after the
   // process started (where the kernel uses the counter).
-  static constexpr int kWarmupMs = 20;
+  // Short, because until then no statement is a record (Logger takes them
+  // all, on the caller); long enough that the first scale, measured from
+  // the tightest of a few paired reads, is off by far less than the
+  // microsecond a line shows before the next calibration refines it.
+  static constexpr int kWarmupMs = 5;
   static uint64_t counts();
   static double nanosPerCount();
 
