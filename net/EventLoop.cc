@@ -239,7 +239,10 @@ size_t EventLoop::queueSize() const {
 }
 
 TimerId EventLoop::runAt(Timestamp time, TimerCallback cb) {
-  int64_t when = time.microSecondsSinceEpoch() - wallMinusMonotonicMicros();
+  const int64_t at = time.microSecondsSinceEpoch();
+  int64_t when;
+  // A time too far off for the difference is as good as never, or past.
+  if (__builtin_sub_overflow(at, wallMinusMonotonicMicros(), &when)) when = at < 0 ? 1 : INT64_MAX;
   return timerQueue_->addTimer(std::move(cb), std::max<int64_t>(when, 1), 0);
 }
 

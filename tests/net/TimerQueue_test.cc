@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -66,6 +67,17 @@ TEST(Timer, RunAtInThePastFiresAtOnce) {
   loop.loop();
   EXPECT_TRUE(fired);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST(Timer, RunAtTheEarliestTimeFiresAtOnceAndTheLatestNever) {
+  EventLoop loop;
+  bool earliest = false, latest = false;
+  loop.runAt(Timestamp(INT64_MIN), [&] { earliest = true; });
+  loop.runAt(Timestamp(INT64_MAX), [&] { latest = true; });
+  loop.runAfter(0.01, [&] { loop.quit(); });
+  loop.loop();
+  EXPECT_TRUE(earliest);
+  EXPECT_FALSE(latest);
 }
 
 TEST(Timer, RunEveryRepeats) {
