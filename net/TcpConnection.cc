@@ -98,7 +98,7 @@ void TcpConnection::sendInLoop(std::string_view data, Buffer* source) {
     return;
   }
   size_t written = 0;
-  if (outputBuffer_.readableBytes() == 0 && !transport_->writing()) {
+  if (!outputQueued()) {
     // Nothing queued: straight to the transport, the common case (a write
     // on the readiness engines, a send request on io_uring).
     const ssize_t n = transport_->write(data, source);
@@ -135,8 +135,7 @@ void TcpConnection::sendInLoop(std::string_view data, Buffer* source) {
         // Queued, so the output may have drained before cb ran, its
         // write-complete callback called first: one that resumes what cb
         // paused would never come. It is called again, after cb.
-        if (self->writeCompleteCallback_ && self->outputBuffer_.readableBytes() == 0 &&
-            !self->transport_->writing() && isOpen(self->state_.load())) {
+        if (self->writeCompleteCallback_ && !self->outputQueued() && isOpen(self->state_.load())) {
           self->writeCompleteCallback_(self);
         }
       });
@@ -167,7 +166,7 @@ void TcpConnection::shutdown() {
 void TcpConnection::shutdownInLoop() {
   loop_->assertInLoopThread();
   // Still writing: outputDrained comes back here once the queue is empty.
-  if (transport_->writing() || outputBuffer_.readableBytes() > 0) return;
+  if (outputQueued()) return;
   StateE expected = kShutdownPending;
   // A forceClose() from another thread may have won; it closes instead.
   if (state_.compare_exchange_strong(expected, kWriteClosed)) transport_->shutdownWrite();
@@ -260,7 +259,7 @@ void TcpConnection::bytesReceived(Timestamp receiveTime) {
 // every reply it asked for before closing its side.
 void TcpConnection::peerClosed() {
   transport_->stopReading();
-  const bool queued = transport_->writing() || outputBuffer_.readableBytes() > 0;
+  const bool queued = outputQueued();
   StateE s = state_.load();
   for (;;) {
     if (!isOpen(s)) return;

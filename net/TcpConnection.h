@@ -213,6 +213,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>,
 
   void setState(StateE s) { state_.store(s, std::memory_order_release); }
   static bool isOpen(StateE s) { return s != kConnecting && s != kDisconnected; }
+  // Output not yet handed to the kernel: in the buffer, or a send in flight.
+  bool outputQueued() const { return outputBuffer_.readableBytes() > 0 || transport_->writing(); }
   const char* stateToString() const;
 
   EventLoop* const loop_;

@@ -67,9 +67,8 @@ char* RecordQueue::reserveSlow(size_t size) {
 
 bool RecordQueue::leaveShared() {
   if (!sink_->writtenThrough(sharedThrough_)) {
-    // Its lines still wait in the shared buffers. One hold at a time: a
-    // later one would let the consumer past the earlier one's position.
-    if (!sink_->writtenThrough(holdSequence_.load(std::memory_order_relaxed))) return false;
+    // Its lines still wait in the shared buffers, those of the hold before
+    // are written (stillShared() said so).
     cachedRead_ = read_.load(std::memory_order_acquire);
     if (position() - cachedRead_ > quarter_ / 2) return false;
     // Its later shared lines must go after the records it now commits:

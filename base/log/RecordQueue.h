@@ -411,10 +411,12 @@ class RecordQueue {
   // formatting its own lines meanwhile (waking the consumer for each partly
   // filled buffer turned them over faster than one producer could fill
   // them). Without the hold a thread that logs on stayed in the shared mode
-  // for good: it always has a line in the buffer being filled.
+  // for good: it always has a line in the buffer being filled. Called once
+  // stillShared() is false.
   bool leaveShared();
-  // leaveShared's first answer, inline: its lines wait in the shared
-  // buffers, and so do those of the hold before.
+  // Whether the shared mode cannot end yet, inline: its lines wait in the
+  // shared buffers, and so do those of the hold before (one hold at a time:
+  // a later one would let the consumer past the earlier one's position).
   bool stillShared() const {
     return !sink_->writtenThrough(sharedThrough_) &&
            !sink_->writtenThrough(holdSequence_.load(std::memory_order_relaxed));
