@@ -15,7 +15,8 @@
 //                                 one operand after it: no end record
 //
 // kText is a string operand (escaped when replayed, as LogStream escapes
-// it), kRaw bytes written as they are (LogStream::append), kWhole a piece
+// it), kRaw bytes written as they are (LogStream::append, and a literal
+// known to hold nothing to escape: Statement.h), kWhole a piece
 // written whole or not at all (Fmt). The operands between a field's start
 // and end are its value; kFieldText's value came from strings, kFieldBare's
 // from numbers, bools or Fmt (Logfmt.h tells them apart in the line); the

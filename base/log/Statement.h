@@ -403,10 +403,10 @@ __attribute__((always_inline)) inline Recorder<B, L> operator<<(Recorder<B, L> r
 // stores) rather than a head and a copy. The last word's bytes past the
 // operand are free room, which the next operand writes over.
 template <size_t I, size_t M>
-__attribute__((always_inline)) inline uint64_t literalByte(const char (&s)[M]) {
+__attribute__((always_inline)) inline uint64_t literalByte(const char (&s)[M], OperandTag tag) {
   constexpr size_t kLength = M - 1;
   if constexpr (I < kOperandBytesHeader) {
-    return (bytesHead(kOperandText, kLength) >> (8 * I)) & 0xff;
+    return (bytesHead(tag, kLength) >> (8 * I)) & 0xff;
   } else if constexpr (I - kOperandBytesHeader < kLength) {
     return static_cast<unsigned char>(s[I - kOperandBytesHeader]);
   } else {
@@ -414,14 +414,28 @@ __attribute__((always_inline)) inline uint64_t literalByte(const char (&s)[M]) {
   }
 }
 template <size_t K, size_t M, size_t... Bytes>
-__attribute__((always_inline)) inline uint64_t literalWord(const char (&s)[M],
+__attribute__((always_inline)) inline uint64_t literalWord(const char (&s)[M], OperandTag tag,
                                                           std::index_sequence<Bytes...>) {
-  return ((literalByte<8 * K + Bytes>(s) << (8 * Bytes)) | ...);
+  return ((literalByte<8 * K + Bytes>(s, tag) << (8 * Bytes)) | ...);
+}
+// A literal's tag: kOperandRaw where none of its bytes is one a line
+// escapes (below 0x20, or DEL), so that no formatter scans it again; the
+// bytes are constants, so the test folds away at compile time, as a text
+// statement's own check of a literal does (LogStream::appendText). Where
+// the compiler does not fold it, kOperandText: scanned when replayed.
+template <size_t M, size_t... I>
+__attribute__((always_inline)) inline OperandTag literalTag(const char (&s)[M],
+                                                           std::index_sequence<I...>) {
+  const bool control = (false | ... |
+                        (static_cast<unsigned char>(s[I]) < 0x20 ||
+                         static_cast<unsigned char>(s[I]) == 0x7f));
+  return __builtin_constant_p(control) && !control ? kOperandRaw : kOperandText;
 }
 template <size_t M, size_t... Words>
 __attribute__((always_inline)) inline void storeLiteral(char* p, const char (&s)[M],
                                                        std::index_sequence<Words...>) {
-  const uint64_t words[] = {literalWord<Words>(s, std::make_index_sequence<8>())...};
+  const OperandTag tag = literalTag(s, std::make_index_sequence<M - 1>());
+  const uint64_t words[] = {literalWord<Words>(s, tag, std::make_index_sequence<8>())...};
   std::memcpy(p, words, sizeof words);
 }
 // The longest operand stored as a literal's words.

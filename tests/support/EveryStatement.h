@@ -65,6 +65,8 @@ inline void noop() {}
 inline void logEveryKindOfStatement() {
   using namespace every;
   LOG_INFO << "plain text";
+  // Literals: one with bytes to escape, one without, one empty.
+  LOG_INFO << "literal\twith\ncontrol\x7f bytes" << '|' << "clean literal" << '|' << "";
   LOG_INFO << 'c' << true << false << static_cast<signed char>(-5)
            << static_cast<unsigned char>(250) << static_cast<short>(-300)
            << static_cast<unsigned short>(65000);

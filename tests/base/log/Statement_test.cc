@@ -123,14 +123,31 @@ std::string operandBytes(Record record, char fill) {
 // A literal's operand is written as words of constants (storeLiteral): the
 // same bytes as the string's, whatever its length, alone and among other
 // operands (which the words' last bytes, free room, are written before).
+// Its tag says whether a formatter must scan it for bytes to escape: one
+// stored as words (up to 61 bytes, where the compiler knows them: an
+// optimized build) that holds none is kRaw, any other kText.
+inline muon::detail::OperandTag literalTagFor(std::string_view text) {
+#ifndef __OPTIMIZE__
+  return muon::detail::kOperandText;
+#endif
+  if (text.size() > 61) return muon::detail::kOperandText;
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) return muon::detail::kOperandText;
+  }
+  return muon::detail::kOperandRaw;
+}
 #define MUON_EXPECT_LITERAL_AS_STRING(literal)                                            \
   for (char fill : {'\0', '\xff'}) {                                                       \
     const std::string_view text(literal);                                                 \
+    const muon::detail::OperandTag tag = literalTagFor(text);                              \
+    auto asString = [&](auto r) {                                                          \
+      return muon::detail::recordBytes(r, tag, text.data(), text.size());                  \
+    };                                                                                     \
     EXPECT_EQ(operandBytes([](auto r) { return r << literal; }, fill),                    \
-              operandBytes([&](auto r) { return r << text; }, fill))                      \
+              operandBytes([&](auto r) { return asString(r); }, fill))                     \
         << literal;                                                                        \
     EXPECT_EQ(operandBytes([](auto r) { return r << 'a' << literal << 7 << literal << 2.5; }, fill), \
-              operandBytes([&](auto r) { return r << 'a' << text << 7 << text << 2.5; }, fill))       \
+              operandBytes([&](auto r) { return asString(asString(r << 'a') << 7) << 2.5; }, fill)) \
         << literal;                                                                        \
   }
 
@@ -143,6 +160,9 @@ TEST(StatementOperandsTest, ALiteralIsStoredAsTheSameBytesAsItsString) {
   MUON_EXPECT_LITERAL_AS_STRING("Logging int: ");
   MUON_EXPECT_LITERAL_AS_STRING(", double: ");
   MUON_EXPECT_LITERAL_AS_STRING("caf\xc3\xa9 \"quoted\"\t\\");
+  MUON_EXPECT_LITERAL_AS_STRING("caf\xc3\xa9 \"quoted\" \\");  // nothing to escape
+  MUON_EXPECT_LITERAL_AS_STRING("line\nbreak");
+  MUON_EXPECT_LITERAL_AS_STRING("del\x7f");
   MUON_EXPECT_LITERAL_AS_STRING("0123456789012345678901234567890123456789012345678901234567890");  // 8 words
   MUON_EXPECT_LITERAL_AS_STRING("01234567890123456789012345678901234567890123456789012345678901");  // copied
   MUON_EXPECT_LITERAL_AS_STRING(
