@@ -460,7 +460,7 @@ class LogStream {
   }
 
   // Raw bytes, never escaped (the Logger's own prefix and trailer).
-  LogStream& append(const char* data, size_t len) {
+  __attribute__((always_inline)) LogStream& append(const char* data, size_t len) {
     if (recording_ && recordBytes(detail::kOperandRaw, data, len)) return *this;
     put(data, len);
     return *this;
