@@ -1,12 +1,13 @@
 // MadeRecords: a statement's records as AsyncLogging's queue holds them,
 // for timing or counting the backend's formatter (RecordFormatter) alone,
-// with no queue and no thread. Each record is made as a statement attached
-// to AsyncLogging records its operands (a recording LogStream), its time the
-// counter where it is the clock, the records a few microseconds apart as a
-// busy thread's are.
+// with no queue and no thread. Each record's operands are stored by the
+// statement's own recorder (Statement.h's Recorder, the chain of << a
+// LOG_INFO runs), its time the counter where it is the clock, the records a
+// few microseconds apart as a busy thread's are.
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -23,8 +24,10 @@ class MadeRecords {
  public:
   static constexpr size_t kSlot = 512;  // bytes per record, its header included
 
-  // `count` records; record r holds what operands(stream, r) streams into a
-  // LogStream (at most kSlot bytes with the header).
+  // `count` records; record r holds what operands(recorder, r) records: a
+  // chain of << on the Recorder it is given, which it returns (at most
+  // kSlot bytes with the header; only operands a record stores, none that
+  // make the statement a Logger).
   template <typename Operands>
   MadeRecords(size_t count, Operands operands) : count_(count), bytes_(new char[count * kSlot]) {
     // Past TscClock's warm-up, where the counter is available (it comes then).
@@ -34,12 +37,15 @@ class MadeRecords {
     static muon::detail::LogSite site{__FILE__, __LINE__};
     const bool counter = muon::TscClock::countsAreTime();
     uint64_t at = muon::TscClock::readCounter();
+    constexpr size_t kHeader = sizeof(muon::detail::RecordHeader);
+    alignas(16) char scratch[kHeader + 2 * muon::detail::kRecorderRoom];
     for (size_t r = 0; r < count; ++r) {
-      muon::LogStream stream;
-      stream.startRecording([](void*, muon::LogStream&) {}, nullptr);
-      operands(stream, r);
+      using Recorder = muon::detail::Recorder<muon::detail::kRecorderRoom, muon::Logger::INFO>;
+      const Recorder begun{scratch, kHeader, sizeof scratch - 8, &muon::detail::g_noLane};
+      const auto ended = operands(begun, r);
+      if (ended.start != scratch || ended.used > kSlot) std::abort();  // larger than a slot
       muon::detail::RecordHeader header{};
-      header.length = static_cast<uint16_t>(stream.buffer().length());
+      header.length = static_cast<uint16_t>(ended.used - kHeader);
       header.size = static_cast<uint32_t>(muon::detail::recordSize(header.length));
       header.kind = counter ? muon::detail::RecordHeader::kStatementCount
                             : muon::detail::RecordHeader::kStatementMicros;
@@ -50,7 +56,7 @@ class MadeRecords {
       header.site = &site;
       char* p = bytes_.get() + r * kSlot;
       std::memcpy(p, &header, sizeof header);
-      std::memcpy(p + sizeof header, stream.buffer().data(), header.length);
+      std::memcpy(p + sizeof header, scratch + kHeader, header.length);
     }
   }
 

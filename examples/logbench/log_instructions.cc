@@ -86,6 +86,11 @@ MUON_ROW(rowThreePlainDeferred, LOG_INFO << THREE_PLAIN)
 MUON_ROW(rowThreeFieldsCrowdedText, LOG_INFO << THREE_FIELDS)
 MUON_ROW(rowThreeFieldsCrowdedJson, LOG_INFO << THREE_FIELDS)
 MUON_ROW(rowHelloWorldCrowdedText, (void)i; LOG_INFO << "hello world")
+// logbench's short statement (MuonBackend.cc), crowded: the line a producer
+// makes in logbench --size short at 2 threads, where the backend is behind.
+const std::string kShortExtra = " ";
+MUON_ROW(rowLogbenchShortCrowdedText,
+         LOG_INFO << "Hello 0123456789" << " abcdefghijklmnopqrstuvwxyz " << kShortExtra << i)
 // The two statements the peers' benchmarks (Quill's, fmtlog's) time, deferred
 // to AsyncLogging as rowThreeFieldsDeferred is: the figures issue-level
 // comparisons quote (docs/logging.md).
@@ -119,7 +124,7 @@ struct FormatRow {
   FormatRow* name##Records;                                                           \
   __attribute__((noipa)) void name(uint64_t i) { name##Records->format(i); }         \
   void run_##name() {                                                                 \
-    FormatRow row([](muon::LogStream& stream, uint64_t i) { stream << operands; },   \
+    FormatRow row([](auto r, uint64_t i) { return r << operands; },                 \
                   lineFormat);                                                            \
     name##Records = &row;                                                             \
     for (uint64_t i = 0; i < kCalls; ++i) name(i);                                    \
@@ -289,6 +294,7 @@ int main() {
       if (format == muon::LineFormat::kText) {
         run_rowThreeFieldsCrowdedText();
         run_rowHelloWorldCrowdedText();
+        run_rowLogbenchShortCrowdedText();
       } else {
         run_rowThreeFieldsCrowdedJson();
       }

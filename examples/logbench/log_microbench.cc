@@ -203,9 +203,9 @@ void asyncAppend(benchmark::State& state, bool crashSafe) {
 // Records of "Logging int: " << i << ", int: " << j << ", double: " << d
 // with varied values (MadeRecords.h), each formatted into its line.
 void BM_BackendFormatsIntIntDouble(benchmark::State& state) {
-  const logbench::MadeRecords records(256, [](muon::LogStream& stream, size_t r) {
+  const logbench::MadeRecords records(256, [](auto recorder, size_t r) {
     const int i = static_cast<int>(r * 7919);
-    stream << "Logging int: " << i << ", int: " << -i / 3 << ", double: " << i * 1.25 + 0.1;
+    return recorder << "Logging int: " << i << ", int: " << -i / 3 << ", double: " << i * 1.25 + 0.1;
   });
   muon::detail::RecordFormatter formatter;
   muon::detail::LinePrefix prefix;
@@ -225,9 +225,9 @@ BENCHMARK(BM_BackendFormatsIntIntDouble);
 // per line for each encoder.
 void BM_BackendFormatsThreeFields(benchmark::State& state) {
   static const std::string kUser = "alice";
-  const logbench::MadeRecords records(256, [](muon::LogStream& stream, size_t r) {
+  const logbench::MadeRecords records(256, [](auto recorder, size_t r) {
     const int i = static_cast<int>(r * 7919);
-    stream << "Hello 0123456789" << " abcdefghijklmnopqrstuvwxyz " << ' ' << i
+    return recorder << "Hello 0123456789" << " abcdefghijklmnopqrstuvwxyz " << ' ' << i
            << muon::kv("user", kUser) << muon::kv("count", i) << muon::kv("ratio", i * 0.25);
   });
   const muon::LineFormat formats[] = {muon::LineFormat::kText, muon::LineFormat::kJson,
