@@ -44,6 +44,15 @@ struct OperandReplay {
     return v + sizeof(T);
   }
 
+  // The bytes of the length-prefixed operand at p (`left` bytes from its
+  // tag on), or nullptr if they are not all there.
+  __attribute__((always_inline)) static const char* bytesOf(const char* p, size_t left) {
+    if (left < kOperandBytesHeader) return nullptr;
+    const size_t len = loadOperand<uint16_t>(p + 1);
+    if (left - kOperandBytesHeader < len) return nullptr;
+    return p + kOperandBytesHeader;
+  }
+
   // The operand at p, other than a kFieldOne start, into `out`; where the
   // next one begins, or nullptr if the bytes do not hold a whole operand.
   __attribute__((always_inline)) static const char* plain(const char* p, const char* end,
@@ -73,21 +82,29 @@ struct OperandReplay {
         return value<double>(v, left, out);
       case kOperandPtr:
         return value<uint64_t, const void*>(v, left, out);
-      case kOperandText:
-      case kOperandRaw:
+      // The two string operands every message has, each its own case.
+      case kOperandText: {
+        const char* bytes = bytesOf(p, left);
+        if (bytes == nullptr) return nullptr;
+        const size_t len = loadOperand<uint16_t>(v);
+        out.appendText(bytes, len);
+        return bytes + len;
+      }
+      case kOperandRaw: {
+        const char* bytes = bytesOf(p, left);
+        if (bytes == nullptr) return nullptr;
+        const size_t len = loadOperand<uint16_t>(v);
+        out.append(bytes, len);
+        return bytes + len;
+      }
       case kOperandWhole:
       case kOperandFieldText:
       case kOperandFieldBare: {
-        if (left < kOperandBytesHeader) return nullptr;
+        const char* bytes = bytesOf(p, left);
+        if (bytes == nullptr) return nullptr;
         const size_t len = loadOperand<uint16_t>(v);
-        const char* bytes = p + kOperandBytesHeader;
-        if (left - kOperandBytesHeader < len) return nullptr;
         const auto tag = static_cast<uint8_t>(*p);
-        if (tag == kOperandText) {
-          out.appendText(bytes, len);
-        } else if (tag == kOperandRaw) {
-          out.append(bytes, len);
-        } else if (tag == kOperandWhole) {
+        if (tag == kOperandWhole) {
           out.appendWhole(bytes, len);
         } else {
           out.beginField(std::string_view(bytes, len), tag == kOperandFieldText);
@@ -112,10 +129,9 @@ struct OperandReplay {
     unsigned open = 0;
     bool bare = false;
     do {
-      if (static_cast<size_t>(end - p) < kOperandBytesHeader) return nullptr;
+      const char* bytes = bytesOf(p, static_cast<size_t>(end - p));
+      if (bytes == nullptr) return nullptr;
       const size_t len = loadOperand<uint16_t>(p + 1);
-      const char* bytes = p + kOperandBytesHeader;
-      if (static_cast<size_t>(end - bytes) < len) return nullptr;
       // As one operand's field: a stream that records (a Logger replaying a
       // statement's operands) records it so, with no end.
       out.beginOneOperandField(std::string_view(bytes, len), tag == kOperandFieldOneText, false);
