@@ -53,6 +53,22 @@ struct OperandReplay {
     return p + kOperandBytesHeader;
   }
 
+  // A kText (escaped: kEscape) or kRaw operand at p: where the next one
+  // begins, or nullptr.
+  template <bool kEscape>
+  __attribute__((always_inline)) static const char* stringOperand(const char* p, size_t left,
+                                                                  LogStream& out) {
+    const char* bytes = bytesOf(p, left);
+    if (bytes == nullptr) return nullptr;
+    const size_t len = loadOperand<uint16_t>(p + 1);
+    if constexpr (kEscape) {
+      out.appendText(bytes, len);
+    } else {
+      out.append(bytes, len);
+    }
+    return bytes + len;
+  }
+
   // The operand at p, other than a kFieldOne start, into `out`; where the
   // next one begins, or nullptr if the bytes do not hold a whole operand.
   __attribute__((always_inline)) static const char* plain(const char* p, const char* end,
@@ -83,20 +99,10 @@ struct OperandReplay {
       case kOperandPtr:
         return value<uint64_t, const void*>(v, left, out);
       // The two string operands every message has, each its own case.
-      case kOperandText: {
-        const char* bytes = bytesOf(p, left);
-        if (bytes == nullptr) return nullptr;
-        const size_t len = loadOperand<uint16_t>(v);
-        out.appendText(bytes, len);
-        return bytes + len;
-      }
-      case kOperandRaw: {
-        const char* bytes = bytesOf(p, left);
-        if (bytes == nullptr) return nullptr;
-        const size_t len = loadOperand<uint16_t>(v);
-        out.append(bytes, len);
-        return bytes + len;
-      }
+      case kOperandText:
+        return stringOperand<true>(p, left, out);
+      case kOperandRaw:
+        return stringOperand<false>(p, left, out);
       case kOperandWhole:
       case kOperandFieldText:
       case kOperandFieldBare: {
