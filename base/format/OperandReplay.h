@@ -98,7 +98,7 @@ struct OperandReplay {
         return value<double>(v, left, out);
       case kOperandPtr:
         return value<uint64_t, const void*>(v, left, out);
-      // The two string operands every message has, each its own case.
+      // Strings, each kind its own case: no compare of the tag after the switch.
       case kOperandText:
         return stringOperand<true>(p, left, out);
       case kOperandRaw:
