@@ -113,8 +113,7 @@ __attribute__((always_inline)) inline bool mayHoldControl(const char* p, size_t 
     return wordHits(uint64_t{a} | uint64_t{b} << 32);
   }
   for (size_t i = 0; i < n; ++i) {
-    unsigned char c = static_cast<unsigned char>(p[i]);
-    if (c < 0x20 || c == 0x7f) return true;
+    if (isControlByte(static_cast<unsigned char>(p[i]))) return true;
   }
   return false;
 }

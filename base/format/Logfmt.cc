@@ -12,12 +12,10 @@ namespace detail {
 
 namespace {
 
-bool isControl(unsigned char c) { return c < 0x20 || c == 0x7f; }
-
 // The bytes c takes inside quotes.
 size_t escapedLength(unsigned char c) {
   if (c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t') return 2;
-  return isControl(c) ? 6 : 1;
+  return isControlByte(c) ? 6 : 1;
 }
 
 // Writes c's quoted form so that it ends at `end`; returns its start.
@@ -37,7 +35,7 @@ char* writeEscapedBackward(char* end, unsigned char c) {
     default:
       break;
   }
-  if (!isControl(c)) {
+  if (!isControlByte(c)) {
     end[-1] = static_cast<char>(c);
     return end - 1;
   }
@@ -55,7 +53,7 @@ size_t quotedLength(std::string_view s, size_t i) {
   while (j < s.size()) {
     const char c = s[j];
     if (c == '"') return j + 1 - i;
-    if (isControl(static_cast<unsigned char>(c))) return 0;
+    if (isControlByte(static_cast<unsigned char>(c))) return 0;
     if (c != '\\') {
       ++j;
       continue;
@@ -243,7 +241,7 @@ size_t logfmtTokenAt(std::string_view s, size_t i, LogfmtField* field) {
     size_t k = v;
     while (k < s.size()) {
       const auto c = static_cast<unsigned char>(s[k]);
-      if (c == ' ' || c == '"' || c == '=' || c == '\\' || isControl(c)) break;
+      if (c == ' ' || c == '"' || c == '=' || c == '\\' || isControlByte(c)) break;
       ++k;
     }
     n = k - v;

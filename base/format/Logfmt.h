@@ -38,6 +38,9 @@ struct LogField {
 
 namespace detail {
 
+// A control byte, which every line format escapes: below 0x20, or DEL.
+constexpr bool isControlByte(unsigned char c) { return c < 0x20 || c == 0x7f; }
+
 inline constexpr size_t kMaxFieldName = 64;
 
 // Whether c may stay in a field's name.
@@ -54,7 +57,7 @@ struct LogfmtBytes {
   unsigned char of[256];
   constexpr LogfmtBytes() : of() {
     for (int c = 0; c < 256; ++c) {
-      const bool special = c < 0x20 || c == 0x7f || c == ' ' || c == '"' || c == '=' || c == '\\';
+      const bool special = isControlByte(static_cast<unsigned char>(c)) || c == ' ' || c == '"' || c == '=' || c == '\\';
       of[c] = static_cast<unsigned char>((special ? kQuotedByte : 0) |
                                          (isFieldNameByte(static_cast<char>(c)) ? kNameByte : 0));
     }

@@ -45,12 +45,16 @@ struct OperandReplay {
   }
 
   // The bytes of the length-prefixed operand at p (`left` bytes from its
-  // tag on), or nullptr if they are not all there.
-  __attribute__((always_inline)) static const char* bytesOf(const char* p, size_t left) {
-    if (left < kOperandBytesHeader) return nullptr;
+  // tag on); data is nullptr if they are not all there.
+  struct Bytes {
+    const char* data;
+    size_t len;
+  };
+  __attribute__((always_inline)) static Bytes bytesOf(const char* p, size_t left) {
+    if (left < kOperandBytesHeader) return {nullptr, 0};
     const size_t len = loadOperand<uint16_t>(p + 1);
-    if (left - kOperandBytesHeader < len) return nullptr;
-    return p + kOperandBytesHeader;
+    if (left - kOperandBytesHeader < len) return {nullptr, 0};
+    return {p + kOperandBytesHeader, len};
   }
 
   // A kText (escaped: kEscape) or kRaw operand at p: where the next one
@@ -58,15 +62,14 @@ struct OperandReplay {
   template <bool kEscape>
   __attribute__((always_inline)) static const char* stringOperand(const char* p, size_t left,
                                                                   LogStream& out) {
-    const char* bytes = bytesOf(p, left);
-    if (bytes == nullptr) return nullptr;
-    const size_t len = loadOperand<uint16_t>(p + 1);
+    const Bytes b = bytesOf(p, left);
+    if (b.data == nullptr) return nullptr;
     if constexpr (kEscape) {
-      out.appendText(bytes, len);
+      out.appendText(b.data, b.len);
     } else {
-      out.append(bytes, len);
+      out.append(b.data, b.len);
     }
-    return bytes + len;
+    return b.data + b.len;
   }
 
   // The operand at p, other than a kFieldOne start, into `out`; where the
@@ -106,16 +109,15 @@ struct OperandReplay {
       case kOperandWhole:
       case kOperandFieldText:
       case kOperandFieldBare: {
-        const char* bytes = bytesOf(p, left);
-        if (bytes == nullptr) return nullptr;
-        const size_t len = loadOperand<uint16_t>(v);
+        const Bytes b = bytesOf(p, left);
+        if (b.data == nullptr) return nullptr;
         const auto tag = static_cast<uint8_t>(*p);
         if (tag == kOperandWhole) {
-          out.appendWhole(bytes, len);
+          out.appendWhole(b.data, b.len);
         } else {
-          out.beginField(std::string_view(bytes, len), tag == kOperandFieldText);
+          out.beginField(std::string_view(b.data, b.len), tag == kOperandFieldText);
         }
-        return bytes + len;
+        return b.data + b.len;
       }
       default:
         return nullptr;
@@ -135,15 +137,14 @@ struct OperandReplay {
     unsigned open = 0;
     bool bare = false;
     do {
-      const char* bytes = bytesOf(p, static_cast<size_t>(end - p));
-      if (bytes == nullptr) return nullptr;
-      const size_t len = loadOperand<uint16_t>(p + 1);
+      const Bytes b = bytesOf(p, static_cast<size_t>(end - p));
+      if (b.data == nullptr) return nullptr;
       // As one operand's field: a stream that records (a Logger replaying a
       // statement's operands) records it so, with no end.
-      out.beginOneOperandField(std::string_view(bytes, len), tag == kOperandFieldOneText, false);
+      out.beginOneOperandField(std::string_view(b.data, b.len), tag == kOperandFieldOneText, false);
       ++open;
       bare = tag == kOperandFieldOneBare;
-      p = bytes + len;
+      p = b.data + b.len;
       if (p == end) return p;
       tag = static_cast<uint8_t>(*p);
     } while (tag == kOperandFieldOneText || tag == kOperandFieldOneBare);

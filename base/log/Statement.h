@@ -426,9 +426,7 @@ __attribute__((always_inline)) inline uint64_t literalWord(const char (&s)[M], O
 template <size_t M, size_t... I>
 __attribute__((always_inline)) inline OperandTag literalTag(const char (&s)[M],
                                                            std::index_sequence<I...>) {
-  const bool control = (false | ... |
-                        (static_cast<unsigned char>(s[I]) < 0x20 ||
-                         static_cast<unsigned char>(s[I]) == 0x7f));
+  const bool control = (false | ... | isControlByte(static_cast<unsigned char>(s[I])));
   return __builtin_constant_p(control) && !control ? kOperandRaw : kOperandText;
 }
 template <size_t M, size_t... Words>

@@ -39,8 +39,8 @@ class MadeRecords {
     uint64_t at = muon::TscClock::readCounter();
     constexpr size_t kHeader = sizeof(muon::detail::RecordHeader);
     alignas(16) char scratch[kHeader + 2 * muon::detail::kRecorderRoom];
+    using Recorder = muon::detail::Recorder<muon::detail::kRecorderRoom, muon::Logger::INFO>;
     for (size_t r = 0; r < count; ++r) {
-      using Recorder = muon::detail::Recorder<muon::detail::kRecorderRoom, muon::Logger::INFO>;
       const Recorder begun{scratch, kHeader, sizeof scratch - 8, &muon::detail::g_noLane};
       const auto ended = operands(begun, r);
       if (ended.start != scratch || ended.used > kSlot) std::abort();  // larger than a slot
