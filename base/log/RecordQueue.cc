@@ -68,11 +68,9 @@ char* RecordQueue::reserveSlow(size_t size) {
 bool RecordQueue::leaveShared() {
   if (!sink_->writtenThrough(sharedThrough_)) {
     // Its lines still wait in the shared buffers, those of the hold before
-    // are written (stillShared() said so).
-    cachedRead_ = read_.load(std::memory_order_acquire);
-    if (position() - cachedRead_ > quarter_ / 2) return false;
-    // Its later shared lines must go after the records it now commits:
-    // into a later buffer, which the sink writes after those records.
+    // are written, and the ring is at most an eighth full (sharedGoesOn()
+    // said so). Its later shared lines must go after the records it now
+    // commits: into a later buffer, which the sink writes after those records.
     if (!sink_->sealShared(sharedThrough_)) return false;
     // position(): where the next record begins (at the ring's end, the
     // same number as the next lap's start).

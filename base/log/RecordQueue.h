@@ -224,7 +224,7 @@ class RecordQueue {
       disturbLane();
       return true;
     }
-    if (shared_ && (stillShared() || !leaveShared())) return true;
+    if (shared_ && (sharedGoesOn() || !leaveShared())) return true;
     cachedRead_ = read_.load(std::memory_order_acquire);
     const uint64_t used = position() + kMaxRecord - cachedRead_;
     if (used <= quarter_) {
@@ -257,6 +257,18 @@ class RecordQueue {
   // written, or sooner, once the consumer has caught up with the ring,
   // behind a hold (hold()). Either way its lines keep their order.
   bool shared() const { return shared_; }
+  // In the shared mode, with the lane not busy: whether the mode goes on
+  // for the next statement, crowded() then saying so with nothing changed.
+  // Its lines still wait in the shared buffers (or those of the hold
+  // before do), and the consumer has not caught up with the ring (it is
+  // over an eighth full). Inline, so that a statement of a thread that
+  // stays shared learns it at once (Statement::beginSlow).
+  bool sharedGoesOn() {
+    if (stillShared()) return true;
+    if (sink_->writtenThrough(sharedThrough_)) return false;
+    cachedRead_ = read_.load(std::memory_order_acquire);
+    return position() - cachedRead_ > quarter_ / 2;
+  }
   // Queues a finished line (a statement's text, or what the thread
   // appended to the sink itself) where this thread's lines go now: to the
   // shared buffers in the shared mode, or when it is too long for a record
@@ -403,16 +415,16 @@ class RecordQueue {
     const uint64_t sequence = sink_->appendShared(line, len);
     if (sequence != 0) sharedThrough_ = sequence;
   }
-  // Whether the shared mode can end: its lines are written, or the
-  // consumer has caught up with the ring (at most an eighth full) and the
-  // thread goes back to it behind a hold. The consumer is not woken for the
+  // Ends the shared mode, once sharedGoesOn() is false: its lines are
+  // written, or the consumer has caught up with the ring (at most an eighth
+  // full) and the thread goes back to it behind a hold (false where the
+  // sink cannot seal its current buffer yet: the mode goes on). The consumer is not woken for the
   // lines: a thread that logs on fills the shared buffer, which is then
   // written, and one that stopped waits at most the sink's flush interval,
   // formatting its own lines meanwhile (waking the consumer for each partly
   // filled buffer turned them over faster than one producer could fill
   // them). Without the hold a thread that logs on stayed in the shared mode
-  // for good: it always has a line in the buffer being filled. Called once
-  // stillShared() is false.
+  // for good: it always has a line in the buffer being filled.
   bool leaveShared();
   // Whether the shared mode cannot end yet, inline: its lines wait in the
   // shared buffers, and so do those of the hold before (one hold at a time:

@@ -148,6 +148,18 @@ void noteBegan(Slot* slot, const char* start) {
   }
 }
 
+// Begins a statement's record in a slot, with the time it began (`time`:
+// unset where the counter is the clock) and whether its queue was crowded.
+inline RecordStart beginInSlot(const LogSite* site, uint64_t count, Timestamp time, bool crowded) {
+  Slot* slot = acquireSlot(nullptr);
+  slot->crowded = crowded;
+  slot->began.count = count;
+  slot->began.time = time;
+  std::memcpy(slot->record + offsetof(RecordHeader, key), &count, sizeof count);
+  std::memcpy(slot->record + offsetof(RecordHeader, site), &site, sizeof site);
+  return {slot->record, &g_noLane};
+}
+
 }  // namespace
 
 unsigned statementSlotsInUse() { return t_slots.depth; }
@@ -159,6 +171,14 @@ RecordStart Statement::beginSlow(const LogSite* site, int level) noexcept {
     RecordLane* lane = route.lanes[level];
     char* start = lane->write;
     if (openLane(lane, start, site)) return {start, lane};
+  } else {
+    // The common case here: the thread stays in the shared mode (the
+    // counter is the clock: the route is current and has a lane).
+    RecordLane* const open = route.lanes[level];
+    if (open != &g_noLane && !open->busy() && open->queue->shared() &&
+        open->queue->sharedGoesOn()) {
+      return beginInSlot(site, TscClock::readCounter(), Timestamp(), true);
+    }
   }
   // The statement's time, before the look below (which may wake the
   // consumer, taking its mutex).
@@ -180,17 +200,11 @@ RecordStart Statement::beginSlow(const LogSite* site, int level) noexcept {
   // (RecordQueue's shared mode keeps the order).
   RecordLane* lane = route.lane;
   if (lane != nullptr && lane->busy()) lane->queue->disturbLane();
-  Slot* slot = acquireSlot(nullptr);
-  slot->crowded = crowded;
-  slot->began.count = count;
   // A lane on a current route means the counter is the clock (resolveThreadRoute).
   const bool counting =
       (open != &g_noLane && route.generation == g_routeGeneration.load(std::memory_order_relaxed)) ||
       clockIsTheCounter();
-  slot->began.time = counting ? Timestamp() : Logger::now();
-  std::memcpy(slot->record + offsetof(RecordHeader, key), &count, sizeof count);
-  std::memcpy(slot->record + offsetof(RecordHeader, site), &site, sizeof site);
-  return {slot->record, &g_noLane};
+  return beginInSlot(site, count, counting ? Timestamp() : Logger::now(), crowded);
 }
 
 RecordPlace Statement::moveToScratch(char* start, size_t used, size_t size) noexcept {
