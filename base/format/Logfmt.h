@@ -57,7 +57,8 @@ struct LogfmtBytes {
   unsigned char of[256];
   constexpr LogfmtBytes() : of() {
     for (int c = 0; c < 256; ++c) {
-      const bool special = isControlByte(static_cast<unsigned char>(c)) || c == ' ' || c == '"' || c == '=' || c == '\\';
+      const bool special = isControlByte(static_cast<unsigned char>(c)) || c == ' ' || c == '"' ||
+                           c == '=' || c == '\\';
       of[c] = static_cast<unsigned char>((special ? kQuotedByte : 0) |
                                          (isFieldNameByte(static_cast<char>(c)) ? kNameByte : 0));
     }

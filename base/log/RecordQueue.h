@@ -418,13 +418,14 @@ class RecordQueue {
   // Ends the shared mode, once sharedGoesOn() is false: its lines are
   // written, or the consumer has caught up with the ring (at most an eighth
   // full) and the thread goes back to it behind a hold (false where the
-  // sink cannot seal its current buffer yet: the mode goes on). The consumer is not woken for the
-  // lines: a thread that logs on fills the shared buffer, which is then
-  // written, and one that stopped waits at most the sink's flush interval,
-  // formatting its own lines meanwhile (waking the consumer for each partly
-  // filled buffer turned them over faster than one producer could fill
-  // them). Without the hold a thread that logs on stayed in the shared mode
-  // for good: it always has a line in the buffer being filled.
+  // sink cannot seal its current buffer yet: the mode goes on). The
+  // consumer is not woken for the lines: a thread that logs on fills the
+  // shared buffer, which is then written, and one that stopped waits at
+  // most the sink's flush interval, formatting its own lines meanwhile
+  // (waking the consumer for each partly filled buffer turned them over
+  // faster than one producer could fill them). Without the hold a thread
+  // that logs on stayed in the shared mode for good: it always has a line
+  // in the buffer being filled.
   bool leaveShared();
   // Whether the shared mode cannot end yet, inline: its lines wait in the
   // shared buffers, and so do those of the hold before (one hold at a time:
