@@ -115,12 +115,22 @@ void RecordQueue::refreshLane() {
   char* const write = data_ + (position - lapStart);
   lane_.write = write;
   constexpr size_t kMax = RecordLane::kMaxStatement;
+  lane_.openMark = shared_ ? RecordLane::kLaneFormat : RecordLane::kLaneOpen;
+  if (shared_) {
+    // The shared mode: records are made into lines where they are written,
+    // never published, so each starts at `write`, where one of kMax bytes
+    // must be contiguous and clear of what the consumer has yet to read.
+    const bool room =
+        position - lapStart + kMax <= capacity_ && position + kMax - cachedRead_ <= capacity_;
+    lane_.limit = room && inPlace_ == nullptr ? write : nullptr;
+    return;
+  }
   // The last position a record of kMax bytes may start at: contiguous
   // before the ring's end, and the ring no fuller than recordRoom() after it.
   const uint64_t byEnd = lapStart + capacity_ - kMax;
   const uint64_t byRoom = cachedRead_ + recordRoom() - kMax;
   const uint64_t last = byEnd < byRoom ? byEnd : byRoom;
-  lane_.limit = shared_ || inPlace_ != nullptr || quarter_ < kMax || last < position
+  lane_.limit = inPlace_ != nullptr || quarter_ < kMax || last < position
                     ? nullptr
                     : data_ + (last - lapStart);
 }

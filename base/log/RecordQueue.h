@@ -65,25 +65,35 @@ class RecordQueue;
 // keeps `limit` such that a record of kMaxStatement bytes at `write` is
 // contiguous and leaves the ring at most a quarter full (half after a wake
 // that found the consumer waiting for work: RecordQueue::crowded) by the
-// last look at the consumer (nullptr in the shared mode: no statement starts
-// in place).
-// While a statement writes its record in place, `write` holds kLaneOpen, and
-// kLaneDisturbed once anything else on the thread needed the ring meanwhile
-// (a << operand that logs): that statement then ends by the slow path.
+// last look at the consumer. In the shared mode a statement still records
+// in place, at `write`, where the ring has room for a record of the largest
+// size after what it holds, but the record is not published: its commit
+// makes its line from it (Statement::commitSlow), and the next statement's
+// record goes to the same place.
+// While a statement writes its record in place, `write` holds `openMark`:
+// kLaneOpen, or kLaneFormat in the shared mode, which the common commit
+// does not take; and kLaneDisturbed once anything else on the thread needed
+// the ring meanwhile (a << operand that logs): that statement then ends by
+// the slow path.
 // Owner thread only, but `published`, which the consumer reads.
 struct RecordLane {
   static constexpr uintptr_t kLaneOpen = ~uintptr_t{0};
   static constexpr uintptr_t kLaneDisturbed = ~uintptr_t{1};
+  static constexpr uintptr_t kLaneFormat = ~uintptr_t{2};
   // The largest statement record written in place: its header and
   // LogStream::kBufferSize bytes of operands.
   static constexpr size_t kMaxStatement = sizeof(RecordHeader) + 4000;
 
-  bool busy() const { return reinterpret_cast<uintptr_t>(write) >= kLaneDisturbed; }
+  bool busy() const { return reinterpret_cast<uintptr_t>(write) >= kLaneFormat; }
+  // Whether the statement open in the lane makes its line when it ends
+  // (the shared mode), undisturbed.
+  bool formatting() const { return reinterpret_cast<uintptr_t>(write) == kLaneFormat; }
 
   RecordQueue* queue = nullptr;         // whose lane this is
 
   char* write = nullptr;
   char* limit = nullptr;
+  uintptr_t openMark = kLaneOpen;  // what `write` holds while a statement is open
   // Where the committed records end, as a place in the ring (its end, once
   // a record ends there, until the next begins at the start). The consumer
   // turns it into a position in the ring's stream of bytes

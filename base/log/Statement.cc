@@ -78,20 +78,35 @@ __attribute__((noinline)) Slot* newSlotAt(unsigned depth) {
   return slot;
 }
 
-// A slot for the statement whose record began at `origin` (nullptr: at
-// the slot's own record). A kept slot (the reaper clears them) is taken
-// inline.
-inline Slot* acquireSlot(char* origin) {
+// The slot kept for the next statement, if there is one (nullptr: none
+// kept yet, or too deep).
+inline Slot* keptSlot() {
+  const unsigned depth = t_slots.depth;
+  return depth < kKeptSlots ? t_slots.kept[depth] : nullptr;
+}
+
+// Gives `slot` to the statement whose record began at `origin` (nullptr:
+// at the slot's own record): the thread's next slot.
+inline Slot* pushSlot(Slot* slot, char* origin) {
   SlotStack& stack = t_slots;
-  const unsigned depth = stack.depth;
-  Slot* slot = depth < kKeptSlots ? stack.kept[depth] : nullptr;
-  if (__builtin_expect(slot == nullptr, 0)) slot = newSlotAt(depth);
   slot->origin = origin != nullptr ? origin : slot->record;
   slot->crowded = false;
-  stack.inUse[depth] = slot;
-  stack.depth = depth + 1;
+  stack.inUse[stack.depth] = slot;
+  ++stack.depth;
   return slot;
 }
+
+// The thread's next slot: a kept one (the reaper clears them), inline, or
+// a new one.
+inline Slot* nextSlot() {
+  Slot* slot = keptSlot();
+  if (__builtin_expect(slot == nullptr, 0)) slot = newSlotAt(t_slots.depth);
+  return slot;
+}
+
+// A slot for the statement whose record began at `origin` (nullptr: at
+// the slot's own record).
+inline Slot* acquireSlot(char* origin) { return pushSlot(nextSlot(), origin); }
 
 // The slot of the statement whose record began at `origin`, if it has one:
 // the top one (statements nested in its operands have ended theirs).
@@ -148,10 +163,12 @@ void noteBegan(Slot* slot, const char* start) {
   }
 }
 
-// Begins a statement's record in a slot, with the time it began (`time`:
-// unset where the counter is the clock) and whether its queue was crowded.
-inline RecordStart beginInSlot(const LogSite* site, uint64_t count, Timestamp time, bool crowded) {
-  Slot* slot = acquireSlot(nullptr);
+// Begins a statement's record in `slot`, the thread's next, with the time
+// it began (`time`: unset where the counter is the clock) and whether its
+// queue was crowded.
+inline RecordStart beginInSlot(Slot* slot, const LogSite* site, uint64_t count, Timestamp time,
+                               bool crowded) {
+  pushSlot(slot, nullptr);
   slot->crowded = crowded;
   slot->began.count = count;
   slot->began.time = time;
@@ -165,20 +182,30 @@ inline RecordStart beginInSlot(const LogSite* site, uint64_t count, Timestamp ti
 unsigned statementSlotsInUse() { return t_slots.depth; }
 
 RecordStart Statement::beginSlow(const LogSite* site, int level) noexcept {
+  // The common case here: the thread stays in the shared mode (the route
+  // is current and has a lane, so the counter is the clock). Kept apart
+  // from the other cases, so that it saves no registers for them.
+  const ThreadRoute& route = t_route;
+  if (__builtin_expect(route.generation == g_routeGeneration.load(std::memory_order_relaxed), 1)) {
+    RecordLane* const open = route.lanes[level];
+    if (open != &g_noLane && !open->busy() && open->queue->shared() &&
+        open->queue->sharedGoesOn()) {
+      // Without a kept slot, beginAnew makes one (and finds the same).
+      if (Slot* slot = keptSlot()) {
+        return beginInSlot(slot, site, TscClock::readCounter(), Timestamp(), true);
+      }
+    }
+  }
+  return beginAnew(site, level);
+}
+
+RecordStart Statement::beginAnew(const LogSite* site, int level) noexcept {
   ThreadRoute& route = t_route;
   if (route.generation != g_routeGeneration.load(std::memory_order_relaxed)) {
     resolveThreadRoute();
     RecordLane* lane = route.lanes[level];
     char* start = lane->write;
     if (openLane(lane, start, site)) return {start, lane};
-  } else {
-    // The common case here: the thread stays in the shared mode (the
-    // counter is the clock: the route is current and has a lane).
-    RecordLane* const open = route.lanes[level];
-    if (open != &g_noLane && !open->busy() && open->queue->shared() &&
-        open->queue->sharedGoesOn()) {
-      return beginInSlot(site, TscClock::readCounter(), Timestamp(), true);
-    }
   }
   // The statement's time, before the look below (which may wake the
   // consumer, taking its mutex).
@@ -204,7 +231,7 @@ RecordStart Statement::beginSlow(const LogSite* site, int level) noexcept {
   const bool counting =
       (open != &g_noLane && route.generation == g_routeGeneration.load(std::memory_order_relaxed)) ||
       clockIsTheCounter();
-  return beginInSlot(site, count, counting ? Timestamp() : Logger::now(), crowded);
+  return beginInSlot(nextSlot(), site, count, counting ? Timestamp() : Logger::now(), crowded);
 }
 
 RecordPlace Statement::moveToScratch(char* start, size_t used, size_t size) noexcept {
@@ -261,11 +288,39 @@ void Statement::endLogger(char* origin) noexcept {
   releaseTopSlot();
 }
 
+// Ends a statement that recorded in place in the shared mode (its lane
+// `formatting`), its record unpublished at `start`: the lane closes, and
+// then, as beginSlow's look would have had it, the mode goes on (or the
+// queue is crowded) and the line is made from the record, or it has ended
+// and the record is published where it is. False where neither was done:
+// the statement goes on as a Logger.
+__attribute__((always_inline)) inline bool Statement::commitInSharedMode(RecordLane* lane,
+                                                                      int level, char* start,
+                                                                      size_t used) noexcept {
+  RecordQueue* queue = lane->queue;
+  // Closed: nothing was published, so its place and its limit stand.
+  lane->write = start;
+  if (queue->sharedGoesOn() || queue->crowded()) {
+    StatementTime began;
+    std::memcpy(&began.count, start + offsetof(RecordHeader, key), sizeof began.count);
+    return Logger::writeStatementText(siteOf(start), static_cast<Logger::LogLevel>(level), began,
+                                      start + sizeof(RecordHeader), used - sizeof(RecordHeader),
+                                      true);
+  }
+  if (lane->write != start || start > lane->limit) return false;
+  publishRecord(lane, start, used, level);
+  return true;
+}
+
 void Statement::commitSlow(int level, char* start, size_t used) noexcept {
-  // Out of the lane, with every operand recorded: where its Logger would
-  // only make text and write it, the line is made from the record as it is.
+  // With every operand recorded, where its Logger would only make text and
+  // write it, the line is made from the record as it is: in place in the
+  // lane in the shared mode, or out of the lane.
   Slot* slot = slotHolding(start);
-  if (slot != nullptr && !slot->hasLogger) {
+  if (slot == nullptr) {
+    RecordLane* lane = t_route.lane;  // the statement's (the route stays while it is open)
+    if (lane->formatting() && commitInSharedMode(lane, level, start, used)) return;
+  } else if (!slot->hasLogger) {
     noteBegan(slot, start);
     if (Logger::writeStatementText(siteOf(start), static_cast<Logger::LogLevel>(level), slot->began,
                                    start + sizeof(RecordHeader), used - sizeof(RecordHeader),

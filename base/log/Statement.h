@@ -149,10 +149,24 @@ struct Recorder {
 // it may not (g_noLane never lets one).
 __attribute__((always_inline)) inline bool openLane(RecordLane* lane, char* at, const LogSite* site) {
   if (__builtin_expect(at > lane->limit, 0)) return false;
-  lane->write = reinterpret_cast<char*>(RecordLane::kLaneOpen);
+  lane->write = reinterpret_cast<char*>(lane->openMark);
   TscClock::storeCounter(at + offsetof(RecordHeader, key));
   std::memcpy(at + offsetof(RecordHeader, site), &site, sizeof site);
   return true;
+}
+
+// Publishes the statement record of `used` bytes at `start`, where `lane`
+// writes (open by the statement, or at its limit at most): its header's
+// first word (size, length, kind and level), then its end.
+__attribute__((always_inline)) inline void publishRecord(RecordLane* lane, char* start, size_t used,
+                                                         int level) {
+  const uint64_t size = (used + 7) & ~uint64_t{7};
+  const uint64_t first = size | uint64_t{used - sizeof(RecordHeader)} << 32 |
+                         uint64_t{RecordHeader::kStatementCount} << 48 |
+                         uint64_t{static_cast<unsigned>(level)} << 56;
+  std::memcpy(start, &first, sizeof first);
+  lane->write = start + size;
+  lane->published.store(start + size, std::memory_order_release);
 }
 
 // Where a record goes on: a slow path's answer.
@@ -215,14 +229,7 @@ class Statement {
   __attribute__((always_inline)) void commit(const Recorder<B, L>& r) {
     RecordLane* lane = r.lane;
     if (__builtin_expect(lane->write == reinterpret_cast<char*>(RecordLane::kLaneOpen), 1)) {
-      const uint64_t size = (r.used + 7) & ~uint64_t{7};
-      // size, length, kind and level: the header's first word.
-      const uint64_t first = size | uint64_t{r.used - sizeof(RecordHeader)} << 32 |
-                             uint64_t{RecordHeader::kStatementCount} << 48 |
-                             uint64_t{static_cast<unsigned>(L)} << 56;
-      std::memcpy(r.start, &first, sizeof first);
-      lane->write = r.start + size;
-      lane->published.store(r.start + size, std::memory_order_release);
+      publishRecord(lane, r.start, r.used, L);
     } else {
       commitSlow(L, r.start, r.used);
     }
@@ -257,6 +264,8 @@ class Statement {
   // Out of line (Statement.cc). A record begun by the slow path: in the
   // lane after the route is resolved again, or in a slot of the thread's.
   static RecordStart beginSlow(const LogSite* site, int level) noexcept;
+  // beginSlow's other cases: the route to resolve, the lane at its limit.
+  __attribute__((noinline)) static RecordStart beginAnew(const LogSite* site, int level) noexcept;
   // The record at `start` with `used` bytes, with room for `size` more and
   // kRecorderRoom: in its slot, or on the heap (it may stay where it is).
   static RecordPlace moveToScratch(char* start, size_t used, size_t size) noexcept;
@@ -266,6 +275,8 @@ class Statement {
   // Ends the statement whose record began at `origin`.
   static void endLogger(char* origin) noexcept;
   static void commitSlow(int level, char* start, size_t used) noexcept;
+  // commitSlow's case of a record in place in the shared mode (Statement.cc).
+  static bool commitInSharedMode(RecordLane* lane, int level, char* start, size_t used) noexcept;
   static void abandon(char* origin) noexcept;
 
   char* origin_ = nullptr;  // the record's first place while the statement runs

@@ -385,6 +385,45 @@ TEST_F(RecordQueuesTest, AThreadBehindItsBackendUsesTheSharedBuffersAndKeepsItsO
   }
 }
 
+// In the shared mode a statement still records in place, at its ring's
+// write position (it takes no slot of the thread's), and makes its line
+// from the record there when it ends: the ring gets no record of it, and
+// the file has every line in order.
+TEST_F(RecordQueuesTest, AStatementInTheSharedModeRecordsInPlaceAndMakesItsLineThere) {
+  AsyncLogging::Options options;
+  options.policy = AsyncLogging::kBlock;
+  options.threadQueueBytes = RecordQueues::kMinQueueBytes;
+  int n = 0;
+  {
+    AsyncLogging log(dir_.file("inplace"), 1L << 30, options);
+    auto attached = Logger::attach(log);
+    LOG_INFO << "n=" << n++ << " slots=" << muon::detail::statementSlotsInUse();
+    muon::detail::RecordQueue* queue = muon::detail::t_recordQueue.queue;
+    ASSERT_NE(queue, nullptr);
+    while (!queue->shared() && n < 100000) {
+      LOG_INFO << "n=" << n++ << " slots=" << muon::detail::statementSlotsInUse();
+    }
+    ASSERT_TRUE(queue->shared()) << "the queue never crowded";
+    const uint64_t committed = queue->committed();
+    for (int i = 0; i < 100; ++i) {
+      LOG_INFO << "n=" << n++ << " slots=" << muon::detail::statementSlotsInUse();
+    }
+    EXPECT_TRUE(queue->shared());
+    EXPECT_EQ(queue->committed(), committed) << "a statement of the shared mode left a record";
+    log.start();
+  }
+  const std::vector<std::string> lines = readLines(dir_.files()[0]);
+  ASSERT_EQ(lines.size(), static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    // The operand is evaluated after the statement began, in place or not.
+    ASSERT_NE(lines[i].find("n=" + std::to_string(i) + " slots="), std::string::npos) << lines[i];
+  }
+  // The statements that began once the thread was shared, the last ones.
+  for (int i = n - 100; i < n; ++i) {
+    EXPECT_NE(lines[i].find(" slots=0 - "), std::string::npos) << "not in place: " << lines[i];
+  }
+}
+
 // Lines longer than a record holds: a thread's own append() of one goes to
 // the shared buffers (and takes the thread to the shared mode). With
 // `tag`, so that the file tells them apart.
