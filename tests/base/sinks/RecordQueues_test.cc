@@ -348,17 +348,23 @@ TEST_F(RecordQueuesTest, SmallQueuesUnderBlockLoseNothingAndKeepEachThreadsOrder
   muon::test::expectPerThreadOrder(readLines(dir_.files()[0]), kThreads, kPerThread);
 }
 
+// kBlock, and the smallest thread queues: a thread's queue crowds after a
+// few hundred statements while the backend is not started.
+AsyncLogging::Options smallQueuesThatBlock() {
+  AsyncLogging::Options options;
+  options.policy = AsyncLogging::kBlock;
+  options.threadQueueBytes = RecordQueues::kMinQueueBytes;
+  return options;
+}
+
 // A thread whose queue crowds (the backend behind: here not started) puts
 // its lines in the shared buffers, after the records in its queue, and
 // comes back to its queue once they are written; its own append()s follow
 // the same way. The file has them all in the order they were logged.
 TEST_F(RecordQueuesTest, AThreadBehindItsBackendUsesTheSharedBuffersAndKeepsItsOrder) {
-  AsyncLogging::Options options;
-  options.policy = AsyncLogging::kBlock;
-  options.threadQueueBytes = RecordQueues::kMinQueueBytes;
   int n = 0;
   {
-    AsyncLogging log(dir_.file("shared"), 1L << 30, options);
+    AsyncLogging log(dir_.file("shared"), 1L << 30, smallQueuesThatBlock());
     auto attached = Logger::attach(log);
     LOG_INFO << "n=" << n++;
     muon::detail::RecordQueue* queue = muon::detail::t_recordQueue.queue;
@@ -390,12 +396,9 @@ TEST_F(RecordQueuesTest, AThreadBehindItsBackendUsesTheSharedBuffersAndKeepsItsO
 // from the record there when it ends: the ring gets no record of it, and
 // the file has every line in order.
 TEST_F(RecordQueuesTest, AStatementInTheSharedModeRecordsInPlaceAndMakesItsLineThere) {
-  AsyncLogging::Options options;
-  options.policy = AsyncLogging::kBlock;
-  options.threadQueueBytes = RecordQueues::kMinQueueBytes;
   int n = 0;
   {
-    AsyncLogging log(dir_.file("inplace"), 1L << 30, options);
+    AsyncLogging log(dir_.file("inplace"), 1L << 30, smallQueuesThatBlock());
     auto attached = Logger::attach(log);
     LOG_INFO << "n=" << n++ << " slots=" << muon::detail::statementSlotsInUse();
     muon::detail::RecordQueue* queue = muon::detail::t_recordQueue.queue;
