@@ -115,11 +115,12 @@ void RecordQueue::refreshLane() {
   char* const write = data_ + (position - lapStart);
   lane_.write = write;
   constexpr size_t kMax = RecordLane::kMaxStatement;
-  lane_.openMark = shared_ ? RecordLane::kLaneFormat : RecordLane::kLaneOpen;
-  if (shared_) {
-    // The shared mode: records are made into lines where they are written,
-    // never published, so each starts at `write`, where one of kMax bytes
-    // must be contiguous and clear of what the consumer has yet to read.
+  const bool formatting = shared_ || crowded_;
+  lane_.openMark = formatting ? RecordLane::kLaneFormat : RecordLane::kLaneOpen;
+  if (formatting) {
+    // Records are made into lines where they are written, never published,
+    // so each starts at `write`, where one of kMax bytes must be contiguous
+    // and clear of what the consumer has yet to read.
     const bool room =
         position - lapStart + kMax <= capacity_ && position + kMax - cachedRead_ <= capacity_;
     lane_.limit = room && inPlace_ == nullptr ? write : nullptr;

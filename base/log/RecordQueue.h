@@ -65,14 +65,15 @@ class RecordQueue;
 // keeps `limit` such that a record of kMaxStatement bytes at `write` is
 // contiguous and leaves the ring at most a quarter full (half after a wake
 // that found the consumer waiting for work: RecordQueue::crowded) by the
-// last look at the consumer. In the shared mode a statement still records
+// last look at the consumer. While the queue is crowded (its statements
+// make their own lines) and in the shared mode, a statement still records
 // in place, at `write`, where the ring has room for a record of the largest
 // size after what it holds, but the record is not published: its commit
 // makes its line from it (Statement::commitSlow), and the next statement's
-// record goes to the same place.
+// record, or the line itself as a kText record, goes to the same place.
 // While a statement writes its record in place, `write` holds `openMark`:
-// kLaneOpen, or kLaneFormat in the shared mode, which the common commit
-// does not take; and kLaneDisturbed once anything else on the thread needed
+// kLaneOpen, or kLaneFormat while statements make their lines, which the
+// common commit does not take; and kLaneDisturbed once anything else on the thread needed
 // the ring meanwhile (a << operand that logs): that statement then ends by
 // the slow path.
 // Owner thread only, but `published`, which the consumer reads.
@@ -245,8 +246,9 @@ class RecordQueue {
       wokeIdle_ = sink_->wake();
     }
     shared_ = used > recordRoom() + quarter_;
+    crowded_ = used > recordRoom();
     refreshLane();
-    return used > recordRoom();
+    return crowded_;
   }
 
   // A statement found the lane past its limit (the ring's end, or as full
@@ -488,6 +490,7 @@ class RecordQueue {
   void* inPlace_ = nullptr;   // the statement writing a record in place
   MoveOut moveOut_ = nullptr;
   bool shared_ = false;        // the shared mode
+  bool crowded_ = false;       // what crowded() found at its last fresh look
   uint64_t sharedThrough_ = 0; // the buffer of its last line in the shared buffers
   // The hold (hold()): the position stored first, the sequence after it
   // (release), both before any record past the position is committed. A

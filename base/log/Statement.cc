@@ -288,19 +288,20 @@ void Statement::endLogger(char* origin) noexcept {
   releaseTopSlot();
 }
 
-// Ends a statement that recorded in place in the shared mode (its lane
-// `formatting`), its record unpublished at `start`: the lane closes, and
-// then, as beginSlow's look would have had it, the mode goes on (or the
-// queue is crowded) and the line is made from the record, or it has ended
+// Ends a statement that recorded in place while its thread makes its own
+// lines (its lane `formatting`: the queue crowded, or in the shared mode),
+// its record unpublished at `start`: the lane closes, and then, as
+// beginSlow's look would have had it, the queue is still crowded (or the
+// shared mode goes on) and the line is made from the record, or it is not
 // and the record is published where it is. False where neither was done:
 // the statement goes on as a Logger.
-__attribute__((always_inline)) inline bool Statement::commitInSharedMode(RecordLane* lane,
-                                                                      int level, char* start,
-                                                                      size_t used) noexcept {
+__attribute__((always_inline)) inline bool Statement::commitFormatting(RecordLane* lane, int level,
+                                                                    char* start,
+                                                                    size_t used) noexcept {
   RecordQueue* queue = lane->queue;
   // Closed: nothing was published, so its place and its limit stand.
   lane->write = start;
-  if (queue->sharedGoesOn() || queue->crowded()) {
+  if ((queue->shared() && queue->sharedGoesOn()) || queue->crowded()) {
     StatementTime began;
     std::memcpy(&began.count, start + offsetof(RecordHeader, key), sizeof began.count);
     return Logger::writeStatementText(siteOf(start), static_cast<Logger::LogLevel>(level), began,
@@ -315,11 +316,11 @@ __attribute__((always_inline)) inline bool Statement::commitInSharedMode(RecordL
 void Statement::commitSlow(int level, char* start, size_t used) noexcept {
   // With every operand recorded, where its Logger would only make text and
   // write it, the line is made from the record as it is: in place in the
-  // lane in the shared mode, or out of the lane.
+  // lane while the thread makes its own lines, or out of the lane.
   Slot* slot = slotHolding(start);
   if (slot == nullptr) {
     RecordLane* lane = t_route.lane;  // the statement's (the route stays while it is open)
-    if (lane->formatting() && commitInSharedMode(lane, level, start, used)) return;
+    if (lane->formatting() && commitFormatting(lane, level, start, used)) return;
   } else if (!slot->hasLogger) {
     noteBegan(slot, start);
     if (Logger::writeStatementText(siteOf(start), static_cast<Logger::LogLevel>(level), slot->began,

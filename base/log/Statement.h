@@ -275,8 +275,9 @@ class Statement {
   // Ends the statement whose record began at `origin`.
   static void endLogger(char* origin) noexcept;
   static void commitSlow(int level, char* start, size_t used) noexcept;
-  // commitSlow's case of a record in place in the shared mode (Statement.cc).
-  static bool commitInSharedMode(RecordLane* lane, int level, char* start, size_t used) noexcept;
+  // commitSlow's case of a record in place while the thread makes its own
+  // lines (Statement.cc).
+  static bool commitFormatting(RecordLane* lane, int level, char* start, size_t used) noexcept;
   static void abandon(char* origin) noexcept;
 
   char* origin_ = nullptr;  // the record's first place while the statement runs

@@ -397,10 +397,12 @@ TEST_F(RecordQueuesTest, AThreadBehindItsBackendUsesTheSharedBuffersAndKeepsItsO
   }
 }
 
-// In the shared mode a statement still records in place, at its ring's
-// write position (it takes no slot of the thread's), and makes its line
-// from the record there when it ends: the ring gets no record of it, and
-// the file has every line in order.
+// While its queue is crowded, and in the shared mode, a statement still
+// records in place, at its ring's write position (it takes no slot of the
+// thread's), and makes its line from the record there when it ends: in the
+// shared mode the ring gets no record of it, and the file has every line
+// in order. Only the statement that first finds the queue crowded begins
+// out of line.
 TEST_F(RecordQueuesTest, AStatementInTheSharedModeRecordsInPlaceAndMakesItsLineThere) {
   if (!pastTheClocksWarmUp()) {
     GTEST_SKIP() << "no invariant counter here (or MUON_TSC=0): no statement records in place";
@@ -434,6 +436,10 @@ TEST_F(RecordQueuesTest, AStatementInTheSharedModeRecordsInPlaceAndMakesItsLineT
   for (int i = n - 100; i < n; ++i) {
     EXPECT_NE(lines[i].find(" slots=0 - "), std::string::npos) << "not in place: " << lines[i];
   }
+  const auto outOfLine = std::count_if(lines.begin(), lines.end(), [](const std::string& line) {
+    return line.find(" slots=0 - ") == std::string::npos;
+  });
+  EXPECT_EQ(outOfLine, 1) << "statements of a crowded queue began out of line";
 }
 
 // Lines longer than a record holds: a thread's own append() of one goes to
