@@ -73,9 +73,9 @@ class RecordQueue;
 // record, or the line itself as a kText record, goes to the same place.
 // While a statement writes its record in place, `write` holds `openMark`:
 // kLaneOpen, or kLaneFormat while statements make their lines, which the
-// common commit does not take; and kLaneDisturbed once anything else on the thread needed
-// the ring meanwhile (a << operand that logs): that statement then ends by
-// the slow path.
+// common commit does not take; and kLaneDisturbed once anything else on the
+// thread needed the ring meanwhile (a << operand that logs): that statement
+// then ends by the slow path.
 // Owner thread only, but `published`, which the consumer reads.
 struct RecordLane {
   static constexpr uintptr_t kLaneOpen = ~uintptr_t{0};
@@ -87,7 +87,7 @@ struct RecordLane {
 
   bool busy() const { return reinterpret_cast<uintptr_t>(write) >= kLaneFormat; }
   // Whether the statement open in the lane makes its line when it ends
-  // (the shared mode), undisturbed.
+  // (the queue crowded, or in the shared mode), undisturbed.
   bool formatting() const { return reinterpret_cast<uintptr_t>(write) == kLaneFormat; }
 
   RecordQueue* queue = nullptr;         // whose lane this is
@@ -274,7 +274,8 @@ class RecordQueue {
   // Its lines still wait in the shared buffers (or those of the hold
   // before do), and the consumer has not caught up with the ring (it is
   // over an eighth full). Inline, so that a statement of a thread that
-  // stays shared learns it at once (Statement::beginSlow).
+  // stays shared learns it at once (Statement::commitFormatting, and
+  // beginSlow where the ring has no room to record in place).
   bool sharedGoesOn() {
     if (stillShared()) return true;
     if (sink_->writtenThrough(sharedThrough_)) return false;

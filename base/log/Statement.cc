@@ -182,9 +182,10 @@ inline RecordStart beginInSlot(Slot* slot, const LogSite* site, uint64_t count, 
 unsigned statementSlotsInUse() { return t_slots.depth; }
 
 RecordStart Statement::beginSlow(const LogSite* site, int level) noexcept {
-  // The common case here: the thread stays in the shared mode (the route
-  // is current and has a lane, so the counter is the clock). Kept apart
-  // from the other cases, so that it saves no registers for them.
+  // A thread that stays in the shared mode where its ring has no room to
+  // record in place (the route is current and has a lane, so the counter
+  // is the clock). Kept apart from the other cases, so that it saves no
+  // registers for them.
   const ThreadRoute& route = t_route;
   if (__builtin_expect(route.generation == g_routeGeneration.load(std::memory_order_relaxed), 1)) {
     RecordLane* const open = route.lanes[level];
@@ -301,6 +302,8 @@ __attribute__((always_inline)) inline bool Statement::commitFormatting(RecordLan
   RecordQueue* queue = lane->queue;
   // Closed: nothing was published, so its place and its limit stand.
   lane->write = start;
+  // crowded() takes the same first look at the shared mode; inline here,
+  // a thread that stays shared makes no call for it.
   if ((queue->shared() && queue->sharedGoesOn()) || queue->crowded()) {
     StatementTime began;
     std::memcpy(&began.count, start + offsetof(RecordHeader, key), sizeof began.count);
