@@ -205,19 +205,21 @@ size_t convertHex(char* buf, unsigned long long v) {
   return n + 2;
 }
 
-}  // namespace detail
-
 namespace {
 template <typename T>
-size_t formatFloating(char* buf, size_t size, T v) {
-  auto result = std::to_chars(buf, buf + size, v);
+size_t formatFloating(char* buf, T v) {
+  auto result = std::to_chars(buf, buf + kMaxFloatingSize, v);
   return static_cast<size_t>(result.ptr - buf);
 }
 }  // namespace
 
+size_t convertFloat(char* buf, float v) { return formatFloating(buf, v); }
+
+}  // namespace detail
+
 LogStream& LogStream::formatFloat(float v) {
   char tmp[kMaxNumericSize];
-  return appendWhole(tmp, formatFloating(tmp, sizeof tmp, v));
+  return appendWhole(tmp, detail::convertFloat(tmp, v));
 }
 
 namespace detail {
@@ -280,13 +282,16 @@ size_t convertShortDouble(char* buf, double v) {
   return 0;
 }
 
+size_t convertDouble(char* buf, double v) {
+  const size_t n = convertShortDouble(buf, v);
+  return n != 0 ? n : formatFloating(buf, v);
+}
+
 }  // namespace detail
 
 LogStream& LogStream::formatDouble(double v) {
   char tmp[kMaxNumericSize];
-  size_t n = detail::convertShortDouble(tmp, v);
-  if (n == 0) n = formatFloating(tmp, sizeof tmp, v);
-  return appendWhole(tmp, n);
+  return appendWhole(tmp, detail::convertDouble(tmp, v));
 }
 
 LogStream& LogStream::formatPointer(const void* p) {

@@ -65,6 +65,12 @@ size_t convertDecimal(char* buf, unsigned long long v);
 size_t convertShortDouble(char* buf, double v);
 // "0x" + lowercase hex digits; buf needs 18 chars.
 size_t convertHex(char* buf, unsigned long long v);
+// The shortest text that reads back as v ("0.1", "1e+300", "nan"), as a
+// LogStream writes a float or a double; buf needs kMaxFloatingSize chars
+// (the longest is 24: "-2.2250738585072014e-308").
+inline constexpr size_t kMaxFloatingSize = 32;
+size_t convertFloat(char* buf, float v);
+size_t convertDouble(char* buf, double v);
 
 // Whether [p, p+n) may hold a byte to escape: one below 0x20 or DEL (a tab
 // answers yes too; the escaper leaves it). Sixteen bytes at a time, the last
@@ -144,6 +150,17 @@ inline void copyShort(char* to, const char* from, size_t len) {
   }
 }
 
+// Copies len bytes: a literal's (len a constant once inlined) by the
+// compiler's moves, a short run whose length is known only at run time (a
+// replayed operand) in two overlapping moves rather than by a call.
+__attribute__((always_inline)) inline void copyBytes(char* to, const char* from, size_t len) {
+  if (!__builtin_constant_p(len) && len <= 32) {
+    copyShort(to, from, len);
+  } else {
+    std::memcpy(to, from, len);
+  }
+}
+
 // A fixed-size character buffer. SIZE counts bytes of text; no terminator is
 // kept. It writes into its own SIZE bytes, or into SIZE bytes lent to it
 // (redirect), which a recording LogStream uses to write a record in
@@ -161,16 +178,8 @@ class FixedBuffer {
 
   // Appends as much of [buf, buf+len) as fits; returns how many bytes were taken.
   size_t append(const char* buf, size_t len) {
-    // The whole-piece path copies `len` itself, so for a literal the
-    // compiler turns the memcpy into a few moves; a short piece whose length
-    // is known only at run time (a replayed operand) is copied in two
-    // overlapping moves rather than by a call.
     if (__builtin_expect(len <= avail(), 1)) {
-      if (!__builtin_constant_p(len) && len <= 32) {
-        copyShort(cur_, buf, len);
-      } else {
-        std::memcpy(cur_, buf, len);
-      }
+      copyBytes(cur_, buf, len);
       cur_ += len;
       return len;
     }

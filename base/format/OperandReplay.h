@@ -28,12 +28,61 @@ inline bool isNumberTag(uint8_t tag) { return tag >= kOperandI32 && tag <= kOper
 // One switch on the tag per operand, each case checking its own length: the
 // replay runs once per deferred line on the backend, so its per-operand cost
 // is the backend's. A struct LogStream befriends, for its private writers.
+//
+// The switch writes to a LogStream, or to a PlainText: the plain run, which
+// a line's operands take first, up to the first that needs the stream's own
+// writers (a field's part, text with a byte to escape, bytes that are not a
+// whole operand). It writes what the stream would write, at the stream's end,
+// without the stream's checks: the stream has room for all of it
+// (takesPlainRun), and no state but its bytes changes for such operands.
 struct OperandReplay {
+  struct PlainText {
+    char* to;
+    // Every operand byte becomes at most this many bytes of text: a float's
+    // five (tag and value) the most, up to 15 ("-1.17549435e-38"), then an
+    // int's five, up to 11.
+    static constexpr size_t kMostTextPerByte = 3;
+
+    PlainText& operator<<(char c) {
+      *to++ = c;
+      return *this;
+    }
+    PlainText& operator<<(int v) { return number(convertDecimal(to, static_cast<long long>(v))); }
+    PlainText& operator<<(unsigned v) {
+      return number(convertDecimal(to, static_cast<unsigned long long>(v)));
+    }
+    PlainText& operator<<(long long v) { return number(convertDecimal(to, v)); }
+    PlainText& operator<<(unsigned long long v) { return number(convertDecimal(to, v)); }
+    PlainText& operator<<(float v) { return number(convertFloat(to, v)); }
+    PlainText& operator<<(double v) { return number(convertDouble(to, v)); }
+    PlainText& operator<<(const void* v) {
+      return number(convertHex(to, reinterpret_cast<uintptr_t>(v)));
+    }
+    void append(const char* data, size_t len) {
+      copyBytes(to, data, len);
+      to += len;
+    }
+    PlainText& number(size_t written) {
+      to += written;
+      return *this;
+    }
+  };
+  template <typename Out>
+  static constexpr bool kPlain = std::is_same_v<Out, PlainText>;
+
+  // Whether `out` takes the plain run of n operand bytes: a text line's
+  // stream, outside any field, with room for all of their text and a
+  // number's scratch after it, so that no write can reach the message's
+  // end.
+  static bool takesPlainRun(const LogStream& out, size_t n) {
+    return !out.recording_ && out.fieldDepth_ == 0 &&
+           out.buffer_.avail() >= PlainText::kMostTextPerByte * n + LogStream::kMaxNumericSize;
+  }
+
   // A number stored as T at v (after its tag; `left` bytes from the tag
   // on), streamed as As: where the next operand begins, or nullptr.
-  template <typename T, typename As = T>
-  __attribute__((always_inline)) static const char* value(const char* v, size_t left,
-                                                          LogStream& out) {
+  template <typename T, typename As = T, typename Out>
+  __attribute__((always_inline)) static const char* value(const char* v, size_t left, Out& out) {
     if (left < 1 + sizeof(T)) return nullptr;
     const T stored = loadOperand<T>(v);
     if constexpr (std::is_pointer_v<As>) {
@@ -59,12 +108,16 @@ struct OperandReplay {
 
   // A kText (escaped: kEscape) or kRaw operand at p: where the next one
   // begins, or nullptr.
-  template <bool kEscape>
+  template <bool kEscape, typename Out>
   __attribute__((always_inline)) static const char* stringOperand(const char* p, size_t left,
-                                                                  LogStream& out) {
+                                                                  Out& out) {
     const Bytes b = bytesOf(p, left);
     if (b.data == nullptr) return nullptr;
-    if constexpr (kEscape) {
+    if constexpr (kPlain<Out>) {
+      // The stream's: escaping, or the policy that keeps control bytes.
+      if (kEscape && __builtin_expect(mayHoldControl(b.data, b.len), 0)) return nullptr;
+      out.append(b.data, b.len);
+    } else if constexpr (kEscape) {
       out.appendText(b.data, b.len);
     } else {
       out.append(b.data, b.len);
@@ -73,9 +126,11 @@ struct OperandReplay {
   }
 
   // The operand at p, other than a kFieldOne start, into `out`; where the
-  // next one begins, or nullptr if the bytes do not hold a whole operand.
+  // next one begins, or nullptr if the bytes do not hold a whole operand (or,
+  // into a PlainText, one that needs the stream's writers).
+  template <typename Out>
   __attribute__((always_inline)) static const char* plain(const char* p, const char* end,
-                                                          LogStream& out) {
+                                                          Out& out) {
     const auto left = static_cast<size_t>(end - p);
     const char* v = p + 1;
     switch (static_cast<uint8_t>(*p)) {
@@ -84,9 +139,13 @@ struct OperandReplay {
         out << *v;
         return v + 1;
       case kOperandFieldEnd:
-        if (left < 2) return nullptr;
-        out.endField();
-        return v + 1;
+        if constexpr (kPlain<Out>) {
+          return nullptr;
+        } else {
+          if (left < 2) return nullptr;
+          out.endField();
+          return v + 1;
+        }
       case kOperandI32:
         return value<int32_t>(v, left, out);
       case kOperandU32:
@@ -112,7 +171,10 @@ struct OperandReplay {
         const Bytes b = bytesOf(p, left);
         if (b.data == nullptr) return nullptr;
         const auto tag = static_cast<uint8_t>(*p);
-        if (tag == kOperandWhole) {
+        if constexpr (kPlain<Out>) {
+          if (tag != kOperandWhole) return nullptr;
+          out.append(b.data, b.len);
+        } else if (tag == kOperandWhole) {
           out.appendWhole(b.data, b.len);
         } else {
           out.beginField(std::string_view(b.data, b.len), tag == kOperandFieldText);
@@ -157,10 +219,22 @@ struct OperandReplay {
   }
 };
 
-// replayOperands(), inlined where it is called.
+// replayOperands(), inlined where it is called: its plain run first, where
+// the stream takes one, then the stream's writers from the first operand
+// that needs them.
 __attribute__((always_inline)) inline bool replayOperandsInline(const char* p, size_t n,
                                                                 LogStream& out) {
   const char* const end = p + n;
+  if (__builtin_expect(OperandReplay::takesPlainRun(out, n), 1)) {
+    LogStream::Buffer& buf = out.buffer();
+    OperandReplay::PlainText text{buf.current()};
+    while (p < end) {
+      const char* next = OperandReplay::plain(p, end, text);
+      if (next == nullptr) break;
+      p = next;
+    }
+    buf.add(static_cast<size_t>(text.to - buf.current()));
+  }
   while (p < end) {
     p = OperandReplay::one(p, end, out);
     if (p == nullptr) return false;

@@ -1,5 +1,7 @@
 #include "muon/base/LogStream.h"
 
+#include "muon/base/internal/LogOperands.h"
+
 #include <atomic>
 #include <charconv>
 #include <cinttypes>
@@ -739,3 +741,54 @@ TEST(LogStreamDoubles, TheShortCutWritesWhatToCharsWrites) {
   }
   EXPECT_GT(taken, checked / 2) << "the short cut is hardly ever taken";
 }
+
+// Recorded operands, replayed, are the bytes the stream writes for them
+// directly: the replay's plain run (numbers, chars, strings with nothing to
+// escape, Fmt) and the stream's own writers it leaves the rest to (text to
+// escape, a field), at every room before the message's end, the room where
+// the run is no longer taken and the cuts included.
+namespace {
+
+void writePlainAndOther(muon::LogStream& s) {
+  s << 'c' << -5 << 7u << INT64_MIN << UINT64_MAX << 0.1f << -3.0e38f << 1e-40f << 0.1 << -1e300
+    << 5e-324 << std::nan("") << static_cast<const void*>(nullptr)
+    << reinterpret_cast<const void*>(uintptr_t{0x7ffd5c3a1b20}) << "literal" << std::string("str")
+    << std::string_view() << muon::Fmt("%05d", 42) << std::string(40, 'w');
+  s.beginField("k", false);
+  s << 34;
+  s.endField();
+  s << " after the field " << 2.5f << 'z';
+  s << std::string("tab\tnew\nline\x1b[31m") << " then plain " << 12;
+}
+
+// The same with the text to escape first.
+void writeEscapedFirst(muon::LogStream& s) {
+  s << "plain " << 1 << std::string("\x01") << " after " << 2.5;
+}
+
+TEST(LogStreamReplay, RecordedOperandsReplayAsTheBytesTheStreamWrites) {
+  for (auto write : {&writePlainAndOther, &writeEscapedFirst}) {
+    muon::LogStream recorded;
+    recorded.startRecording(nullptr, nullptr);
+    write(recorded);
+    ASSERT_TRUE(recorded.recording());
+    const std::string_view operands = recorded.buffer().toStringView();
+    // From a message's full room down to none: the filler takes the rest.
+    for (size_t filler = 0; filler <= muon::LogStream::kMessageEnd; ++filler) {
+      const std::string fill(filler, 'p');
+      muon::LogStream direct;
+      direct.append(fill.data(), fill.size());
+      write(direct);
+      direct.closeFields();
+      muon::LogStream replayed;
+      replayed.append(fill.data(), fill.size());
+      ASSERT_TRUE(muon::detail::replayOperands(operands.data(), operands.size(), replayed));
+      replayed.closeFields();
+      ASSERT_EQ(replayed.buffer().toStringView(), direct.buffer().toStringView())
+          << "filler " << filler;
+      ASSERT_EQ(replayed.truncated(), direct.truncated()) << "filler " << filler;
+    }
+  }
+}
+
+}  // namespace
