@@ -133,50 +133,68 @@ void LogStream::endFieldText() {
 namespace detail {
 
 namespace {
-// Writes v backwards ending at `end`, two digits per table look-up, in
-// 32-bit arithmetic once the value fits (cheaper divisions by 100).
-void writeDigitsBackward(char* end, unsigned long long v) {
-  while (v > UINT32_MAX) {
-    const unsigned long long q = v / 100;
-    end -= 2;
-    writeTwoDigits(end, static_cast<unsigned>(v - q * 100));
-    v = q;
-  }
-  auto w = static_cast<uint32_t>(v);
-  while (w >= 100) {
-    const uint32_t q = w / 100;
-    end -= 2;
-    writeTwoDigits(end, w - q * 100);
-    w = q;
-  }
-  if (w >= 10) {
-    writeTwoDigits(end - 2, w);
-  } else {
-    end[-1] = static_cast<char>('0' + w);
-  }
+// Digits two per table look-up, a value split into halves of four (and
+// eight) digits so that the divisions of the halves run side by side rather
+// than one after another, and no count of the digits before writing them.
+
+// v < 10^4 as exactly four digits (leading zeros kept).
+void writeFourDigits(char* p, uint32_t v) {
+  const uint32_t hi = v / 100;
+  writeTwoDigits(p, hi);
+  writeTwoDigits(p + 2, v - hi * 100);
 }
 
-// Decimal digits in v (1 for 0), from its bit length: log10(2) is about
-// 1233/4096, which gives the count or one more; one compare decides.
-size_t countDigits(unsigned long long v) {
-  static constexpr unsigned long long kPowersOf10[20] = {
-      1ull,          10ull,          100ull,          1000ull,          10000ull,
-      100000ull,     1000000ull,     10000000ull,     100000000ull,     1000000000ull,
-      10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull, 100000000000000ull,
-      1000000000000000ull, 10000000000000000ull, 100000000000000000ull, 1000000000000000000ull,
-      10000000000000000000ull};
-  const unsigned long long x = v | 1;  // 0 has one digit, as 1 does
-  const unsigned bits = 64 - static_cast<unsigned>(__builtin_clzll(x));
-  const unsigned t = bits * 1233 >> 12;
-  return t + (x >= kPowersOf10[t] ? 1 : 0);
+// v < 10^8 as exactly eight digits.
+void writeEightDigits(char* p, uint32_t v) {
+  const uint32_t hi = v / 10000;
+  writeFourDigits(p, hi);
+  writeFourDigits(p + 4, v - hi * 10000);
 }
 
-// Counting first lets the digits go straight to their place: no scratch
-// buffer and no copy.
+// v < 10^4 without leading zeros; its length.
+size_t writeUpToFourDigits(char* p, uint32_t v) {
+  if (v < 100) {
+    if (v < 10) {
+      *p = static_cast<char>('0' + v);
+      return 1;
+    }
+    writeTwoDigits(p, v);
+    return 2;
+  }
+  const uint32_t hi = v / 100;
+  const uint32_t lo = v - hi * 100;
+  if (hi < 10) {
+    *p = static_cast<char>('0' + hi);
+    writeTwoDigits(p + 1, lo);
+    return 3;
+  }
+  writeTwoDigits(p, hi);
+  writeTwoDigits(p + 2, lo);
+  return 4;
+}
+
+size_t convertUint32(char* buf, uint32_t v) {
+  if (v < 10000) return writeUpToFourDigits(buf, v);
+  if (v < 100000000) {
+    const uint32_t hi = v / 10000;
+    const size_t n = writeUpToFourDigits(buf, hi);
+    writeFourDigits(buf + n, v - hi * 10000);
+    return n + 4;
+  }
+  const uint32_t hi = v / 100000000;  // under 43
+  const size_t n = writeUpToFourDigits(buf, hi);
+  writeEightDigits(buf + n, v - hi * 100000000);
+  return n + 8;
+}
+
 size_t convertUnsignedTo(char* buf, unsigned long long v) {
-  size_t n = countDigits(v);
-  writeDigitsBackward(buf + n, v);
-  return n;
+  if (v <= UINT32_MAX) return convertUint32(buf, static_cast<uint32_t>(v));
+  // Over 10^9: the last eight digits apart, the rest (under 1.9 * 10^11)
+  // before them, itself split once more past 32 bits.
+  const unsigned long long hi = v / 100000000;
+  const size_t n = convertUnsignedTo(buf, hi);
+  writeEightDigits(buf + n, static_cast<uint32_t>(v - hi * 100000000));
+  return n + 8;
 }
 }  // namespace
 

@@ -621,6 +621,33 @@ TEST(FixedBufferTest, AppendReportsWhatItTook) {
   EXPECT_EQ(b.avail(), 8u);
 }
 
+// Values of every length, with every digit pattern a split into halves
+// could get wrong (zeros at the start of a half, nines at its end), against
+// std::to_chars.
+TEST(ConvertTest, DecimalsOfEveryLengthAreToCharsDigits) {
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&state] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  char got[32];
+  char want[32];
+  for (int i = 0; i < 200000; ++i) {
+    const uint64_t r = next();
+    // Any length from 1 to 20 digits, and halves of zeros or nines.
+    uint64_t v = r >> (next() % 64);
+    if (i % 4 == 1) v -= v % 100000000;
+    if (i % 4 == 2) v = v - v % 10000 + 9999;
+    const auto w = static_cast<long long>(next());
+    const size_t n = detail::convertDecimal(got, static_cast<unsigned long long>(v));
+    ASSERT_EQ(std::string(got, n), std::string(want, std::to_chars(want, want + 32, v).ptr)) << v;
+    const size_t m = detail::convertDecimal(got, w);
+    ASSERT_EQ(std::string(got, m), std::string(want, std::to_chars(want, want + 32, w).ptr)) << w;
+  }
+}
+
 TEST(ConvertTest, DecimalAndHexHelpers) {
   char buf[32];
   EXPECT_EQ(std::string(buf, detail::convertDecimal(buf, std::numeric_limits<long long>::min())),
