@@ -14,11 +14,15 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
 #include "muon/base/internal/LineEncoders.h"
 #include "muon/base/internal/LineLayout.h"
+#include "muon/base/internal/LogSite.h"
+#include "muon/base/internal/OperandReplay.h"
 #include "muon/base/internal/RecordQueue.h"
 #include "muon/base/TscClock.h"
 
@@ -95,8 +99,12 @@ class RecordFormatter {
   // returns its length. `prefix` is the cache of the record's thread
   // (`tid`, whose text is `tidText`, "%5d "), whose records come to it in order.
   // A `tap` takes the record's parts too.
-  size_t format(const RecordHeader& record, LinePrefix& prefix, int tid, std::string_view tidText,
-                char* out, LineTap* tap = nullptr);
+  // Inlined where it is called: the backend's loop then keeps the
+  // registers a line's formatting needs across its records, not per call.
+  __attribute__((always_inline)) inline size_t format(const RecordHeader& record,
+                                                      LinePrefix& prefix, int tid,
+                                                      std::string_view tidText, char* out,
+                                                      LineTap* tap = nullptr);
 
  private:
   // The text line into `out` (kMaxLine bytes); its fields begin at
@@ -135,6 +143,63 @@ class RecordFormatter {
   FieldSpans spans_;
   LogField fields_[FieldSpans::kMax];
 };
+
+inline void RecordFormatter::timeOf(const RecordHeader& record, int64_t* second, int* micro) {
+  if (record.kind == RecordHeader::kStatementCount) {
+    const uint64_t count = record.key;  // the statement's counter, its time too
+    if (!window_.covers(count)) {
+      const Timestamp t = TscClock::atCount(count, &window_);
+      *second = t.secondsSinceEpoch();
+      *micro = t.microSecondsInSecond();
+    } else {
+      *second = window_.second;
+      *micro = window_.microAt(count);
+    }
+  } else {
+    const Timestamp t(record.time);
+    *second = t.secondsSinceEpoch();
+    *micro = t.microSecondsInSecond();
+  }
+}
+
+inline size_t RecordFormatter::format(const RecordHeader& record, LinePrefix& prefix, int tid,
+                                      std::string_view tidText, char* out, LineTap* tap) {
+  // The common line, a text line with no tap, inline; every other out of
+  // line, so that it costs the common one no registers.
+  if (__builtin_expect(encoder_.format == LineFormat::kText && tap == nullptr, 1)) {
+    size_t fieldsFrom;
+    return formatText(record, prefix, tidText, out, &fieldsFrom, nullptr);
+  }
+  return formatOther(record, prefix, tid, tidText, out, tap);
+}
+
+inline size_t RecordFormatter::formatText(const RecordHeader& record, LinePrefix& prefix,
+                                          std::string_view tid, char* out, size_t* fieldsFrom,
+                                          FieldSpans* spans) {
+  const char* body = reinterpret_cast<const char*>(&record + 1);
+  if (record.kind == RecordHeader::kText) {
+    std::memcpy(out, body, record.length);  // <= RecordQueue::kMaxText
+    return record.length;
+  }
+  int64_t second;
+  int micro;
+  timeOf(record, &second, &micro);
+  prefix.update(second, timeZoneGeneration(), tid);
+  micro_ = micro;
+  const int level = record.level < kLevelCount ? record.level : kLevelCount - 1;
+
+  // The line is made in place, in `out`.
+  LogStream stream;
+  LogStream::Buffer& buf = stream.buffer();
+  buf.redirect(out);
+  header_ = writeHeader(buf, prefix, micro, level);
+  stream.keepFieldSpans(spans);
+  replayOperandsInline(body, record.length, stream);
+  stream.closeFields();
+  if (appendTrailer(stream, record.site->where)) countTruncatedLine();
+  *fieldsFrom = stream.trailingFieldsFrom(buf.length() - record.site->where.length);
+  return buf.length();
+}
 
 }  // namespace detail
 }  // namespace muon

@@ -152,7 +152,7 @@ void writeEightDigits(char* p, uint32_t v) {
 }
 
 // v < 10^4 without leading zeros; its length.
-size_t writeUpToFourDigits(char* p, uint32_t v) {
+__attribute__((always_inline)) inline size_t writeUpToFourDigits(char* p, uint32_t v) {
   if (v < 100) {
     if (v < 10) {
       *p = static_cast<char>('0' + v);
