@@ -198,6 +198,8 @@ size_t convertUnsignedTo(char* buf, unsigned long long v) {
 }
 }  // namespace
 
+void copyLongBytes(char* to, const char* from, size_t len) { std::memcpy(to, from, len); }
+
 size_t convertDecimal(char* buf, unsigned long long v) { return convertUnsignedTo(buf, v); }
 
 size_t convertDecimal(char* buf, long long v) {

@@ -161,6 +161,21 @@ __attribute__((always_inline)) inline void copyBytes(char* to, const char* from,
   }
 }
 
+// memcpy, out of line (LogStream.cc).
+void copyLongBytes(char* to, const char* from, size_t len);
+// A string operand's bytes into its record: `from` may be null where len
+// is 0 (std::string_view()). A short run in moves; a long one by the call,
+// where the caller's view of a small source array, whose length the
+// compiler cannot bound, would otherwise draw a false -Wstringop-overread.
+__attribute__((always_inline)) inline void copyOperandBytes(char* to, const char* from,
+                                                            size_t len) {
+  if (len <= 32) {
+    copyShort(to, from, len);
+  } else {
+    copyLongBytes(to, from, len);
+  }
+}
+
 // A fixed-size character buffer. SIZE counts bytes of text; no terminator is
 // kept. It writes into its own SIZE bytes, or into SIZE bytes lent to it
 // (redirect), which a recording LogStream uses to write a record in
@@ -543,7 +558,8 @@ class LogStream {
       const uint16_t n = static_cast<uint16_t>(len);  // len < kBufferSize
       p[0] = static_cast<char>(tag);
       std::memcpy(p + 1, &n, sizeof n);
-      std::memcpy(p + detail::kOperandBytesHeader, data, len);
+      // data may be null where len is 0 (std::string_view()).
+      if (len != 0) std::memcpy(p + detail::kOperandBytesHeader, data, len);
       buffer_.add(detail::kOperandBytesHeader + len);
       return true;
     }

@@ -344,7 +344,7 @@ __attribute__((always_inline)) inline Recorder<B, L> recordBytes(Recorder<B, L> 
   r = Statement::roomFor(r, size);
   char* p = r.start + r.used;
   writeBytesHead(p, tag, len);
-  std::memcpy(p + kOperandBytesHeader, s, len);
+  copyOperandBytes(p + kOperandBytesHeader, s, len);
   r.used += size;
   return r;
 }

@@ -80,7 +80,8 @@ inline void logEveryKindOfStatement() {
   LOG_ERROR << static_cast<const void*>(&object) << ' ' << static_cast<const void*>(nullptr) << ' '
             << nullptr << ' ' << static_cast<const char*>(nullptr) << ' ' << &noop;
   std::string control = "tab\there\nnew\rline\x01\x7f end";
-  LOG_INFO << control << '|' << std::string_view("view\x1b[31m") << '|' << std::string();
+  LOG_INFO << control << '|' << std::string_view("view\x1b[31m") << '|' << std::string() << '|'
+           << std::string_view();  // no bytes, and a null pointer to them
   LOG_INFO << muon::Fmt("%08.3f|%-5d|%s", 3.14159, 42, "fmt");
   LOG_INFO << Point{3, -4} << " and " << Point{0, 0};
   LOG_DEBUG << "debug with its function " << 1;
