@@ -558,7 +558,10 @@ class LogStream {
       const uint16_t n = static_cast<uint16_t>(len);  // len < kBufferSize
       p[0] = static_cast<char>(tag);
       std::memcpy(p + 1, &n, sizeof n);
-      // data may be null where len is 0 (std::string_view()).
+      // data may be null where len is 0 (std::string_view()). Not
+      // copyOperandBytes, as a statement's record has it: its moves, inlined
+      // into every operator<< of the stream, would enlarge every replay into
+      // a stream for this rare path's sake.
       if (len != 0) std::memcpy(p + detail::kOperandBytesHeader, data, len);
       buffer_.add(detail::kOperandBytesHeader + len);
       return true;

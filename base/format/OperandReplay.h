@@ -42,6 +42,11 @@ struct OperandReplay {
     // five (tag and value) the most, up to 15 ("-1.17549435e-38"), then an
     // int's five, up to 11.
     static constexpr size_t kMostTextPerByte = 3;
+    // takesPlainRun keeps a number's scratch free after the run's text:
+    // room for any number's text.
+    static_assert(LogStream::kMaxNumericSize >= kMaxFloatingSize &&
+                      LogStream::kMaxNumericSize >= 21,  // convertDecimal's
+                  "");
 
     PlainText& operator<<(char c) {
       *to++ = c;
