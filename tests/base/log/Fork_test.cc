@@ -138,10 +138,8 @@ TEST(Fork, ChildOfRunningAsyncLoggingLogsToItsOwnOutput) {
   // sanitizers' allocators do not (LLVM added that for TSan in 2024,
   // llvm-project pull request 96600, and for ASan in December 2023, pull
   // request 75290), so a child can inherit a size class's lock held and hang
-  // in its first allocation of that size (a futex wait in the sanitizer's
-  // allocator: seen under TSan, and once under ASan, in
-  // SizeClassAllocator64::GetFromAllocator for a 10 KiB slot). The plain
-  // build runs it.
+  // in its first allocation of that size (docs/reliability.md has the hangs
+  // seen). The plain build runs it.
   GTEST_SKIP() << "GCC 12's sanitizers do not lock their allocators across fork()";
 #endif
   TempDir dir;
