@@ -9,7 +9,8 @@
 // and one consumer, that thread: the producer's fast path is a compare, a copy and a plain store
 // (no lock, no atomic read-modify-write, no cache line written by another
 // producer). Its memory is made resident when the queue is made and is
-// reused from then on, so a statement never takes a page fault on it.
+// reused from then on, so a statement never takes a page fault on it; a
+// ring of whole 2 MiB huge pages (the default size) is asked for in them.
 //
 // A record starts at a multiple of 8 and is contiguous: when one does not
 // fit before the ring's end, a wrap marker (a size of 0) fills the rest and

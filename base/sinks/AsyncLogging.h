@@ -108,7 +108,9 @@ class AsyncLogging : private detail::RecordSink {
     // Deferred formatting (not in crash-safe mode): each thread that logs
     // through Logger::attach(*this) gets a queue of this many bytes
     // (rounded up to a power of two, at least 64 KiB), resident from its
-    // first statement, for the records the backend formats. A thread's
+    // first statement, for the records the backend formats; from 2 MiB up
+    // in transparent huge pages where the kernel grants them, which keeps
+    // a statement from waiting on the TLB now and then. A thread's
     // records wait there; past a quarter full with the backend busy (half,
     // if the backend was only asleep) its statements format their own lines
     // into the shared buffers instead. A quarter of 2 MiB holds

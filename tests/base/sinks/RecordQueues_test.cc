@@ -3,11 +3,14 @@
 // formats them; the lines must be the ones a statement formats itself.
 #include "muon/base/internal/RecordQueues.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <climits>
 #include <cmath>
 #include <condition_variable>
@@ -910,6 +913,56 @@ TEST_F(RecordQueueRingTest, ARingWithoutAConsumerFillsToLessThanALap) {
   queues.drain([] {});
   queues.writeLines();
   EXPECT_EQ(static_cast<size_t>(std::count(written.begin(), written.end(), '\n')), perLap - 1);
+}
+
+// The mapping of /proc/self/smaps that holds `p`: its VmFlags line ("" if none holds it).
+struct Mapping {
+  std::string flags;
+};
+Mapping mappingHolding(const void* p) {
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  Mapping found;
+  bool inside = false;
+  std::FILE* f = std::fopen("/proc/self/smaps", "r");
+  if (f == nullptr) return found;
+  char line[512];
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    unsigned long from = 0, to = 0;
+    if (std::sscanf(line, "%lx-%lx ", &from, &to) == 2 && std::strchr(line, '-') < std::strchr(line, ' ')) {
+      inside = from <= at && at < to;
+    } else if (inside && std::strncmp(line, "VmFlags:", 8) == 0) {
+      found.flags = line;
+    }
+  }
+  std::fclose(f);
+  return found;
+}
+
+// A ring of whole huge pages lies on a huge page's boundary and is asked for
+// in huge pages (VmFlags "hg": MADV_HUGEPAGE), so that a statement starting
+// a 4 KiB page of it need not wait for its translation; a smaller ring is
+// left to the kernel's default.
+TEST(RecordQueueTest, ARingOfWholeHugePagesIsAskedForInHugePages) {
+  if (::access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) != 0) {
+    GTEST_SKIP() << "this kernel has no transparent huge pages";
+  }
+  constexpr size_t kHuge = size_t{2} << 20;
+  UndrainedSink sink(true);
+  for (size_t capacity : {kHuge, 2 * kHuge, RecordQueues::kMinQueueBytes}) {
+    muon::detail::RecordQueue queue(capacity, 1, "    1 ");
+    queue.setSink(&sink);
+    char* first = queue.reserve(muon::detail::recordSize(8));  // the ring's start
+    ASSERT_NE(first, nullptr);
+    const Mapping m = mappingHolding(first);
+    ASSERT_FALSE(m.flags.empty()) << "no mapping holds the ring";
+    const bool asked = m.flags.find(" hg") != std::string::npos;
+    if (capacity % kHuge == 0) {
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % kHuge, 0u) << capacity;
+      EXPECT_TRUE(asked) << capacity << ": " << m.flags;
+    } else {
+      EXPECT_FALSE(asked) << capacity << ": " << m.flags;
+    }
+  }
 }
 
 TEST_F(RecordQueuesTest, ThreadsComingAndGoingHaveEveryLineWritten) {
