@@ -179,8 +179,13 @@ inline bool parseMessage(const std::string& name, Message* m) {
 }
 
 // The short message's text, and what marks one of a case's lines when its
-// files are read back.
-constexpr const char* kShortText = "Hello 0123456789 abcdefghijklmnopqrstuvwxyz";
+// files are read back. Each logger logs it as a literal at the call site, as
+// its users would write it: the peers as their format string, muon as a
+// `<<` of the array (kShortLiteral), which a statement stores as the
+// literal's words; a `const char*` operand would be a string of run-time
+// length, copied byte for byte.
+constexpr char kShortLiteral[] = "Hello 0123456789 abcdefghijklmnopqrstuvwxyz";
+constexpr const char* kShortText = kShortLiteral;
 inline const char* messageMarker(Message m) { return m == Message::kShort ? "Hello 0123456789" : "Logging int: "; }
 
 // The values of the int-int-double message. They change with every call, so

@@ -121,7 +121,7 @@ CounterScale prepareCounter() {
 template <typename Run>
 void measureMuon(Message message, Run run) {
   if (message == Message::kShort) {
-    run([](uint64_t) { LOG_INFO << burst::kShortText; });
+    run([](uint64_t) { LOG_INFO << burst::kShortLiteral; });
   } else {
     run([](uint64_t seq) {
       const burst::IntIntDouble v(seq);
