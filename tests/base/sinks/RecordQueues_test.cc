@@ -946,6 +946,7 @@ TEST(RecordQueueTest, ARingOfWholeHugePagesIsAskedForInHugePages) {
   if (::access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) != 0) {
     GTEST_SKIP() << "this kernel has no transparent huge pages";
   }
+  if (::access("/proc/self/smaps", R_OK) != 0) GTEST_SKIP() << "no /proc/self/smaps to read the mapping from";
   constexpr size_t kHuge = size_t{2} << 20;
   UndrainedSink sink(true);
   for (size_t capacity : {kHuge, 2 * kHuge, RecordQueues::kMinQueueBytes}) {
