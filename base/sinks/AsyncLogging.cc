@@ -614,13 +614,9 @@ AsyncLogging::Stats AsyncLogging::stats() const {
 }
 
 namespace {
-// After a round that formatted records, and the round after it, the backend
-// looks at the queues again this soon, and then every flushInterval (their
-// producers wake it only when a queue fills up). Not at once: a backend that
-// went round again as long as it found records polled a thread that logs a
-// few lines at a time continuously, and the thread's first statement after
-// a pause took longer (docs/logging.md, the burst harness); a flood wakes it
-// anyway, as its queue fills.
+// After a round that found no record, the backend looks at the queues again
+// this soon, and then every flushInterval (their producers wake it only when
+// a queue fills up).
 constexpr std::chrono::milliseconds kRecordPollInterval{1};
 }  // namespace
 
@@ -639,10 +635,10 @@ void AsyncLogging::threadFunc() {
   const auto interval = std::chrono::seconds(flushInterval_);
   LogFile::Stats announced = output_.stats();  // as of the last afterWrite_ call
   for (;;) {
-    // Records came in the last two rounds: wait a little (more are likely
-    // coming); none: up to the interval.
+    // Records came last round: look again at once, they are likely still
+    // coming; none: wait a little, then up to the interval.
     if (queued_.empty() && state_ != State::kStopping && flushRequested_ == flushDone_ &&
-        !wakeRequested_) {
+        !wakeRequested_ && !recordsCame) {
       backendWaiting_ = true;
       backendCond_.wait_for(lock, recordsSeen ? kRecordPollInterval : interval);
       backendWaiting_ = false;
