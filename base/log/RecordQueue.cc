@@ -39,9 +39,9 @@ char* mapResidentInHugePages(size_t bytes) {
   char* const mapped = static_cast<char*>(p);
   char* const ring =
       reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(mapped) + kHugePage - 1) & ~(kHugePage - 1));
-  if (ring != mapped) ::munmap(mapped, static_cast<size_t>(ring - mapped));
-  const size_t after = static_cast<size_t>(mapped + bytes + kHugePage - (ring + bytes));
-  if (after != 0) ::munmap(ring + bytes, after);
+  const size_t before = static_cast<size_t>(ring - mapped);
+  if (before != 0) ::munmap(mapped, before);
+  if (before != kHugePage) ::munmap(ring + bytes, kHugePage - before);
   ::madvise(ring, bytes, MADV_HUGEPAGE);
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   for (size_t at = 0; at < bytes; at += page) static_cast<volatile char*>(ring)[at] = 0;

@@ -10,12 +10,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <cstdio>
 #include <climits>
 #include <cmath>
 #include <condition_variable>
 #include <ctime>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -915,27 +915,24 @@ TEST_F(RecordQueueRingTest, ARingWithoutAConsumerFillsToLessThanALap) {
   EXPECT_EQ(static_cast<size_t>(std::count(written.begin(), written.end(), '\n')), perLap - 1);
 }
 
-// The mapping of /proc/self/smaps that holds `p`: its VmFlags line ("" if none holds it).
-struct Mapping {
-  std::string flags;
-};
-Mapping mappingHolding(const void* p) {
+// The VmFlags line of the mapping in /proc/self/smaps that holds `p` ("" if none does).
+std::string vmFlagsOf(const void* p) {
   const auto at = reinterpret_cast<uintptr_t>(p);
-  Mapping found;
+  std::string flags;
   bool inside = false;
   std::FILE* f = std::fopen("/proc/self/smaps", "r");
-  if (f == nullptr) return found;
+  if (f == nullptr) return flags;
   char line[512];
   while (std::fgets(line, sizeof line, f) != nullptr) {
     unsigned long from = 0, to = 0;
-    if (std::sscanf(line, "%lx-%lx ", &from, &to) == 2 && std::strchr(line, '-') < std::strchr(line, ' ')) {
+    if (std::sscanf(line, "%lx-%lx ", &from, &to) == 2) {
       inside = from <= at && at < to;
     } else if (inside && std::strncmp(line, "VmFlags:", 8) == 0) {
-      found.flags = line;
+      flags = line;
     }
   }
   std::fclose(f);
-  return found;
+  return flags;
 }
 
 // A ring of whole huge pages lies on a huge page's boundary and is asked for
@@ -954,14 +951,14 @@ TEST(RecordQueueTest, ARingOfWholeHugePagesIsAskedForInHugePages) {
     queue.setSink(&sink);
     char* first = queue.reserve(muon::detail::recordSize(8));  // the ring's start
     ASSERT_NE(first, nullptr);
-    const Mapping m = mappingHolding(first);
-    ASSERT_FALSE(m.flags.empty()) << "no mapping holds the ring";
-    const bool asked = m.flags.find(" hg") != std::string::npos;
+    const std::string flags = vmFlagsOf(first);
+    ASSERT_FALSE(flags.empty()) << "no mapping holds the ring";
+    const bool asked = flags.find(" hg") != std::string::npos;
     if (capacity % kHuge == 0) {
       EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % kHuge, 0u) << capacity;
-      EXPECT_TRUE(asked) << capacity << ": " << m.flags;
+      EXPECT_TRUE(asked) << capacity << ": " << flags;
     } else {
-      EXPECT_FALSE(asked) << capacity << ": " << m.flags;
+      EXPECT_FALSE(asked) << capacity << ": " << flags;
     }
   }
 }
